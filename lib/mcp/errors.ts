@@ -1,0 +1,152 @@
+import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerConfig } from './serverConfig';
+import { describeServer } from './serverConfig';
+
+/**
+ * An MCP failure explained for a person: what went wrong, where, and (for local commands) what the
+ * server last wrote to stderr. `kind` lets callers and tests branch without parsing text.
+ */
+export type McpFailureKind =
+	| 'dns'
+	| 'refused'
+	| 'unauthorized'
+	| 'forbidden'
+	| 'tls'
+	| 'not-mcp'
+	| 'http-status'
+	| 'timeout'
+	| 'process-exited'
+	| 'spawn-failed'
+	| 'session-expired'
+	| 'protocol'
+	| 'disabled'
+	| 'config'
+	| 'unknown';
+
+export class McpFailure extends Error {
+	constructor(
+		message: string,
+		readonly kind: McpFailureKind,
+		readonly serverOutput?: string,
+		readonly httpStatus?: number,
+	) {
+		super(serverOutput ? `${message}\n\nLast output of the server:\n${serverOutput}` : message);
+		this.name = 'McpFailure';
+	}
+
+	/** The message without the server output appended (for short UI fields). */
+	get summary(): string {
+		return this.message.split('\n\nLast output of the server:')[0];
+	}
+}
+
+interface Causal {
+	code?: unknown;
+	cause?: unknown;
+	message?: unknown;
+}
+
+function errorChain(error: unknown): Causal[] {
+	const chain: Causal[] = [];
+	let current: unknown = error;
+	while (current && typeof current === 'object' && chain.length < 6) {
+		chain.push(current as Causal);
+		current = (current as Causal).cause;
+	}
+	return chain;
+}
+
+const TLS_CODES = /^(CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_TLS|ERR_SSL|EPROTO$)/;
+
+/**
+ * Turns anything thrown while connecting or talking to a server into an McpFailure. `phase` says
+ * what we were doing ("connecting", "calling tool echo"); `serverOutput` is the stderr tail.
+ */
+export function explainMcpError(
+	error: unknown,
+	config: McpServerConfig,
+	phase: string,
+	serverOutput?: string,
+	exitDescription?: string,
+): McpFailure {
+	if (error instanceof McpFailure) return error;
+	const where = describeServer(config);
+	const output = serverOutput?.trim() ? serverOutput : undefined;
+	const chain = errorChain(error);
+	const codes = chain.map((e) => (typeof e.code === 'string' || typeof e.code === 'number' ? e.code : undefined));
+	const firstMessage = chain.length ? String(chain[0].message ?? error) : String(error);
+	const name = error instanceof Error ? error.name : '';
+
+	if (exitDescription) {
+		return new McpFailure(`MCP server ${where} stopped while ${phase}: ${exitDescription}.`, 'process-exited', output);
+	}
+	if (name === 'ProcessExitError') {
+		const kind = /not found|not executable|could not start/.test(firstMessage) ? 'spawn-failed' : 'process-exited';
+		return new McpFailure(`MCP server ${where} failed while ${phase}: ${firstMessage}.`, kind, output);
+	}
+	const stringCode = codes.find((c) => typeof c === 'string') as string | undefined;
+	if (stringCode === 'ENOTFOUND' || stringCode === 'EAI_AGAIN') {
+		const host = safeHost(config);
+		return new McpFailure(`Could not resolve host "${host}" while ${phase} (DNS lookup failed). Check the URL in the credential.`, 'dns', output);
+	}
+	if (stringCode === 'ECONNREFUSED') {
+		return new McpFailure(`Connection refused by ${where} while ${phase}. Is the server running and listening on that address and port?`, 'refused', output);
+	}
+	if (stringCode === 'ECONNRESET' || stringCode === 'UND_ERR_SOCKET') {
+		return new McpFailure(`The connection to ${where} was closed by the server while ${phase}.`, 'protocol', output);
+	}
+	if (stringCode && TLS_CODES.test(stringCode)) {
+		return new McpFailure(`TLS error talking to ${where} while ${phase}: ${stringCode}. The server's certificate is not trusted by n8n (set NODE_EXTRA_CA_CERTS for a private CA).`, 'tls', output);
+	}
+	const status = httpStatusOf(error);
+	if (status === 401) {
+		return new McpFailure(`${where} answered 401 Unauthorized while ${phase}: the token or headers in the credential were rejected or are missing.`, 'unauthorized', output, 401);
+	}
+	if (status === 403) {
+		return new McpFailure(`${where} answered 403 Forbidden while ${phase}: the credential is valid but not allowed to do this.`, 'forbidden', output, 403);
+	}
+	if (status === 404 || status === 405 || /Unexpected content type/i.test(firstMessage)) {
+		return new McpFailure(`${where} does not look like an MCP endpoint (${status ? `HTTP ${status}` : firstMessage}) while ${phase}. Check the URL path (often /mcp or /sse) and the transport in the credential.`, 'not-mcp', output, status);
+	}
+	if (status !== undefined && status > 0) {
+		return new McpFailure(`${where} answered HTTP ${status} while ${phase}: ${trimDetail(firstMessage)}`, 'http-status', output, status);
+	}
+	if (error instanceof McpError) {
+		if (error.code === ErrorCode.RequestTimeout) {
+			return new McpFailure(`MCP server ${where} did not answer in time while ${phase}.`, 'timeout', output);
+		}
+		if (error.code === ErrorCode.ConnectionClosed) {
+			return new McpFailure(`The connection to MCP server ${where} closed while ${phase}.`, 'protocol', output);
+		}
+		return new McpFailure(`MCP server ${where} returned an error while ${phase}: ${trimDetail(error.message)}`, 'protocol', output);
+	}
+	if (name === 'SyntaxError' || /JSON/.test(firstMessage)) {
+		return new McpFailure(`${where} sent a reply that is not valid MCP JSON while ${phase}: ${trimDetail(firstMessage)}`, 'not-mcp', output);
+	}
+	return new McpFailure(`Error talking to MCP server ${where} while ${phase}: ${trimDetail(firstMessage)}`, 'unknown', output);
+}
+
+/** Status codes carried by the SDK's StreamableHTTPError / SseError (`code`) or in their message. */
+export function httpStatusOf(error: unknown): number | undefined {
+	if (!error || typeof error !== 'object') return undefined;
+	const name = (error as Error).name ?? '';
+	const ctor = (error as object).constructor?.name ?? '';
+	const code = (error as Causal).code;
+	if ((/StreamableHTTPError|SseError/.test(name) || /StreamableHTTPError|SseError/.test(ctor)) && typeof code === 'number' && code > 0) return code;
+	const match = /\b(?:HTTP|status(?: code)?|Non-200 status code \()\s*:?\s*(\d{3})\b/i.exec(String((error as Error).message ?? ''));
+	return match ? Number(match[1]) : undefined;
+}
+
+function safeHost(config: McpServerConfig): string {
+	if (config.kind !== 'http') return config.command;
+	try {
+		return new URL(config.url).hostname;
+	} catch {
+		return '(invalid URL)';
+	}
+}
+
+function trimDetail(text: string): string {
+	const oneLine = text.replace(/\s+/g, ' ').trim();
+	return oneLine.length > 400 ? `${oneLine.slice(0, 400)}…` : oneLine;
+}

@@ -1,0 +1,83 @@
+import type { McpConnection } from './connection';
+import type { ToolDefinition } from '../tools/toolDefinition';
+
+/** Safety stop for servers whose cursor never ends. */
+const MAX_PAGES = 1000;
+
+/**
+ * Follows `nextCursor` to the end. A server that repeats a cursor would loop forever, so a repeat
+ * (or MAX_PAGES) ends with an error instead.
+ */
+export async function collectPages<T>(
+	label: string,
+	fetchPage: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string }>,
+): Promise<T[]> {
+	const all: T[] = [];
+	const seen = new Set<string>();
+	let cursor: string | undefined;
+	for (let page = 0; page < MAX_PAGES; page++) {
+		const result = await fetchPage(cursor);
+		all.push(...result.items);
+		if (!result.nextCursor) return all;
+		if (seen.has(result.nextCursor)) throw new Error(`the server repeated the pagination cursor while listing ${label}`);
+		seen.add(result.nextCursor);
+		cursor = result.nextCursor;
+	}
+	throw new Error(`the server returned more than ${MAX_PAGES} pages while listing ${label}`);
+}
+
+/** Sorted by name so that output (and later the model's tool list, for prompt caching) is deterministic. */
+function byName<T extends { name: string }>(items: T[]): T[] {
+	return [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+export async function listAllTools(connection: McpConnection): Promise<ToolDefinition[]> {
+	return connection.request('listing tools', async (client) =>
+		byName(
+			await collectPages('tools', async (cursor) => {
+				const result = await client.listTools(cursor ? { cursor } : undefined, connection.requestOptions());
+				return { items: result.tools as ToolDefinition[], nextCursor: result.nextCursor };
+			}),
+		),
+	);
+}
+
+export interface ResourceEntry {
+	uri: string;
+	name: string;
+	[key: string]: unknown;
+}
+
+export async function listAllResources(connection: McpConnection): Promise<ResourceEntry[]> {
+	return connection.request('listing resources', async (client) =>
+		collectPages('resources', async (cursor) => {
+			const result = await client.listResources(cursor ? { cursor } : undefined, connection.requestOptions());
+			return { items: result.resources as ResourceEntry[], nextCursor: result.nextCursor };
+		}),
+	);
+}
+
+export async function listAllResourceTemplates(connection: McpConnection): Promise<Array<Record<string, unknown>>> {
+	return connection.request('listing resource templates', async (client) =>
+		collectPages('resource templates', async (cursor) => {
+			const result = await client.listResourceTemplates(cursor ? { cursor } : undefined, connection.requestOptions());
+			return { items: result.resourceTemplates as Array<Record<string, unknown>>, nextCursor: result.nextCursor };
+		}),
+	);
+}
+
+export async function listAllPrompts(connection: McpConnection): Promise<Array<{ name: string; [key: string]: unknown }>> {
+	return connection.request('listing prompts', async (client) =>
+		byName(
+			await collectPages('prompts', async (cursor) => {
+				const result = await client.listPrompts(cursor ? { cursor } : undefined, connection.requestOptions());
+				return { items: result.prompts as Array<{ name: string }>, nextCursor: result.nextCursor };
+			}),
+		),
+	);
+}
+
+/** Whether the server said (in initialize) that it offers a capability; listing an absent one errors. */
+export function serverOffers(connection: McpConnection, capability: 'tools' | 'resources' | 'prompts'): boolean {
+	return Boolean(connection.client.getServerCapabilities()?.[capability]);
+}

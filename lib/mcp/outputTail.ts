@@ -1,0 +1,31 @@
+/**
+ * Keeps the last lines a server wrote (stderr, or stray non-JSON stdout) so that every error can
+ * show them: "Connection closed" alone tells a user nothing.
+ */
+export class OutputTail {
+	private lines: string[] = [];
+	private partial = '';
+
+	constructor(private readonly maxLines = 20, private readonly maxLineLength = 500) {}
+
+	write(chunk: string): void {
+		const parts = (this.partial + chunk).split(/\r?\n/);
+		this.partial = parts.pop() ?? '';
+		for (const line of parts) this.push(line);
+		if (this.partial.length > this.maxLineLength * 4) {
+			this.push(this.partial);
+			this.partial = '';
+		}
+	}
+
+	push(line: string): void {
+		if (line.trim() === '') return;
+		this.lines.push(line.length > this.maxLineLength ? `${line.slice(0, this.maxLineLength)}…` : line);
+		if (this.lines.length > this.maxLines) this.lines.shift();
+	}
+
+	text(): string {
+		const all = this.partial.trim() ? [...this.lines, this.partial] : this.lines;
+		return all.join('\n');
+	}
+}

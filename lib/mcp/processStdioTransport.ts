@@ -1,0 +1,174 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { OutputTail } from './outputTail';
+
+export interface ProcessStdioOptions {
+	command: string;
+	args: string[];
+	env: Record<string, string>;
+	cwd?: string;
+}
+
+/** Environment variables a child needs to find its tools; the rest of n8n's environment (its secrets) is not passed. */
+const INHERITED_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'TMPDIR', 'TEMP', 'TMP', 'LANG', 'LC_ALL', 'NODE_EXTRA_CA_CERTS', 'SystemRoot', 'APPDATA', 'npm_config_cache', 'npm_config_registry', 'npm_config_userconfig', 'NPM_CONFIG_CACHE', 'NPM_CONFIG_REGISTRY', 'NPM_CONFIG_USERCONFIG'];
+
+export class ProcessExitError extends Error {
+	constructor(message: string, readonly exitCode: number | null, readonly signal: NodeJS.Signals | null) {
+		super(message);
+		this.name = 'ProcessExitError';
+	}
+}
+
+/**
+ * MCP stdio transport that starts the server in its own process group. The SDK's transport kills
+ * only the direct child; servers started through npx or a shell script leave their real process
+ * behind that way. Killing the group takes the whole tree. Non-JSON lines on stdout are kept as
+ * diagnostics instead of tearing the connection down.
+ */
+export class ProcessStdioTransport implements Transport {
+	onclose?: () => void;
+	onerror?: (error: Error) => void;
+	onmessage?: (message: JSONRPCMessage) => void;
+
+	readonly stderr = new OutputTail();
+	readonly stdoutNoise = new OutputTail(5);
+	private child?: ChildProcess;
+	private buffer = '';
+	private exited = false;
+	private closing = false;
+	private exitPromise?: Promise<void>;
+	exitDescription?: string;
+
+	constructor(private readonly options: ProcessStdioOptions) {}
+
+	async start(): Promise<void> {
+		if (this.child) throw new Error('transport already started');
+		const env: Record<string, string> = {};
+		for (const name of INHERITED_ENV) if (process.env[name] !== undefined) env[name] = process.env[name] as string;
+		Object.assign(env, this.options.env);
+		await new Promise<void>((resolve, reject) => {
+			const child = spawn(this.options.command, this.options.args, {
+				cwd: this.options.cwd || undefined,
+				env,
+				stdio: ['pipe', 'pipe', 'pipe'],
+				detached: process.platform !== 'win32',
+				windowsHide: true,
+			});
+			this.child = child;
+			this.exitPromise = new Promise((done) => {
+				child.once('exit', () => done());
+				child.once('error', () => done());
+			});
+			child.once('error', (error: NodeJS.ErrnoException) => {
+				const reason = error.code === 'ENOENT'
+					? `command "${this.options.command}" was not found (check the path, or that it is on n8n's PATH)`
+					: error.code === 'EACCES'
+						? `command "${this.options.command}" is not executable`
+						: `could not start "${this.options.command}": ${error.message}`;
+				this.exited = true;
+				this.exitDescription = reason;
+				const wrapped = new ProcessExitError(reason, null, null);
+				reject(wrapped);
+				this.onerror?.(wrapped);
+			});
+			child.once('spawn', () => resolve());
+			child.once('exit', (code, signal) => {
+				this.exited = true;
+				if (!this.closing) {
+					this.exitDescription = signal ? `the server process was killed by ${signal}` : `the server process exited with code ${code}`;
+					this.onerror?.(new ProcessExitError(this.exitDescription, code, signal));
+				}
+				this.onclose?.();
+			});
+			child.stdout?.setEncoding('utf8');
+			child.stdout?.on('data', (chunk: string) => this.readStdout(chunk));
+			child.stderr?.setEncoding('utf8');
+			child.stderr?.on('data', (chunk: string) => this.stderr.write(chunk));
+			child.stdin?.on('error', () => {
+				// EPIPE after the server died; the exit handler reports it.
+			});
+		});
+	}
+
+	private readStdout(chunk: string): void {
+		this.buffer += chunk;
+		let newline: number;
+		while ((newline = this.buffer.indexOf('\n')) !== -1) {
+			const line = this.buffer.slice(0, newline).replace(/\r$/, '');
+			this.buffer = this.buffer.slice(newline + 1);
+			if (line.trim() === '') continue;
+			let parsed: unknown;
+			try {
+				parsed = JSON.parse(line);
+			} catch {
+				this.stdoutNoise.push(line);
+				continue;
+			}
+			const message = JSONRPCMessageSchema.safeParse(parsed);
+			if (!message.success) {
+				this.stdoutNoise.push(line);
+				continue;
+			}
+			this.onmessage?.(message.data);
+		}
+	}
+
+	async send(message: JSONRPCMessage): Promise<void> {
+		const stdin = this.child?.stdin;
+		if (!stdin || this.exited) throw new ProcessExitError(this.exitDescription ?? 'the server process is not running', null, null);
+		const line = JSON.stringify(message) + '\n';
+		await new Promise<void>((resolve) => {
+			if (stdin.write(line)) resolve();
+			else stdin.once('drain', resolve);
+		});
+	}
+
+	/** Ends stdin (the spec's polite shutdown), then SIGTERM and SIGKILL to the whole process group. */
+	async close(): Promise<void> {
+		const child = this.child;
+		if (!child || this.closing) return this.exitPromise;
+		this.closing = true;
+		if (!this.exited) {
+			child.stdin?.end();
+			if (!(await this.waitForExit(1000))) {
+				this.killGroup('SIGTERM');
+				if (!(await this.waitForExit(2000))) {
+					this.killGroup('SIGKILL');
+					await this.waitForExit(2000);
+				}
+			}
+		}
+		// The leader may be gone while grandchildren (npx -> node) still run in its group.
+		this.killGroup('SIGKILL');
+		return undefined;
+	}
+
+	get pid(): number | undefined {
+		return this.child?.pid;
+	}
+
+	private killGroup(signal: NodeJS.Signals): void {
+		const pid = this.child?.pid;
+		if (!pid) return;
+		try {
+			if (process.platform === 'win32') this.child?.kill(signal);
+			else process.kill(-pid, signal);
+		} catch {
+			// ESRCH: already gone.
+		}
+	}
+
+	private async waitForExit(ms: number): Promise<boolean> {
+		if (this.exited) return true;
+		let timer: NodeJS.Timeout | undefined;
+		const timedOut = new Promise<boolean>((resolve) => {
+			timer = setTimeout(() => resolve(false), ms);
+		});
+		const exited = (this.exitPromise ?? Promise.resolve()).then(() => true);
+		const result = await Promise.race([exited, timedOut]);
+		clearTimeout(timer);
+		return result;
+	}
+}

@@ -1,0 +1,43 @@
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { McpConnection } from './connection';
+import type { ToolDefinition } from '../tools/toolDefinition';
+import { validateArguments, type ArgumentProblem } from '../tools/argumentValidator';
+
+export interface ToolCallOptions {
+	timeoutMs?: number;
+	/** Progress notifications from the server restart the timeout (long-running tools). */
+	resetTimeoutOnProgress?: boolean;
+	/** Upper bound even with progress, so a chatty server cannot hold a call forever. */
+	maxTotalTimeoutMs?: number;
+	signal?: AbortSignal;
+}
+
+export class ArgumentValidationError extends Error {
+	constructor(readonly tool: string, readonly problems: ArgumentProblem[], summary: string) {
+		super(`Invalid arguments for tool "${tool}": ${summary}`);
+		this.name = 'ArgumentValidationError';
+	}
+}
+
+/**
+ * Validates, then calls. A validation failure throws before any byte reaches the server: model or
+ * user input is untrusted until it matches the tool's own schema.
+ */
+export async function callToolValidated(
+	connection: McpConnection,
+	tool: ToolDefinition,
+	args: unknown,
+	options: ToolCallOptions = {},
+): Promise<Record<string, unknown>> {
+	const outcome = validateArguments(tool.inputSchema, args);
+	if (!outcome.valid) throw new ArgumentValidationError(tool.name, outcome.problems, outcome.summary);
+	const timeout = options.timeoutMs ?? connection.config.requestTimeoutMs;
+	return connection.request(`calling tool "${tool.name}"`, async (client) =>
+		(await client.callTool({ name: tool.name, arguments: args as Record<string, unknown> }, CallToolResultSchema, {
+			timeout,
+			resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
+			...(options.resetTimeoutOnProgress ? { maxTotalTimeout: options.maxTotalTimeoutMs ?? timeout * 10, onprogress: () => undefined } : {}),
+			...(options.signal ? { signal: options.signal } : {}),
+		})) as Record<string, unknown>,
+	);
+}

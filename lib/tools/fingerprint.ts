@@ -1,0 +1,33 @@
+import { createHash } from 'node:crypto';
+import type { ToolDefinition } from './toolDefinition';
+
+/**
+ * JSON with object keys sorted at every level, so that two servers (or two runs) that send the
+ * same definition with keys in another order get the same fingerprint.
+ */
+export function canonicalJson(value: unknown): string {
+	if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+	if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+	const entries = Object.keys(value as Record<string, unknown>)
+		.filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+		.sort()
+		.map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+	return `{${entries.join(',')}}`;
+}
+
+/**
+ * A stable hash of everything that changes what a tool does or what the model is told about it:
+ * name, title, description, both schemas and the annotations. Pinning compares these, so any
+ * change (a "rug pull") shows up as a different fingerprint.
+ */
+export function fingerprintTool(tool: ToolDefinition): string {
+	const material = canonicalJson({
+		name: tool.name,
+		title: tool.title ?? null,
+		description: tool.description ?? null,
+		inputSchema: tool.inputSchema ?? null,
+		outputSchema: tool.outputSchema ?? null,
+		annotations: tool.annotations ?? null,
+	});
+	return `sha256:${createHash('sha256').update(material).digest('hex')}`;
+}

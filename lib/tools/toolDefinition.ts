@@ -1,0 +1,18 @@
+/** The parts of an MCP tool definition this package reads (a subset of the SDK's Tool type). */
+export interface ToolAnnotations {
+	title?: string;
+	readOnlyHint?: boolean;
+	destructiveHint?: boolean;
+	idempotentHint?: boolean;
+	openWorldHint?: boolean;
+	[key: string]: unknown;
+}
+
+export interface ToolDefinition {
+	name: string;
+	title?: string;
+	description?: string;
+	inputSchema: Record<string, unknown>;
+	outputSchema?: Record<string, unknown>;
+	annotations?: ToolAnnotations;
+}

@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import * as path from 'node:path';
+import type { HttpServerConfig, StdioServerConfig } from '../../lib/mcp/serverConfig';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+export const EVERYTHING_BIN = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+export const FILESYSTEM_BIN = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+
+export function stdioConfig(command: string, args: string[], extra: Partial<StdioServerConfig> = {}): StdioServerConfig {
+	return { kind: 'stdio', command, args, env: {}, trustAnnotations: false, connectTimeoutMs: 20_000, requestTimeoutMs: 20_000, ...extra };
+}
+
+export function httpConfig(url: string, extra: Partial<HttpServerConfig> = {}): HttpServerConfig {
+	return { kind: 'http', url, transport: 'streamableHttp', headers: {}, trustAnnotations: false, connectTimeoutMs: 20_000, requestTimeoutMs: 20_000, ...extra };
+}
+
+export function everythingStdio(extra: Partial<StdioServerConfig> = {}): StdioServerConfig {
+	return stdioConfig(process.execPath, [EVERYTHING_BIN, 'stdio'], extra);
+}
+
+export async function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const server = createServer();
+		server.once('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const { port } = server.address() as { port: number };
+			server.close(() => resolve(port));
+		});
+	});
+}
+
+/** A child server process that is ready when `readyPattern` shows up on its stderr or stdout. */
+export interface RunningServer {
+	url: string;
+	port: number;
+	process: ChildProcess;
+	stop(): Promise<void>;
+}
+
+export async function startProcessServer(
+	args: string[],
+	env: Record<string, string>,
+	readyPattern: RegExp,
+	urlFor: (port: number) => string,
+	port: number,
+): Promise<RunningServer> {
+	const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+	let output = '';
+	await new Promise<void>((resolve, reject) => {
+		const onData = (chunk: Buffer) => {
+			output += chunk.toString();
+			if (readyPattern.test(output)) resolve();
+		};
+		child.stdout?.on('data', onData);
+		child.stderr?.on('data', onData);
+		child.once('exit', (code) => reject(new Error(`server exited early (${code}): ${output}`)));
+	});
+	child.removeAllListeners('exit');
+	return {
+		url: urlFor(port),
+		port,
+		process: child,
+		stop: () =>
+			new Promise<void>((resolve) => {
+				if (child.exitCode !== null || child.signalCode !== null) return resolve();
+				child.once('exit', () => resolve());
+				try {
+					process.kill(-(child.pid as number), 'SIGTERM');
+				} catch {
+					resolve();
+				}
+			}),
+	};
+}
+
+/** server-everything over Streamable HTTP on a free loopback port. */
+export async function startEverythingHttp(): Promise<RunningServer> {
+	const port = await freePort();
+	return startProcessServer([EVERYTHING_BIN, 'streamableHttp'], { PORT: String(port) }, /listening on port/i, (p) => `http://127.0.0.1:${p}/mcp`, port);
+}
+
+/** True when a process with this pid still exists. */
+export function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch {
+		return false;
+	}
+}
