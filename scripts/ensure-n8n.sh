@@ -40,7 +40,7 @@ fi
 # sqlite3 and isolated-vm without their native builds), and must build against Node 24's headers.
 npm_cmd() {
 	PATH="$NODE24_BIN:$PATH" npm_config_ignore_scripts=false npm_config_nodedir="$NODE24_PKG" \
-		npm_config_update_notifier=false npm_config_audit=false npm_config_fund=false "$@"
+		npm_config_update_notifier=false npm_config_audit=false npm_config_fund=false npm "$@"
 }
 
 install_node24() {

@@ -20,6 +20,20 @@ interface LiveSession {
 	client: Client;
 	transport: Transport;
 	stdio?: ProcessStdioTransport;
+	/** Set during initialize; the SDK has no getter, so we listen on the transport. */
+	protocolVersion?: string;
+}
+
+/** Connects `client` over `transport`, recording the negotiated protocol version. */
+async function connectRecordingVersion(client: Client, transport: Transport, timeout: number): Promise<{ protocolVersion?: string }> {
+	const seen: { protocolVersion?: string } = {};
+	const original = transport.setProtocolVersion?.bind(transport);
+	transport.setProtocolVersion = (version: string) => {
+		seen.protocolVersion = version;
+		original?.(version);
+	};
+	await client.connect(transport, { timeout });
+	return seen;
 }
 
 /**
@@ -53,8 +67,7 @@ export class McpConnection {
 	}
 
 	get protocolVersion(): string | undefined {
-		const transport = this.session.transport as { protocolVersion?: string };
-		return transport.protocolVersion;
+		return this.session.protocolVersion;
 	}
 
 	/** Default per-request options: the credential's timeout. */
@@ -141,17 +154,19 @@ async function startSession(config: McpServerConfig): Promise<LiveSession> {
 
 async function startStdioSession(config: StdioServerConfig): Promise<LiveSession> {
 	assertStdioAllowed();
+	if (!config.command) throw new McpFailure('The credential has no command to start. Enter a program such as npx, node or an absolute path.', 'config');
 	const stdio = new ProcessStdioTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd });
 	const client = newClient();
+	let seen: { protocolVersion?: string };
 	try {
-		await client.connect(stdio, { timeout: config.connectTimeoutMs });
+		seen = await connectRecordingVersion(client, stdio, config.connectTimeoutMs);
 	} catch (error) {
 		const failure = explainMcpError(error, config, 'connecting', serverOutputOf(stdio), stdio.exitDescription);
 		await client.close().catch(() => undefined);
 		await stdio.close();
 		throw failure;
 	}
-	return { client, transport: stdio, stdio };
+	return { client, transport: stdio, stdio, ...seen };
 }
 
 async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 'sse'): Promise<LiveSession> {
@@ -170,13 +185,14 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 			? new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: headerFetch(config.headers) } })
 			: new StreamableHTTPClientTransport(url, { requestInit });
 	const client = newClient();
+	let seen: { protocolVersion?: string };
 	try {
-		await client.connect(transport, { timeout: config.connectTimeoutMs });
+		seen = await connectRecordingVersion(client, transport, config.connectTimeoutMs);
 	} catch (error) {
 		await client.close().catch(() => undefined);
 		throw explainMcpError(error, config, kind === 'sse' ? 'connecting (legacy SSE)' : 'connecting');
 	}
-	return { client, transport };
+	return { client, transport, ...seen };
 }
 
 /** The SSE stream's GET must carry the same auth headers as the POSTs. */

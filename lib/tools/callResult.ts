@@ -101,3 +101,19 @@ export function extractToolResult(tool: string, result: Record<string, unknown>,
 		binaries,
 	};
 }
+
+/** resources/read contents: text entries joined (and parsed when JSON), blobs split out as binaries. */
+export function extractResourceContents(
+	uri: string,
+	contents: Array<{ uri: string; mimeType?: string; text?: string; blob?: string }>,
+	binaryPrefix = 'data',
+): { json: { uri: string; text: string; data?: unknown; contents: unknown[] }; binaries: ExtractedBinary[] } {
+	const blocks = contents.map((resource) => ({ type: 'resource', resource }));
+	const asTool = extractToolResult(uri, { content: blocks }, binaryPrefix);
+	const text = contents.filter((c) => typeof c.text === 'string').map((c) => c.text as string).join('\n');
+	const data = text ? parseJsonText(text) : undefined;
+	return {
+		json: { uri, text, ...(data !== undefined ? { data } : {}), contents: asTool.json.content.map((block) => (block as { resource: unknown; binaryProperty?: string }).binaryProperty ? { ...(block as { resource: object }).resource, binaryProperty: (block as { binaryProperty: string }).binaryProperty } : (block as { resource: unknown }).resource) },
+		binaries: asTool.binaries,
+	};
+}

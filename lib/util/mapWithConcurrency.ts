@@ -10,10 +10,17 @@ export async function mapWithConcurrency<T, R>(
 	const results = new Array<R>(items.length);
 	const lanes = Math.max(1, Math.min(Math.floor(limit) || 1, items.length));
 	let next = 0;
+	// After a failure no lane starts new work: the caller is about to tear down shared resources.
+	let failed = false;
 	const run = async () => {
-		while (next < items.length) {
+		while (!failed && next < items.length) {
 			const index = next++;
-			results[index] = await worker(items[index], index);
+			try {
+				results[index] = await worker(items[index], index);
+			} catch (error) {
+				failed = true;
+				throw error;
+			}
 		}
 	};
 	await Promise.all(Array.from({ length: lanes }, run));

@@ -89,3 +89,89 @@ export function isAlive(pid: number): boolean {
 		return false;
 	}
 }
+
+// ---------------------------------------------------------------------------------------------
+// Fault-server fixtures (test/fixtures/*.js) and process checks for test/integration/faults.test.ts.
+
+import { existsSync, readFileSync } from 'node:fs';
+
+export const FIXTURES_DIR = path.join(REPO_ROOT, 'test', 'fixtures');
+
+/** A stdio config that runs `node test/fixtures/<file>` with extra environment for the fixture. */
+export function fixtureStdio(file: string, env: Record<string, string> = {}, extra: Partial<StdioServerConfig> = {}): StdioServerConfig {
+	return stdioConfig(process.execPath, [path.join(FIXTURES_DIR, file)], { ...extra, env: { ...env, ...(extra.env ?? {}) } });
+}
+
+/**
+ * test/fixtures/http-fault-server.js in the given FAULT_MODE, on a port the server picks itself
+ * (no race between choosing and binding it); ready once it prints its URL.
+ */
+export async function startHttpFixture(mode: string, env: Record<string, string> = {}): Promise<RunningServer> {
+	const child = spawn(process.execPath, [path.join(FIXTURES_DIR, 'http-fault-server.js')], {
+		env: { ...process.env, ...env, FAULT_MODE: mode, PORT: '0' },
+		stdio: ['ignore', 'pipe', 'pipe'],
+		detached: true,
+	});
+	let output = '';
+	const url = await new Promise<string>((resolve, reject) => {
+		const onData = (chunk: Buffer) => {
+			output += chunk.toString();
+			const match = /listening on (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/.exec(output);
+			if (match) resolve(match[1]);
+		};
+		child.stdout?.on('data', onData);
+		child.stderr?.on('data', onData);
+		child.once('exit', (code) => reject(new Error(`fixture exited early (${code}): ${output}`)));
+	});
+	child.removeAllListeners('exit');
+	return {
+		url,
+		port: Number(new URL(url).port),
+		process: child,
+		stop: () =>
+			new Promise<void>((resolve) => {
+				if (child.exitCode !== null || child.signalCode !== null) return resolve();
+				child.once('exit', () => resolve());
+				try {
+					process.kill(-(child.pid as number), 'SIGKILL');
+				} catch {
+					resolve();
+				}
+			}),
+	};
+}
+
+/**
+ * True while the process exists and is not a zombie. A killed grandchild is re-parented to PID 1,
+ * which in a container may never reap it, so "exists" alone would report it alive forever.
+ */
+export function isRunning(pid: number): boolean {
+	if (!isAlive(pid)) return false;
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+		const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+		return state !== 'Z' && state !== 'X';
+	} catch {
+		return true; // no /proc (macOS): trust kill(pid, 0)
+	}
+}
+
+/** Waits until none of `pids` is running; returns those still running after `timeoutMs`. */
+export async function waitForGone(pids: number[], timeoutMs = 5000): Promise<number[]> {
+	const deadline = Date.now() + timeoutMs;
+	let left = pids.filter(isRunning);
+	while (left.length > 0 && Date.now() < deadline) {
+		await new Promise((resolve) => setTimeout(resolve, 25));
+		left = left.filter(isRunning);
+	}
+	return left;
+}
+
+/** Pids that fixtures appended to a FAULT_PID_FILE (missing file: none). */
+export function readPidFile(file: string): number[] {
+	if (!existsSync(file)) return [];
+	return readFileSync(file, 'utf8')
+		.split('\n')
+		.filter(Boolean)
+		.map(Number);
+}

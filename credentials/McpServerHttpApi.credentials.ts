@@ -1,0 +1,91 @@
+import type { ICredentialType, INodeProperties } from 'n8n-workflow';
+
+/**
+ * A remote MCP server reached over HTTP. Tested by the MCP nodes' `mcpServerConnectionTest`,
+ * which performs the real handshake and tools/list (an HTTP request alone cannot prove it).
+ */
+export class McpServerHttpApi implements ICredentialType {
+	name = 'mcpServerHttpApi';
+
+	displayName = 'MCP Server (HTTP) API';
+
+	documentationUrl = 'https://github.com/n8n-nodes-mcp-agent/n8n-nodes-mcp-agent#credentials';
+
+	icon = 'file:mcp.svg' as const;
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'URL',
+			name: 'url',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://example.com/mcp',
+			description: 'The MCP endpoint, usually ending in /mcp (Streamable HTTP) or /sse (legacy SSE)',
+		},
+		{
+			displayName: 'Transport',
+			name: 'transport',
+			type: 'options',
+			default: 'streamableHttp',
+			options: [
+				{ name: 'Streamable HTTP', value: 'streamableHttp', description: 'The current MCP HTTP transport' },
+				{ name: 'Legacy SSE', value: 'sse', description: 'The older HTTP+SSE transport (GET an event stream, POST messages)' },
+				{ name: 'Auto', value: 'auto', description: 'Try Streamable HTTP, fall back to legacy SSE when the server rejects it' },
+			],
+		},
+		{
+			displayName: 'Authentication',
+			name: 'authentication',
+			type: 'options',
+			default: 'none',
+			options: [
+				{ name: 'None', value: 'none' },
+				{ name: 'Bearer Token', value: 'bearer' },
+				{ name: 'Custom Headers', value: 'headers' },
+			],
+		},
+		{
+			displayName: 'Bearer Token',
+			name: 'token',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			displayOptions: { show: { authentication: ['bearer'] } },
+			description: 'Sent as "Authorization: Bearer &lt;token&gt;"',
+		},
+		{
+			displayName: 'Headers',
+			name: 'headers',
+			type: 'string',
+			typeOptions: { password: true, rows: 4 },
+			default: '',
+			displayOptions: { show: { authentication: ['headers'] } },
+			placeholder: 'X-API-Key: abc123',
+			description: 'One "Name: value" per line, or a JSON object. Values are stored encrypted and never shown in outputs or errors.',
+		},
+		{
+			displayName: 'Trust Tool Annotations',
+			name: 'trustAnnotations',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to believe this server\'s tool annotations (such as read-only). Leave off unless you control the server: untrusted annotations are ignored, so tools count as possibly destructive.',
+		},
+		{
+			displayName: 'Connect Timeout (Ms)',
+			name: 'connectTimeout',
+			type: 'number',
+			default: 30000,
+			typeOptions: { minValue: 100 },
+			description: 'How long to wait for the connection and handshake',
+		},
+		{
+			displayName: 'Request Timeout (Ms)',
+			name: 'requestTimeout',
+			type: 'number',
+			default: 60000,
+			typeOptions: { minValue: 100 },
+			description: 'How long to wait for each request, such as a tool call',
+		},
+	];
+}

@@ -1,0 +1,116 @@
+import type { INodeProperties } from 'n8n-workflow';
+import { serverConnectionProperty } from '../shared/serverConnection';
+
+export const callToolProperties: INodeProperties[] = [
+	serverConnectionProperty,
+	{
+		displayName: 'Tool',
+		name: 'tool',
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		description: 'The tool to call',
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod: 'searchTools', searchable: true },
+			},
+			{
+				displayName: 'By Name',
+				name: 'name',
+				type: 'string',
+				placeholder: 'e.g. echo',
+			},
+		],
+	},
+	{
+		displayName: 'Arguments',
+		name: 'argumentsMode',
+		type: 'options',
+		noDataExpression: true,
+		default: 'fields',
+		options: [
+			{ name: 'Fields From the Tool Schema', value: 'fields' },
+			{ name: 'JSON', value: 'json' },
+		],
+	},
+	{
+		displayName: 'Tool Arguments',
+		name: 'arguments',
+		type: 'resourceMapper',
+		noDataExpression: true,
+		default: { mappingMode: 'defineBelow', value: null },
+		required: true,
+		displayOptions: { show: { argumentsMode: ['fields'] } },
+		typeOptions: {
+			loadOptionsDependsOn: ['tool.value', 'connection'],
+			resourceMapper: {
+				resourceMapperMethod: 'getToolArgumentFields',
+				mode: 'add',
+				fieldWords: { singular: 'argument', plural: 'arguments' },
+				addAllFields: true,
+				supportAutoMap: false,
+			},
+		},
+	},
+	{
+		displayName: 'Arguments (JSON)',
+		name: 'argumentsJson',
+		type: 'json',
+		default: '{}',
+		displayOptions: { show: { argumentsMode: ['json'] } },
+		description: 'A JSON object with the tool\'s arguments; checked against the tool\'s input schema before the call',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Binary Property Prefix',
+				name: 'binaryPropertyPrefix',
+				type: 'string',
+				default: 'data',
+				description: 'Images, audio and files returned by the tool are stored as binary properties named like this (data, data_1, ...)',
+			},
+			{
+				displayName: 'Concurrency',
+				name: 'concurrency',
+				type: 'number',
+				default: 1,
+				typeOptions: { minValue: 1, maxValue: 64 },
+				description: 'How many items to call at the same time over the one connection; output order always follows input order',
+			},
+			{
+				displayName: 'Extend Timeout on Progress',
+				name: 'resetTimeoutOnProgress',
+				type: 'boolean',
+				default: true,
+				description: 'Whether progress notifications from the server restart the timeout (up to ten times the timeout in total)',
+			},
+			{
+				displayName: 'On Tool Error (IsError)',
+				name: 'isErrorHandling',
+				type: 'options',
+				default: 'fail',
+				options: [
+					{ name: 'Fail the Item', value: 'fail', description: 'Treat it like any other error (Continue On Fail applies)' },
+					{ name: 'Return as Data', value: 'data', description: 'Output the result with isError: true' },
+				],
+				description: 'What to do when the tool reports a failure in its result',
+			},
+			{
+				displayName: 'Timeout (Ms)',
+				name: 'timeout',
+				type: 'number',
+				default: 0,
+				typeOptions: { minValue: 0 },
+				description: 'Per call; 0 uses the request timeout of the credential',
+			},
+		],
+	},
+];

@@ -1,0 +1,102 @@
+import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import { listAllTools } from '../../lib/mcp/listing';
+import { callToolValidated } from '../../lib/mcp/toolCall';
+import { extractToolResult } from '../../lib/tools/callResult';
+import { coerceFieldValues } from '../../lib/tools/schemaFields';
+import type { ToolDefinition } from '../../lib/tools/toolDefinition';
+import { mapWithConcurrency } from '../../lib/util/mapWithConcurrency';
+import { openServerConnection, toNodeError } from '../shared/serverConnection';
+
+interface CallOptions {
+	concurrency?: number;
+	resetTimeoutOnProgress?: boolean;
+	binaryPropertyPrefix?: string;
+	isErrorHandling?: 'fail' | 'data';
+	timeout?: number;
+}
+
+/**
+ * Every input item over one connection: the tool list is fetched once, each item is validated and
+ * called (optionally several at a time), and the connection is closed however the run ends.
+ */
+export async function executeCallTool(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const options = this.getNodeParameter('options', 0, {}) as CallOptions;
+	const connection = await openServerConnection(this);
+	try {
+		let tools: Map<string, ToolDefinition>;
+		try {
+			tools = new Map((await listAllTools(connection)).map((tool) => [tool.name, tool]));
+		} catch (error) {
+			throw toNodeError(this, error);
+		}
+		const results = await mapWithConcurrency(items, options.concurrency ?? 1, async (_item, itemIndex) => {
+			try {
+				return await callForItem.call(this, itemIndex, tools, connection, options);
+			} catch (error) {
+				const nodeError = toNodeError(this, error, itemIndex);
+				if (this.continueOnFail()) {
+					return { json: { error: nodeError.message, ...(nodeError.description ? { details: nodeError.description } : {}) }, pairedItem: { item: itemIndex } };
+				}
+				throw nodeError;
+			}
+		});
+		return [results];
+	} finally {
+		await connection.close();
+	}
+}
+
+async function callForItem(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	tools: Map<string, ToolDefinition>,
+	connection: Awaited<ReturnType<typeof openServerConnection>>,
+	options: CallOptions,
+): Promise<INodeExecutionData> {
+	const toolName = String(this.getNodeParameter('tool', itemIndex, '', { extractValue: true }) ?? '').trim();
+	if (!toolName) throw new NodeOperationError(this.getNode(), 'No tool selected', { itemIndex });
+	const tool = tools.get(toolName);
+	if (!tool) {
+		const known = [...tools.keys()];
+		throw new NodeOperationError(this.getNode(), `The server has no tool named "${toolName}"`, {
+			itemIndex,
+			description: `Tools on this server: ${known.slice(0, 50).join(', ')}${known.length > 50 ? ', …' : ''}`,
+		});
+	}
+	const args = readArguments.call(this, itemIndex, tool);
+	const result = await callToolValidated(connection, tool, args, {
+		timeoutMs: options.timeout && options.timeout > 0 ? options.timeout : undefined,
+		resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? true,
+	});
+	const output = extractToolResult(tool.name, result, options.binaryPropertyPrefix || 'data');
+	if (output.json.isError && (options.isErrorHandling ?? 'fail') === 'fail') {
+		throw new NodeOperationError(this.getNode(), `Tool "${tool.name}" reported an error: ${output.json.text || 'no message'}`, {
+			itemIndex,
+			description: 'Set Options > On Tool Error to "Return as Data" to receive such results as items.',
+		});
+	}
+	let binary: IBinaryKeyData | undefined;
+	for (const extracted of output.binaries) {
+		binary ??= {};
+		binary[extracted.key] = await this.helpers.prepareBinaryData(Buffer.from(extracted.base64, 'base64'), extracted.fileName, extracted.mimeType);
+	}
+	return { json: output.json as unknown as IDataObject, ...(binary ? { binary } : {}), pairedItem: { item: itemIndex } };
+}
+
+function readArguments(this: IExecuteFunctions, itemIndex: number, tool: ToolDefinition): unknown {
+	const mode = this.getNodeParameter('argumentsMode', itemIndex, 'fields') as string;
+	if (mode === 'json') {
+		const raw = this.getNodeParameter('argumentsJson', itemIndex, '{}') as unknown;
+		if (typeof raw !== 'string') return raw;
+		if (raw.trim() === '') return {};
+		try {
+			return JSON.parse(raw);
+		} catch (error) {
+			throw new NodeOperationError(this.getNode(), `Arguments (JSON) is not valid JSON: ${(error as Error).message}`, { itemIndex });
+		}
+	}
+	const mapped = this.getNodeParameter('arguments', itemIndex, { value: null }) as { value?: Record<string, unknown> | null };
+	return coerceFieldValues(tool.inputSchema, mapped?.value ?? {});
+}

@@ -1,0 +1,112 @@
+import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import type { McpConnection } from '../../lib/mcp/connection';
+import { listAllPrompts, listAllResources, listAllResourceTemplates, listAllTools } from '../../lib/mcp/listing';
+import { extractResourceContents, type ExtractedBinary } from '../../lib/tools/callResult';
+import { createNameMatcher, parsePatternList } from '../../lib/tools/nameFilter';
+import { describeTools } from '../../lib/tools/toolCatalog';
+
+/**
+ * One function per operation. Listings are fetched once per execution (`once`) and filtered per
+ * item, so many input items do not mean many round trips.
+ */
+export type Operation = (this: IExecuteFunctions, itemIndex: number, connection: McpConnection, once: Memo) => Promise<INodeExecutionData[]>;
+
+export class Memo {
+	private values = new Map<string, Promise<unknown>>();
+	get<T>(key: string, load: () => Promise<T>): Promise<T> {
+		if (!this.values.has(key)) this.values.set(key, load());
+		return this.values.get(key) as Promise<T>;
+	}
+}
+
+function nameMatcher(context: IExecuteFunctions, itemIndex: number) {
+	return createNameMatcher({
+		include: parsePatternList(context.getNodeParameter('include', itemIndex, '') as string),
+		exclude: parsePatternList(context.getNodeParameter('exclude', itemIndex, '') as string),
+	});
+}
+
+/** Per-entry items, or one item holding them all, per the Output parameter. */
+function shape(context: IExecuteFunctions, itemIndex: number, key: string, entries: object[], extra: IDataObject = {}): INodeExecutionData[] {
+	const pairedItem = { item: itemIndex };
+	if (context.getNodeParameter('outputMode', itemIndex, 'perTool') === 'single') {
+		return [{ json: { ...extra, [key]: entries as IDataObject[], count: entries.length }, pairedItem }];
+	}
+	return entries.map((entry) => ({ json: entry as IDataObject, pairedItem }));
+}
+
+async function toBinaryData(context: IExecuteFunctions, binaries: ExtractedBinary[]): Promise<IBinaryKeyData | undefined> {
+	if (binaries.length === 0) return undefined;
+	const binary: IBinaryKeyData = {};
+	for (const b of binaries) binary[b.key] = await context.helpers.prepareBinaryData(Buffer.from(b.base64, 'base64'), b.fileName, b.mimeType);
+	return binary;
+}
+
+const listTools: Operation = async function (itemIndex, connection, once) {
+	const tools = await once.get('tools', () => listAllTools(connection));
+	const options = this.getNodeParameter('options', itemIndex, {}) as { providerFormats?: boolean };
+	const matches = nameMatcher(this, itemIndex);
+	const described = describeTools(
+		tools.filter((tool) => matches(tool.name)),
+		connection.server,
+		{ trustAnnotations: connection.config.trustAnnotations, providerFormats: options.providerFormats === true },
+	);
+	return shape(this, itemIndex, 'tools', described, { server: connection.server as unknown as IDataObject });
+};
+
+const listResources: Operation = async function (itemIndex, connection, once) {
+	const resources = await once.get('resources', () => listAllResources(connection));
+	const matches = nameMatcher(this, itemIndex);
+	return shape(this, itemIndex, 'resources', resources.filter((r) => matches(r.name)));
+};
+
+const listResourceTemplates: Operation = async function (itemIndex, connection, once) {
+	return shape(this, itemIndex, 'resourceTemplates', await once.get('templates', () => listAllResourceTemplates(connection)));
+};
+
+const listPrompts: Operation = async function (itemIndex, connection, once) {
+	const prompts = await once.get('prompts', () => listAllPrompts(connection));
+	const matches = nameMatcher(this, itemIndex);
+	return shape(this, itemIndex, 'prompts', prompts.filter((p) => matches(p.name)));
+};
+
+const readResource: Operation = async function (itemIndex, connection) {
+	const uri = String(this.getNodeParameter('uri', itemIndex, '')).trim();
+	if (!uri) throw new NodeOperationError(this.getNode(), 'Resource URI is empty', { itemIndex });
+	const options = this.getNodeParameter('options', itemIndex, {}) as { binaryPropertyPrefix?: string };
+	const result = await connection.request(`reading resource ${uri}`, (client) => client.readResource({ uri }, connection.requestOptions()));
+	const extracted = extractResourceContents(uri, result.contents as Array<{ uri: string }>, options.binaryPropertyPrefix || 'data');
+	const binary = await toBinaryData(this, extracted.binaries);
+	return [{ json: extracted.json as unknown as IDataObject, ...(binary ? { binary } : {}), pairedItem: { item: itemIndex } }];
+};
+
+const getPrompt: Operation = async function (itemIndex, connection) {
+	const name = String(this.getNodeParameter('promptName', itemIndex, '')).trim();
+	if (!name) throw new NodeOperationError(this.getNode(), 'Prompt Name is empty', { itemIndex });
+	const raw = this.getNodeParameter('promptArguments', itemIndex, '{}') as unknown;
+	let args: unknown = raw;
+	if (typeof raw === 'string') {
+		try {
+			args = raw.trim() ? JSON.parse(raw) : {};
+		} catch (error) {
+			throw new NodeOperationError(this.getNode(), `Prompt Arguments is not valid JSON: ${(error as Error).message}`, { itemIndex });
+		}
+	}
+	if (!args || typeof args !== 'object' || Array.isArray(args)) {
+		throw new NodeOperationError(this.getNode(), 'Prompt Arguments must be a JSON object', { itemIndex });
+	}
+	// MCP prompt arguments are strings; numbers typed in JSON are sent as their text.
+	const stringArgs = Object.fromEntries(Object.entries(args as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+	const result = await connection.request(`getting prompt ${name}`, (client) => client.getPrompt({ name, arguments: stringArgs }, connection.requestOptions()));
+	return [{ json: { name, ...(result as IDataObject) }, pairedItem: { item: itemIndex } }];
+};
+
+export const operations: Record<string, Operation> = {
+	listTools,
+	listResources,
+	listResourceTemplates,
+	listPrompts,
+	readResource,
+	getPrompt,
+};

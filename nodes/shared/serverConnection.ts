@@ -1,0 +1,98 @@
+import type {
+	ICredentialTestFunctions,
+	ICredentialsDecrypted,
+	IExecuteFunctions,
+	ILoadOptionsFunctions,
+	INodeCredentialDescription,
+	INodeCredentialTestResult,
+	INodeProperties,
+} from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import { McpConnection } from '../../lib/mcp/connection';
+import { HTTP_CREDENTIAL, STDIO_CREDENTIAL, serverConfigFromCredential } from '../../lib/mcp/credentialData';
+import { McpFailure } from '../../lib/mcp/errors';
+import { listAllTools, serverOffers } from '../../lib/mcp/listing';
+import type { McpServerConfig } from '../../lib/mcp/serverConfig';
+
+/** n8n glue shared by the MCP nodes: which credential, and turning it into a live connection. */
+
+export const CONNECTION_TEST_METHOD = 'mcpServerConnectionTest';
+
+export const serverConnectionProperty: INodeProperties = {
+	displayName: 'Server Connection',
+	name: 'connection',
+	type: 'options',
+	noDataExpression: true,
+	default: 'http',
+	options: [
+		{ name: 'HTTP (Streamable HTTP or SSE)', value: 'http', description: 'A remote MCP server reached by URL' },
+		{ name: 'Local Command (Stdio)', value: 'stdio', description: 'An MCP server started as a process on the n8n host' },
+	],
+};
+
+export const serverCredentials: INodeCredentialDescription[] = [
+	{ name: HTTP_CREDENTIAL, required: true, testedBy: CONNECTION_TEST_METHOD, displayOptions: { show: { connection: ['http'] } } },
+	{ name: STDIO_CREDENTIAL, required: true, testedBy: CONNECTION_TEST_METHOD, displayOptions: { show: { connection: ['stdio'] } } },
+];
+
+type NodeContext = IExecuteFunctions | ILoadOptionsFunctions;
+
+/** Execute functions take an item index; load-options functions (dropdowns) do not. */
+function readConnectionKind(context: NodeContext): string {
+	if ('getInputData' in context) return (context as IExecuteFunctions).getNodeParameter('connection', 0, 'http') as string;
+	return (context as ILoadOptionsFunctions).getNodeParameter('connection', 'http') as string;
+}
+
+export async function resolveServerConfig(context: NodeContext): Promise<McpServerConfig> {
+	const connection = readConnectionKind(context);
+	const type = connection === 'stdio' ? STDIO_CREDENTIAL : HTTP_CREDENTIAL;
+	const data = await context.getCredentials(type);
+	try {
+		return serverConfigFromCredential(type, data as Record<string, unknown>);
+	} catch (error) {
+		throw new NodeOperationError(context.getNode(), (error as Error).message);
+	}
+}
+
+/** Opens the one connection a node execution uses for all its items. */
+export async function openServerConnection(context: NodeContext): Promise<McpConnection> {
+	const config = await resolveServerConfig(context);
+	try {
+		return await McpConnection.open(config);
+	} catch (error) {
+		throw toNodeError(context, error);
+	}
+}
+
+/** McpFailure -> NodeOperationError with the server's own output as the description. */
+export function toNodeError(context: NodeContext, error: unknown, itemIndex?: number): NodeOperationError {
+	if (error instanceof NodeOperationError) return error;
+	if (error instanceof McpFailure) {
+		return new NodeOperationError(context.getNode(), error.summary, {
+			...(itemIndex !== undefined ? { itemIndex } : {}),
+			description: error.serverOutput ? `Last output of the server:\n${error.serverOutput}` : undefined,
+		});
+	}
+	return new NodeOperationError(context.getNode(), (error as Error)?.message ?? String(error), itemIndex !== undefined ? { itemIndex } : {});
+}
+
+/** The credential "Test" button: a real handshake and tools/list, reported in one line. */
+export async function mcpServerConnectionTest(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
+	let connection: McpConnection | undefined;
+	try {
+		const config = serverConfigFromCredential(credential.type, (credential.data ?? {}) as Record<string, unknown>);
+		connection = await McpConnection.open(config);
+		const tools = serverOffers(connection, 'tools') ? await listAllTools(connection) : [];
+		const { name, version } = connection.server;
+		const protocol = connection.protocolVersion ? `, protocol ${connection.protocolVersion}` : '';
+		return { status: 'OK', message: `Connected to ${name} ${version}${protocol}: ${tools.length} tool${tools.length === 1 ? '' : 's'}.` };
+	} catch (error) {
+		const failure = error instanceof McpFailure ? error : undefined;
+		return { status: 'Error', message: failure ? failure.message : (error as Error).message };
+	} finally {
+		await connection?.close();
+	}
+}

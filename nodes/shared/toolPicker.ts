@@ -1,0 +1,56 @@
+import type {
+	ILoadOptionsFunctions,
+	INodeListSearchResult,
+	ResourceMapperField,
+	ResourceMapperFields,
+} from 'n8n-workflow';
+import { listAllTools } from '../../lib/mcp/listing';
+import { schemaToFields } from '../../lib/tools/schemaFields';
+import { openServerConnection, toNodeError } from './serverConnection';
+import type { ToolDefinition } from '../../lib/tools/toolDefinition';
+
+async function loadTools(context: ILoadOptionsFunctions): Promise<ToolDefinition[]> {
+	const connection = await openServerConnection(context);
+	try {
+		return await listAllTools(connection);
+	} catch (error) {
+		throw toNodeError(context, error);
+	} finally {
+		await connection.close();
+	}
+}
+
+/** Searchable tool dropdown: filters by name, title and description. */
+export async function searchTools(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const tools = await loadTools(this);
+	const needle = (filter ?? '').toLowerCase();
+	const matching = needle
+		? tools.filter((tool) => [tool.name, tool.title, tool.description].some((text) => text?.toLowerCase().includes(needle)))
+		: tools;
+	return {
+		results: matching.map((tool) => ({
+			name: tool.title && tool.title !== tool.name ? `${tool.title} (${tool.name})` : tool.name,
+			value: tool.name,
+			description: tool.description,
+		})),
+	};
+}
+
+/** Argument fields generated from the selected tool's inputSchema. */
+export async function getToolArgumentFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
+	const toolName = this.getNodeParameter('tool', '', { extractValue: true }) as string;
+	if (!toolName) return { fields: [] };
+	const tool = (await loadTools(this)).find((candidate) => candidate.name === toolName);
+	if (!tool) return { fields: [], emptyFieldsNotice: `The server has no tool named "${toolName}"` };
+	const fields: ResourceMapperField[] = schemaToFields(tool.inputSchema).map((field) => ({
+		id: field.id,
+		displayName: field.displayName,
+		required: field.required,
+		defaultMatch: false,
+		canBeUsedToMatch: false,
+		display: true,
+		type: field.kind,
+		...(field.options ? { options: field.options.map((o) => ({ name: o.name, value: o.value as string | number })) } : {}),
+	}));
+	return { fields, ...(fields.length === 0 ? { emptyFieldsNotice: 'This tool takes no arguments' } : {}) };
+}

@@ -1,0 +1,61 @@
+'use strict';
+// Read finished executions straight from n8n's SQLite file, read-only and lightly (see N8N-NOTES).
+// Node 24's built-in node:sqlite does the reading (Node 20 has none), and n8n's own `flatted`
+// decodes execution_data.data, so this adds no dependency to the repo.
+
+const { spawn } = require('node:child_process');
+const path = require('node:path');
+const { sleep } = require('./processes');
+
+const READER = String.raw`
+const { DatabaseSync } = require('node:sqlite');
+const { parse } = require('flatted');
+const [dbFile, workflowId, withData] = process.argv.slice(1);
+const db = new DatabaseSync(dbFile, { readOnly: true });
+const row = db.prepare('SELECT id, status, finished FROM execution_entity WHERE workflowId = ? ORDER BY id DESC LIMIT 1').get(workflowId);
+let result = row ? { id: String(row.id), status: row.status, finished: !!row.finished } : null;
+if (row && withData === '1') {
+	const data = db.prepare('SELECT data FROM execution_data WHERE executionId = ?').get(row.id);
+	const run = data ? parse(data.data) : null;
+	const error = run && run.resultData && run.resultData.error;
+	result.error = error ? { message: error.message, description: error.description, node: error.node && error.node.name } : null;
+	result.lastNodeExecuted = run && run.resultData && run.resultData.lastNodeExecuted;
+}
+db.close();
+process.stdout.write(JSON.stringify(result));
+`;
+
+function readLatest(n8n, workflowId, withData) {
+	return new Promise((resolve, reject) => {
+		const child = spawn(
+			path.join(n8n.node24Bin, 'node'),
+			['--no-warnings', '-e', READER, path.join(n8n.userFolder, '.n8n', 'database.sqlite'), workflowId, withData ? '1' : '0'],
+			{
+				// Resolve `flatted` from n8n's install.
+				env: { ...process.env, NODE_PATH: path.resolve(path.dirname(n8n.n8nBin), '..', '..') },
+				stdio: ['ignore', 'pipe', 'pipe'],
+			},
+		);
+		let out = '';
+		let err = '';
+		child.stdout.on('data', (d) => (out += d));
+		child.stderr.on('data', (d) => (err += d));
+		child.on('error', reject);
+		child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out || 'null')) : reject(new Error(`execution reader: ${err}`))));
+	});
+}
+
+/** The latest execution of a workflow once it has finished (any status but running/new/waiting). */
+async function latestFinishedExecution(n8n, workflowId, { timeoutMs = 30000 } = {}) {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const execution = await readLatest(n8n, workflowId, false);
+		if (execution && !['new', 'running', 'waiting'].includes(execution.status)) {
+			return readLatest(n8n, workflowId, true);
+		}
+		if (Date.now() > deadline) throw new Error(`no finished execution of ${workflowId} (latest: ${JSON.stringify(execution)})`);
+		await sleep(1500);
+	}
+}
+
+module.exports = { latestFinishedExecution };

@@ -1,0 +1,88 @@
+'use strict';
+// Credentials are generated per run (ports and paths change); workflows are static JSON files in
+// ../workflows that refer to the credentials by the fixed ids below.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { EVERYTHING_ENTRY } = require('./everything');
+
+const WORKFLOWS_DIR = path.resolve(__dirname, '..', 'workflows');
+
+const CREDENTIAL_IDS = {
+	stdioEverything: 'e2eStdioEverything01',
+	httpEverything: 'e2eHttpEverything001',
+	stdioDead: 'e2eStdioDeadServer01',
+	httpDead: 'e2eHttpDeadServer001',
+};
+
+function httpCredential(id, name, url, overrides = {}) {
+	return {
+		id,
+		name,
+		type: 'mcpServerHttpApi',
+		data: {
+			url,
+			transport: 'streamableHttp',
+			authentication: 'none',
+			token: '',
+			headers: '',
+			trustAnnotations: false,
+			connectTimeout: 30000,
+			requestTimeout: 60000,
+			...overrides,
+		},
+	};
+}
+
+function stdioCredential(id, name, data) {
+	return {
+		id,
+		name,
+		type: 'mcpServerStdioApi',
+		data: { command: '', args: '', environment: '', secretEnvironment: '', cwd: '', ...data },
+	};
+}
+
+/**
+ * @param everythingUrl  Streamable HTTP endpoint of the server-everything started for this run
+ * @param deadPort       a loopback port nobody listens on
+ * @param runMarker      "NAME=value" put into the stdio servers' environment so leftovers can be found
+ */
+function buildCredentials({ everythingUrl, deadPort, runMarker }) {
+	return [
+		stdioCredential(CREDENTIAL_IDS.stdioEverything, 'E2E everything (stdio)', {
+			command: 'node',
+			// JSON-array form of args.
+			args: JSON.stringify([EVERYTHING_ENTRY, 'stdio']),
+			environment: runMarker,
+		}),
+		httpCredential(CREDENTIAL_IDS.httpEverything, 'E2E everything (HTTP)', everythingUrl),
+		stdioCredential(CREDENTIAL_IDS.stdioDead, 'E2E dead server (stdio)', {
+			command: 'node',
+			// Shell-style form of args.
+			args: '-e "process.exit(3)"',
+			environment: runMarker,
+		}),
+		httpCredential(CREDENTIAL_IDS.httpDead, 'E2E dead server (HTTP)', `http://127.0.0.1:${deadPort}/mcp`, {
+			connectTimeout: 5000,
+			requestTimeout: 5000,
+		}),
+	];
+}
+
+function loadWorkflows() {
+	const files = fs
+		.readdirSync(WORKFLOWS_DIR)
+		.filter((f) => f.endsWith('.json'))
+		.sort();
+	const workflows = files.map((f) => {
+		const wf = JSON.parse(fs.readFileSync(path.join(WORKFLOWS_DIR, f), 'utf8'));
+		if (!wf.id) throw new Error(`${f}: workflow needs a fixed "id"`);
+		return wf;
+	});
+	const ids = new Set(workflows.map((w) => w.id));
+	if (ids.size !== workflows.length) throw new Error('duplicate workflow ids in test/e2e/workflows');
+	return workflows;
+}
+
+module.exports = { CREDENTIAL_IDS, buildCredentials, loadWorkflows, WORKFLOWS_DIR };

@@ -1,0 +1,141 @@
+'use strict';
+// A real n8n (Node 24) in a throw-away user folder: CLI imports, start, readiness, webhook triggers.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnGroup, stopGroup, sleep } = require('./processes');
+const { waitFor } = require('./net');
+
+class N8n {
+	constructor({ node24Bin, n8nBin, userFolder, port, brokerPort, logFile, runMarker, extraEnv = {} }) {
+		Object.assign(this, { node24Bin, n8nBin, userFolder, port, brokerPort, logFile, runMarker, extraEnv });
+		this.baseUrl = `http://127.0.0.1:${port}`;
+		this.child = null;
+	}
+
+	env() {
+		const [markerName, markerValue] = this.runMarker.split('=');
+		return {
+			...process.env,
+			PATH: `${this.node24Bin}${path.delimiter}${process.env.PATH}`,
+			[markerName]: markerValue,
+			N8N_USER_FOLDER: this.userFolder,
+			N8N_PORT: String(this.port),
+			N8N_LISTEN_ADDRESS: '127.0.0.1',
+			N8N_HOST: '127.0.0.1',
+			N8N_PROTOCOL: 'http',
+			WEBHOOK_URL: `${this.baseUrl}/`,
+			N8N_RUNNERS_BROKER_PORT: String(this.brokerPort),
+			N8N_ENCRYPTION_KEY: 'mcp-agent-e2e-not-a-secret',
+			N8N_DIAGNOSTICS_ENABLED: 'false',
+			N8N_PERSONALIZATION_ENABLED: 'false',
+			N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+			N8N_TEMPLATES_ENABLED: 'false',
+			N8N_HIRING_BANNER_ENABLED: 'false',
+			N8N_SECURE_COOKIE: 'false',
+			N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '10',
+			N8N_LOG_LEVEL: process.env.MCP_AGENT_E2E_LOG_LEVEL || 'info',
+			N8N_LOG_OUTPUT: 'console',
+			N8N_MCP_AGENT_ALLOW_STDIO: 'true',
+			DB_TYPE: 'sqlite',
+			...this.extraEnv,
+		};
+	}
+
+	log(line) {
+		fs.appendFileSync(this.logFile, `\n===== [e2e] ${line}\n`);
+	}
+
+	/** Run an n8n CLI command to completion; throws with its output when it fails. */
+	async cli(args, { timeoutMs = 180000 } = {}) {
+		this.log(`n8n ${args.join(' ')}`);
+		const child = spawnGroup(path.join(this.node24Bin, 'node'), [this.n8nBin, ...args], {
+			cwd: this.userFolder,
+			env: this.env(),
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		let output = '';
+		child.stdout.on('data', (d) => (output += d));
+		child.stderr.on('data', (d) => (output += d));
+		const timer = setTimeout(() => stopGroup(child.pid, { graceMs: 2000 }), timeoutMs);
+		const { code, signal, error } = await child.exited;
+		clearTimeout(timer);
+		await stopGroup(child.pid, { graceMs: 2000 });
+		fs.appendFileSync(this.logFile, output);
+		// Some commands log an error and still exit 0, so look for n8n's own error marker too.
+		if (error || code !== 0 || /^Error[: ]|An error occurred/m.test(output)) {
+			throw new Error(
+				`n8n ${args.join(' ')} failed (exit ${code}${signal ? `, ${signal}` : ''}${error ? `, ${error.message}` : ''}):\n${output.trim().split('\n').slice(-30).join('\n')}`,
+			);
+		}
+		return output;
+	}
+
+	async start() {
+		this.log('n8n start');
+		const fd = fs.openSync(this.logFile, 'a');
+		this.child = spawnGroup(path.join(this.node24Bin, 'node'), [this.n8nBin, 'start'], {
+			cwd: this.userFolder,
+			env: this.env(),
+			stdio: ['ignore', fd, fd],
+		});
+		fs.closeSync(fd);
+		let exited = null;
+		this.child.exited.then((result) => (exited = result));
+		await waitFor(
+			`n8n readiness at ${this.baseUrl}/healthz/readiness`,
+			async () => (await fetch(`${this.baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2000) })).ok,
+			{
+				timeoutMs: 180000,
+				intervalMs: 500,
+				failIf: () => exited && `n8n exited early (code ${exited.code}, signal ${exited.signal})`,
+			},
+		);
+	}
+
+	async stop() {
+		if (!this.child) return;
+		const pid = this.child.pid;
+		this.child = null;
+		await stopGroup(pid, { graceMs: 20000 });
+	}
+
+	/**
+	 * POST to a production webhook and return { status, body }. Published workflows register
+	 * their webhooks shortly after readiness, so a 404 is retried for a while.
+	 */
+	async trigger(webhookPath, payload = {}, { timeoutMs = 120000, notFoundRetryMs = 20000 } = {}) {
+		const url = `${this.baseUrl}/webhook/${webhookPath}`;
+		const deadline = Date.now() + notFoundRetryMs;
+		for (;;) {
+			const response = await fetch(url, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(payload),
+				signal: AbortSignal.timeout(timeoutMs),
+			});
+			const text = await response.text();
+			if (response.status === 404 && Date.now() < deadline) {
+				await sleep(500);
+				continue;
+			}
+			let body;
+			try {
+				body = JSON.parse(text);
+			} catch {
+				body = text;
+			}
+			return { status: response.status, body };
+		}
+	}
+
+	logTail(lines = 80) {
+		try {
+			return fs.readFileSync(this.logFile, 'utf8').split('\n').slice(-lines).join('\n');
+		} catch {
+			return '(no log)';
+		}
+	}
+}
+
+module.exports = { N8n };
