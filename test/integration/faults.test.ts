@@ -150,12 +150,18 @@ describe('stdio server faults', () => {
 	it('non-JSON lines on stdout do not break the connection and are kept as diagnostics', async () => {
 		const connection = await open(fixture('stdio-fault-server.js', { FAULT_NOISE: '1' }));
 		expect(textOf(await call(connection, 'echo', { message: 'hi' }))).toBe('echo: hi');
+		expect(stdoutNoise(connection).split('\n')).toEqual([
+			'Starting stdio-fault-server v1.0.0 (this banner is not JSON)',
+			'server connected, waiting for messages',
+			'debug: echo called with hi',
+			// Valid JSON that is not JSON-RPC is noise too.
+			'{"level":"info","msg":"structured log line, not JSON-RPC"}',
+		]);
 		expect(textOf(await call(connection, 'echo', { message: 'again' }))).toBe('echo: again');
-		const noise = stdoutNoise(connection);
-		expect(noise).toContain('Starting stdio-fault-server v1.0.0 (this banner is not JSON)');
-		expect(noise).toContain('debug: echo called with again');
-		// Valid JSON that is not JSON-RPC is noise too.
-		expect(noise).toContain('structured log line, not JSON-RPC');
+		// Only the last lines are kept.
+		const noise = stdoutNoise(connection).split('\n');
+		expect(noise).toHaveLength(5);
+		expect(noise[3]).toBe('debug: echo called with again');
 
 		// When the server then fails, the message shows that stray output.
 		const failure = await failureOf(call(connection, 'crash'), 'process-exited');

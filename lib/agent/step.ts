@@ -1,0 +1,196 @@
+import { validateArguments } from '../tools/argumentValidator';
+import { parseJsonText } from '../tools/callResult';
+import { adapterFor } from '../providers/registry';
+import type { ProviderId } from '../providers/types';
+import type {
+	AgentEffect,
+	AgentEvent,
+	AgentState,
+	CatalogTool,
+	ModelTurn,
+	PlannedCall,
+	RunSettings,
+	RunStatus,
+	StopKind,
+	ToolLogEntry,
+	ToolOutcome,
+	Usage,
+} from './types';
+
+/**
+ * The agent loop as a pure function: (state, event) -> state, and the effect the state asks for
+ * next. No I/O, no clocks, no closures in the state: the driver performs effects and feeds back
+ * events, and any driver (a fresh run, a resumed one, another worker) continues the same way.
+ */
+
+export interface RunInit {
+	provider: ProviderId;
+	settings: RunSettings;
+	tools: CatalogTool[];
+	userMessage: string;
+	history?: unknown[];
+}
+
+const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+export function createRun(init: RunInit): AgentState {
+	return {
+		version: 1,
+		provider: init.provider,
+		settings: init.settings,
+		tools: init.tools,
+		transcript: adapterFor(init.provider).initialTranscript(init.userMessage, init.history ?? []),
+		iterations: 0,
+		usage: { ...ZERO_USAGE },
+		toolLog: [],
+		phase: { name: 'call_model' },
+		lastText: '',
+	};
+}
+
+export function nextEffect(state: AgentState): AgentEffect {
+	switch (state.phase.name) {
+		case 'call_model':
+			return { type: 'call_model' };
+		case 'run_tools':
+			return { type: 'run_tools', calls: state.phase.calls.filter((call) => !call.rejection) };
+		case 'finished':
+			return { type: 'finish', status: state.phase.status };
+	}
+}
+
+export function step(state: AgentState, event: AgentEvent): AgentState {
+	if (event.type === 'model_turn') {
+		if (state.phase.name !== 'call_model') throw new Error(`model turn received while ${state.phase.name}`);
+		return afterModelTurn(state, event.turn);
+	}
+	if (state.phase.name !== 'run_tools') throw new Error(`tool outcomes received while ${state.phase.name}`);
+	return afterToolOutcomes(state, event.outcomes, event.durations ?? {});
+}
+
+function addUsage(a: Usage, b: Usage): Usage {
+	return {
+		inputTokens: a.inputTokens + b.inputTokens,
+		outputTokens: a.outputTokens + b.outputTokens,
+		cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+		cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+	};
+}
+
+function finish(state: AgentState, status: RunStatus, stop?: StopKind, detail?: string, structured?: unknown): AgentState {
+	return {
+		...state,
+		phase: { name: 'finished', status, ...(stop ? { stop } : {}), text: state.lastText, ...(detail ? { detail } : {}), ...(structured !== undefined ? { structured } : {}) },
+	};
+}
+
+function afterModelTurn(previous: AgentState, turn: ModelTurn): AgentState {
+	let state: AgentState = {
+		...previous,
+		transcript: [...previous.transcript, ...turn.transcriptItems],
+		iterations: previous.iterations + 1,
+		usage: addUsage(previous.usage, turn.usage),
+		lastText: turn.text || previous.lastText,
+	};
+	const { tokenBudget } = state.settings;
+	if (tokenBudget > 0 && state.usage.inputTokens + state.usage.outputTokens > tokenBudget) {
+		return finish(state, 'token_budget_exceeded', turn.stop, `used ${state.usage.inputTokens + state.usage.outputTokens} of ${tokenBudget} tokens`);
+	}
+	if (turn.toolCalls.length > 0 && (turn.stop === 'tool_use' || turn.stop === 'end_turn' || turn.stop === 'other')) {
+		const calls = turn.toolCalls.map((call) => planCall(state, call));
+		return { ...state, phase: { name: 'run_tools', calls, assistantText: turn.text } };
+	}
+	switch (turn.stop) {
+		case 'pause_turn':
+			// The provider paused a long turn; sending the transcript back lets it continue.
+			return continueOrStop(state);
+		case 'max_tokens':
+			return finish(state, 'max_tokens', turn.stop, 'the model reached the maximum output tokens');
+		case 'refusal':
+			return finish(state, 'refusal', turn.stop, turn.refusal);
+		case 'context_exceeded':
+			return finish(state, 'context_exceeded', turn.stop, 'the conversation no longer fits the model\'s context window');
+		default:
+			return completeWithAnswer(state, turn.stop);
+	}
+}
+
+/** With a structured-output schema, an answer that does not match gets one more chance per iteration left. */
+function completeWithAnswer(state: AgentState, stop: StopKind): AgentState {
+	const schema = state.settings.structuredOutput;
+	if (!schema) return finish(state, 'completed', stop);
+	const parsed = parseJsonText(stripCodeFence(state.lastText));
+	const problem =
+		parsed === undefined
+			? 'the answer is not valid JSON'
+			: (() => {
+					const outcome = validateArguments(schema, parsed);
+					return outcome.valid ? undefined : outcome.summary.replace(/arguments/g, 'answer');
+				})();
+	if (!problem) return finish(state, 'completed', stop, undefined, parsed);
+	if (state.iterations >= state.settings.maxIterations) {
+		return finish(state, 'completed', stop, `structured output invalid: ${problem}`);
+	}
+	const correction = `Your final answer must be only a JSON value matching the required schema, but ${problem}. Reply again with only the JSON.`;
+	return { ...state, transcript: [...state.transcript, ...adapterFor(state.provider).userTextItems(correction)], phase: { name: 'call_model' } };
+}
+
+export function stripCodeFence(text: string): string {
+	const match = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text);
+	return match ? match[1] : text;
+}
+
+function continueOrStop(state: AgentState): AgentState {
+	if (state.iterations >= state.settings.maxIterations) {
+		return finish(state, 'max_iterations', undefined, `stopped after ${state.iterations} model calls (Max Iterations)`);
+	}
+	return { ...state, phase: { name: 'call_model' } };
+}
+
+function planCall(state: AgentState, call: ModelTurn['toolCalls'][number]): PlannedCall {
+	const base = { id: call.id, providerName: call.name };
+	const tool = state.tools.find((candidate) => candidate.providerName === call.name);
+	if (!tool) {
+		const names = state.tools.map((t) => t.providerName);
+		return { ...base, arguments: call.rawArguments, rejection: `Unknown tool "${call.name}". Available tools: ${names.join(', ') || '(none)'}.` };
+	}
+	const where = { serverId: tool.serverId, serverName: tool.serverName, mcpName: tool.mcpName, fingerprint: tool.fingerprint };
+	const parsed = adapterFor(state.provider).parseArguments(call.rawArguments);
+	if (!parsed.ok) return { ...base, tool: where, arguments: call.rawArguments, rejection: `The arguments are not valid JSON: ${parsed.error}. Send a JSON object.` };
+	const validation = validateArguments(tool.inputSchema, parsed.value);
+	if (!validation.valid) {
+		return { ...base, tool: where, arguments: parsed.value, rejection: `Invalid arguments for tool "${call.name}": ${validation.summary}. The tool was not called; fix the arguments and try again.` };
+	}
+	return { ...base, tool: where, arguments: parsed.value };
+}
+
+function afterToolOutcomes(state: AgentState, outcomes: ToolOutcome[], durations: Record<string, number>): AgentState {
+	if (state.phase.name !== 'run_tools') return state;
+	const byId = new Map(outcomes.map((outcome) => [outcome.id, outcome]));
+	const ordered: ToolOutcome[] = state.phase.calls.map((call) => {
+		if (call.rejection) return { id: call.id, isError: true, text: call.rejection, images: [] };
+		return byId.get(call.id) ?? { id: call.id, isError: true, text: 'The tool produced no result.', images: [] };
+	});
+	const log: ToolLogEntry[] = state.phase.calls.map((call, index) => ({
+		iteration: state.iterations,
+		id: call.id,
+		...(call.tool ? { server: call.tool.serverName } : {}),
+		tool: call.tool?.mcpName ?? call.providerName,
+		arguments: call.arguments,
+		isError: ordered[index].isError,
+		resultSummary: summarize(ordered[index]),
+		durationMs: durations[call.id] ?? 0,
+	}));
+	const next: AgentState = {
+		...state,
+		transcript: [...state.transcript, ...adapterFor(state.provider).toolResultItems(ordered)],
+		toolLog: [...state.toolLog, ...log],
+	};
+	return continueOrStop(next);
+}
+
+function summarize(outcome: ToolOutcome): string {
+	const text = outcome.text.replace(/\s+/g, ' ').trim();
+	const images = outcome.images.length ? ` [+${outcome.images.length} image${outcome.images.length > 1 ? 's' : ''}]` : '';
+	return (text.length > 200 ? `${text.slice(0, 200)}…` : text) + images;
+}

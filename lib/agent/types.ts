@@ -1,0 +1,139 @@
+/**
+ * The agent run as data. Everything here is plain JSON: a run stopped at any effect can be
+ * serialized, stored (in n8n's node context while the execution waits), and resumed by the same
+ * code on any worker.
+ */
+import type { ProviderId } from '../providers/types';
+
+export type StopKind =
+	| 'end_turn'
+	| 'tool_use'
+	| 'max_tokens'
+	| 'stop_sequence'
+	| 'pause_turn'
+	| 'refusal'
+	| 'context_exceeded'
+	| 'other';
+
+/** Why a run ended; the node reports it as `status`. */
+export type RunStatus =
+	| 'completed'
+	| 'max_tokens'
+	| 'refusal'
+	| 'context_exceeded'
+	| 'max_iterations'
+	| 'token_budget_exceeded'
+	| 'stopped';
+
+export interface Usage {
+	inputTokens: number;
+	outputTokens: number;
+	cacheReadTokens: number;
+	cacheWriteTokens: number;
+}
+
+/** A tool offered to the model: where it lives, and under which name the provider sees it. */
+export interface CatalogTool {
+	/** Name sent to the provider (unique, provider-safe). */
+	providerName: string;
+	/** Name sent to `tools/call`, unchanged. */
+	mcpName: string;
+	/** Index into the run's server list. */
+	serverId: string;
+	serverName: string;
+	title?: string;
+	description?: string;
+	inputSchema: Record<string, unknown>;
+	annotations?: Record<string, unknown>;
+	fingerprint: string;
+}
+
+/** One tool call the model asked for, after parsing and checking. */
+export interface PlannedCall {
+	id: string;
+	providerName: string;
+	/** Set when the name resolved to a catalog tool. */
+	tool?: { serverId: string; serverName: string; mcpName: string; fingerprint: string };
+	arguments: unknown;
+	/** Set when the call must not reach a server: the reason goes back to the model as an error result. */
+	rejection?: string;
+}
+
+export interface ToolImage {
+	mimeType: string;
+	data: string;
+}
+
+/** A tool result in provider-neutral form, already capped in size. */
+export interface ToolOutcome {
+	id: string;
+	isError: boolean;
+	text: string;
+	images: ToolImage[];
+}
+
+export interface ToolLogEntry {
+	iteration: number;
+	id: string;
+	server?: string;
+	tool: string;
+	arguments: unknown;
+	isError: boolean;
+	resultSummary: string;
+	durationMs: number;
+}
+
+export interface RunSettings {
+	model: string;
+	system?: string;
+	maxIterations: number;
+	maxOutputTokens: number;
+	/** Total input + output tokens across the run; 0 = unlimited. */
+	tokenBudget: number;
+	temperature?: number;
+	toolChoice: { type: 'auto' } | { type: 'required' } | { type: 'none' } | { type: 'tool'; name: string };
+	parallelToolCalls: boolean;
+	promptCaching: boolean;
+	/** A JSON Schema the final answer must match; the model is asked for JSON in that shape. */
+	structuredOutput?: Record<string, unknown>;
+	/** Cap for the text of one tool result, in characters. */
+	maxToolResultChars: number;
+}
+
+export interface AgentState {
+	version: 1;
+	provider: ProviderId;
+	settings: RunSettings;
+	tools: CatalogTool[];
+	/** The provider-native conversation, replayed in full on every model call (the APIs are stateless). */
+	transcript: unknown[];
+	iterations: number;
+	usage: Usage;
+	toolLog: ToolLogEntry[];
+	phase:
+		| { name: 'call_model' }
+		| { name: 'run_tools'; calls: PlannedCall[]; assistantText: string }
+		| { name: 'finished'; status: RunStatus; stop?: StopKind; text: string; detail?: string; structured?: unknown };
+	/** Text of the most recent assistant turn, kept for the final output. */
+	lastText: string;
+}
+
+/** What the model said in one turn, normalized by the provider adapter. */
+export interface ModelTurn {
+	/** Native items to append to the transcript (assistant message or Responses output items). */
+	transcriptItems: unknown[];
+	text: string;
+	toolCalls: Array<{ id: string; name: string; rawArguments: unknown }>;
+	stop: StopKind;
+	usage: Usage;
+	refusal?: string;
+}
+
+export type AgentEvent =
+	| { type: 'model_turn'; turn: ModelTurn }
+	| { type: 'tool_outcomes'; outcomes: ToolOutcome[]; durations?: Record<string, number> };
+
+export type AgentEffect =
+	| { type: 'call_model' }
+	| { type: 'run_tools'; calls: PlannedCall[] }
+	| { type: 'finish'; status: RunStatus };

@@ -1,0 +1,97 @@
+import type { ModelTurn, StopKind, ToolOutcome } from '../agent/types';
+import { toAnthropicTool } from '../tools/providerFormats';
+import type { ProviderAdapter } from './types';
+import { asToolDefinition, checkHistory, numberOr0, parseJsonArguments, systemWithStructuredOutput } from './shared';
+
+const STOPS: Record<string, StopKind> = {
+	end_turn: 'end_turn',
+	tool_use: 'tool_use',
+	max_tokens: 'max_tokens',
+	stop_sequence: 'stop_sequence',
+	pause_turn: 'pause_turn',
+	refusal: 'refusal',
+	model_context_window_exceeded: 'context_exceeded',
+};
+
+const CACHE = { type: 'ephemeral' } as const;
+
+/** Anthropic Messages API: tool_use blocks in, tool_result blocks (with is_error) out. */
+export const anthropicMessages: ProviderAdapter = {
+	id: 'anthropic',
+
+	initialTranscript(userMessage, history) {
+		// Anthropic has no system role in messages; the system prompt travels separately.
+		const prior = checkHistory(history).filter((entry) => entry.role !== 'system');
+		return [...prior, { role: 'user', content: userMessage }];
+	},
+
+	buildRequest(settings, tools, transcript) {
+		const system = systemWithStructuredOutput(settings);
+		const toolDefs = tools.map((tool) => ({ ...toAnthropicTool(asToolDefinition(tool), tool.providerName) }) as Record<string, unknown>);
+		// Caching the tool list and system prompt: one breakpoint after the tools, one after the system.
+		if (settings.promptCaching && toolDefs.length > 0) toolDefs[toolDefs.length - 1] = { ...toolDefs[toolDefs.length - 1], cache_control: CACHE };
+		const choice = settings.toolChoice;
+		const body: Record<string, unknown> = {
+			model: settings.model,
+			max_tokens: settings.maxOutputTokens,
+			messages: transcript,
+		};
+		if (system) body.system = [{ type: 'text', text: system, ...(settings.promptCaching ? { cache_control: CACHE } : {}) }];
+		if (toolDefs.length > 0) {
+			body.tools = toolDefs;
+			const disable = settings.parallelToolCalls ? {} : { disable_parallel_tool_use: true };
+			body.tool_choice =
+				choice.type === 'required' ? { type: 'any', ...disable }
+				: choice.type === 'tool' ? { type: 'tool', name: choice.name, ...disable }
+				: choice.type === 'none' ? { type: 'none' }
+				: { type: 'auto', ...disable };
+		}
+		if (settings.temperature !== undefined) body.temperature = settings.temperature;
+		return body;
+	},
+
+	parseResponse(body): ModelTurn {
+		const response = body as { content?: Array<Record<string, unknown>>; stop_reason?: string; usage?: Record<string, unknown> };
+		const content = Array.isArray(response.content) ? response.content : [];
+		const text = content.filter((b) => b.type === 'text').map((b) => String(b.text ?? '')).join('');
+		const toolCalls = content
+			.filter((b) => b.type === 'tool_use')
+			.map((b) => ({ id: String(b.id), name: String(b.name), rawArguments: b.input }));
+		const usage = response.usage ?? {};
+		return {
+			transcriptItems: [{ role: 'assistant', content }],
+			text,
+			toolCalls,
+			stop: STOPS[response.stop_reason ?? ''] ?? 'other',
+			usage: {
+				inputTokens: numberOr0(usage.input_tokens),
+				outputTokens: numberOr0(usage.output_tokens),
+				cacheReadTokens: numberOr0(usage.cache_read_input_tokens),
+				cacheWriteTokens: numberOr0(usage.cache_creation_input_tokens),
+			},
+		};
+	},
+
+	toolResultItems(outcomes: ToolOutcome[]) {
+		return [
+			{
+				role: 'user',
+				content: outcomes.map((outcome) => ({
+					type: 'tool_result',
+					tool_use_id: outcome.id,
+					content: [
+						{ type: 'text', text: outcome.text || '(empty result)' },
+						...outcome.images.map((image) => ({ type: 'image', source: { type: 'base64', media_type: image.mimeType, data: image.data } })),
+					],
+					...(outcome.isError ? { is_error: true } : {}),
+				})),
+			},
+		];
+	},
+
+	userTextItems(text) {
+		return [{ role: 'user', content: text }];
+	},
+
+	parseArguments: parseJsonArguments,
+};

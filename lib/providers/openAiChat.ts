@@ -1,0 +1,94 @@
+import type { ModelTurn, StopKind, ToolOutcome } from '../agent/types';
+import { toOpenAiChatTool } from '../tools/providerFormats';
+import type { ProviderAdapter } from './types';
+import { asToolDefinition, checkHistory, dataUrl, numberOr0, parseJsonArguments, resultText } from './shared';
+
+const STOPS: Record<string, StopKind> = {
+	stop: 'end_turn',
+	tool_calls: 'tool_use',
+	function_call: 'tool_use',
+	length: 'max_tokens',
+	content_filter: 'refusal',
+};
+
+/** OpenAI Chat Completions (and compatible servers): tool_calls with JSON-string arguments, role "tool" results. */
+export const openAiChat: ProviderAdapter = {
+	id: 'openaiChat',
+
+	initialTranscript(userMessage, history) {
+		return [...checkHistory(history), { role: 'user', content: userMessage }];
+	},
+
+	buildRequest(settings, tools, transcript) {
+		const body: Record<string, unknown> = {
+			model: settings.model,
+			messages: settings.system ? [{ role: 'system', content: settings.system }, ...transcript] : transcript,
+			max_completion_tokens: settings.maxOutputTokens,
+		};
+		if (tools.length > 0) {
+			body.tools = tools.map((tool) => toOpenAiChatTool(asToolDefinition(tool), tool.providerName));
+			const choice = settings.toolChoice;
+			body.tool_choice = choice.type === 'tool' ? { type: 'function', function: { name: choice.name } } : choice.type;
+			body.parallel_tool_calls = settings.parallelToolCalls;
+		}
+		if (settings.temperature !== undefined) body.temperature = settings.temperature;
+		if (settings.structuredOutput) {
+			body.response_format = { type: 'json_schema', json_schema: { name: 'answer', schema: settings.structuredOutput, strict: false } };
+		}
+		return body;
+	},
+
+	parseResponse(body): ModelTurn {
+		const response = body as { choices?: Array<{ message?: Record<string, unknown>; finish_reason?: string }>; usage?: Record<string, unknown> };
+		const choice = response.choices?.[0] ?? {};
+		const message = choice.message ?? {};
+		const rawCalls = Array.isArray(message.tool_calls) ? (message.tool_calls as Array<Record<string, unknown>>) : [];
+		const toolCalls = rawCalls
+			.filter((call) => call.type === undefined || call.type === 'function')
+			.map((call) => {
+				const fn = (call.function ?? {}) as { name?: string; arguments?: unknown };
+				return { id: String(call.id), name: String(fn.name), rawArguments: fn.arguments };
+			});
+		const refusal = typeof message.refusal === 'string' && message.refusal ? message.refusal : undefined;
+		const usage = response.usage ?? {};
+		const cached = numberOr0((usage.prompt_tokens_details as Record<string, unknown> | undefined)?.cached_tokens);
+		const assistant: Record<string, unknown> = { role: 'assistant', content: typeof message.content === 'string' ? message.content : null };
+		if (rawCalls.length > 0) assistant.tool_calls = rawCalls;
+		if (refusal) assistant.refusal = refusal;
+		return {
+			transcriptItems: [assistant],
+			text: typeof message.content === 'string' ? message.content : '',
+			toolCalls,
+			stop: refusal ? 'refusal' : STOPS[choice.finish_reason ?? ''] ?? 'other',
+			usage: {
+				inputTokens: numberOr0(usage.prompt_tokens) - cached,
+				outputTokens: numberOr0(usage.completion_tokens),
+				cacheReadTokens: cached,
+				cacheWriteTokens: 0,
+			},
+			...(refusal ? { refusal } : {}),
+		};
+	},
+
+	toolResultItems(outcomes: ToolOutcome[]) {
+		const items: unknown[] = outcomes.map((outcome) => ({ role: 'tool', tool_call_id: outcome.id, content: resultText(outcome) }));
+		// Tool messages carry text only; images follow in one user message, which does accept them.
+		const images = outcomes.flatMap((outcome) => outcome.images.map((image) => ({ id: outcome.id, image })));
+		if (images.length > 0) {
+			items.push({
+				role: 'user',
+				content: [
+					{ type: 'text', text: `Images returned by tool calls ${[...new Set(images.map((i) => i.id))].join(', ')}:` },
+					...images.map(({ image }) => ({ type: 'image_url', image_url: { url: dataUrl(image) } })),
+				],
+			});
+		}
+		return items;
+	},
+
+	userTextItems(text) {
+		return [{ role: 'user', content: text }];
+	},
+
+	parseArguments: parseJsonArguments,
+};

@@ -1,0 +1,101 @@
+import type { ModelTurn, StopKind, ToolOutcome } from '../agent/types';
+import { toOpenAiResponsesTool } from '../tools/providerFormats';
+import type { ProviderAdapter } from './types';
+import { asToolDefinition, checkHistory, dataUrl, numberOr0, parseJsonArguments, resultText } from './shared';
+
+/**
+ * OpenAI Responses API: function_call output items in, function_call_output items by call_id out.
+ * Requests use store: false, so output items are replayed without their server-side ids.
+ */
+export const openAiResponses: ProviderAdapter = {
+	id: 'openaiResponses',
+
+	initialTranscript(userMessage, history) {
+		return [...checkHistory(history), { role: 'user', content: userMessage }];
+	},
+
+	buildRequest(settings, tools, transcript) {
+		const body: Record<string, unknown> = {
+			model: settings.model,
+			input: transcript,
+			max_output_tokens: settings.maxOutputTokens,
+			store: false,
+		};
+		if (settings.system) body.instructions = settings.system;
+		if (tools.length > 0) {
+			body.tools = tools.map((tool) => toOpenAiResponsesTool(asToolDefinition(tool), tool.providerName));
+			const choice = settings.toolChoice;
+			body.tool_choice = choice.type === 'tool' ? { type: 'function', name: choice.name } : choice.type;
+			body.parallel_tool_calls = settings.parallelToolCalls;
+		}
+		if (settings.temperature !== undefined) body.temperature = settings.temperature;
+		if (settings.structuredOutput) {
+			body.text = { format: { type: 'json_schema', name: 'answer', schema: settings.structuredOutput, strict: false } };
+		}
+		return body;
+	},
+
+	parseResponse(body): ModelTurn {
+		const response = body as {
+			output?: Array<Record<string, unknown>>;
+			status?: string;
+			incomplete_details?: { reason?: string } | null;
+			usage?: Record<string, unknown>;
+		};
+		const output = Array.isArray(response.output) ? response.output : [];
+		let text = '';
+		let refusal: string | undefined;
+		for (const item of output) {
+			if (item.type !== 'message' || !Array.isArray(item.content)) continue;
+			for (const part of item.content as Array<Record<string, unknown>>) {
+				if (part.type === 'output_text') text += String(part.text ?? '');
+				if (part.type === 'refusal') refusal = String(part.refusal ?? '');
+			}
+		}
+		const toolCalls = output
+			.filter((item) => item.type === 'function_call')
+			.map((item) => ({ id: String(item.call_id), name: String(item.name), rawArguments: item.arguments }));
+		const reason = response.incomplete_details?.reason;
+		const stop: StopKind = refusal
+			? 'refusal'
+			: response.status === 'incomplete'
+				? reason === 'max_output_tokens' ? 'max_tokens' : reason === 'content_filter' ? 'refusal' : 'other'
+				: toolCalls.length > 0 ? 'tool_use' : 'end_turn';
+		const usage = response.usage ?? {};
+		const cached = numberOr0((usage.input_tokens_details as Record<string, unknown> | undefined)?.cached_tokens);
+		// Reasoning items without encrypted content cannot be replayed when nothing is stored server-side.
+		const replayable = output
+			.filter((item) => item.type !== 'reasoning' || typeof item.encrypted_content === 'string')
+			.map(({ id: _id, ...rest }) => rest);
+		return {
+			transcriptItems: replayable,
+			text,
+			toolCalls,
+			stop,
+			usage: {
+				inputTokens: numberOr0(usage.input_tokens) - cached,
+				outputTokens: numberOr0(usage.output_tokens),
+				cacheReadTokens: cached,
+				cacheWriteTokens: 0,
+			},
+			...(refusal ? { refusal } : {}),
+		};
+	},
+
+	toolResultItems(outcomes: ToolOutcome[]) {
+		return outcomes.map((outcome) => ({
+			type: 'function_call_output',
+			call_id: outcome.id,
+			output:
+				outcome.images.length === 0
+					? resultText(outcome)
+					: [{ type: 'input_text', text: resultText(outcome) }, ...outcome.images.map((image) => ({ type: 'input_image', image_url: dataUrl(image) }))],
+		}));
+	},
+
+	userTextItems(text) {
+		return [{ role: 'user', content: text }];
+	},
+
+	parseArguments: parseJsonArguments,
+};

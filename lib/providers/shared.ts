@@ -1,0 +1,50 @@
+import type { CatalogTool, RunSettings, Usage } from '../agent/types';
+import type { ToolDefinition } from '../tools/toolDefinition';
+
+export const EMPTY_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+export function asToolDefinition(tool: CatalogTool): ToolDefinition {
+	return { name: tool.mcpName, description: tool.description, inputSchema: tool.inputSchema };
+}
+
+/** Providers without a native structured-output switch get the schema as an instruction. */
+export function systemWithStructuredOutput(settings: RunSettings): string | undefined {
+	if (!settings.structuredOutput) return settings.system;
+	const instruction = `When you give your final answer, reply with only a JSON value (no prose, no code fence) that matches this JSON Schema:\n${JSON.stringify(settings.structuredOutput)}`;
+	return settings.system ? `${settings.system}\n\n${instruction}` : instruction;
+}
+
+export function parseJsonArguments(raw: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
+	if (raw && typeof raw === 'object') return { ok: true, value: raw };
+	if (typeof raw !== 'string') return { ok: false, error: `expected a JSON object, got ${raw === null ? 'null' : typeof raw}` };
+	if (raw.trim() === '') return { ok: true, value: {} };
+	try {
+		return { ok: true, value: JSON.parse(raw) };
+	} catch (error) {
+		return { ok: false, error: (error as Error).message };
+	}
+}
+
+export function numberOr0(value: unknown): number {
+	return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+export function dataUrl(image: { mimeType: string; data: string }): string {
+	return `data:${image.mimeType};base64,${image.data}`;
+}
+
+/** Error results are marked in the text for providers that have no is_error flag. */
+export function resultText(outcome: { isError: boolean; text: string }): string {
+	const text = outcome.text || '(empty result)';
+	return outcome.isError ? `Error: ${text}` : text;
+}
+
+/** History entries must be objects with a role; anything else is a user error to report. */
+export function checkHistory(history: unknown[]): Array<Record<string, unknown>> {
+	return history.map((entry, index) => {
+		if (!entry || typeof entry !== 'object' || typeof (entry as { role?: unknown }).role !== 'string') {
+			throw new Error(`Prior conversation: entry ${index} must be an object with a "role" (user, assistant) and "content"`);
+		}
+		return entry as Record<string, unknown>;
+	});
+}

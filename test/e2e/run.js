@@ -1,0 +1,71 @@
+'use strict';
+// End-to-end tests in a real n8n 2.41.1 (`npm run test:e2e`, after `npm run build`).
+//
+// One n8n serves all cases: the packed package is installed into a temp user folder as the
+// Community Nodes installer would, credentials (generated: ports and paths change per run) and
+// test/e2e/workflows/*.json are imported and published, n8n starts, and each case triggers a
+// webhook whose response carries the last node's items. Runs on Node 20; n8n itself runs on the
+// Node 24 from scripts/ensure-n8n.sh.
+//
+// Environment: MCP_AGENT_E2E_KEEP=1 keeps the temp folder (it is kept anyway on failure),
+// MCP_AGENT_E2E_LOG_LEVEL sets n8n's log level (default info), MCP_AGENT_CACHE as in ensure-n8n.sh.
+
+const assert = require('node:assert/strict');
+const { test, before, after } = require('node:test');
+
+const { E2eEnvironment } = require('./lib/environment');
+const processes = require('./lib/processes');
+
+const env = new E2eEnvironment();
+
+function stopEverythingNow(signal) {
+	process.stderr.write(`\n[e2e] ${signal}: stopping every process this run started\n`);
+	processes.killAllGroupsNow();
+	process.exit(130);
+}
+process.once('SIGINT', stopEverythingNow);
+process.once('SIGTERM', stopEverythingNow);
+process.on('exit', () => processes.killAllGroupsNow());
+
+/** A test case that prints n8n's log tail when it fails. */
+function e2eTest(name, fn, { timeout = 180000 } = {}) {
+	test(name, { timeout }, async (t) => {
+		try {
+			await fn(t);
+		} catch (error) {
+			env.reportFailure(name);
+			throw error;
+		}
+	});
+}
+
+// Installing n8n into an empty cache (scripts/ensure-n8n.sh) can take several minutes.
+before(
+	async () => {
+		try {
+			await env.setup();
+		} catch (error) {
+			env.reportFailure('setup');
+			throw error;
+		}
+	},
+	{ timeout: 20 * 60 * 1000 },
+);
+
+require('./cases/list-tools')(e2eTest, env);
+require('./cases/call-tool')(e2eTest, env);
+require('./cases/errors')(e2eTest, env);
+
+e2eTest('stopping n8n and server-everything leaves no process of this run behind', async () => {
+	await env.stop();
+	const left = await env.leftovers();
+	if (left.length) {
+		env.killLeftovers(left);
+		assert.fail(`processes left behind:\n${left.map((p) => `  pid ${p.pid} (group ${p.pgid}): ${p.cmdline}`).join('\n')}`);
+	}
+});
+
+after(async () => {
+	await env.stop();
+	env.cleanupFiles();
+});
