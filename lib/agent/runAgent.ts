@@ -1,0 +1,44 @@
+import { adapterFor } from '../providers/registry';
+import { isContextOverflow } from '../providers/errors';
+import type { ModelClient } from '../providers/types';
+import { EMPTY_USAGE } from '../providers/shared';
+import { nextEffect, step } from './step';
+import type { AgentState, PlannedCall } from './types';
+import type { ToolRunResult } from './toolRunner';
+
+export interface AgentDrivers {
+	model: ModelClient;
+	runTools(calls: PlannedCall[]): Promise<ToolRunResult>;
+	/** Called after every step with the new state (persistence hooks, tests). */
+	onStep?(state: AgentState): void;
+}
+
+/**
+ * Performs effects until the run finishes. Starting from a stored state continues exactly where it
+ * stopped: this function holds nothing the state does not.
+ */
+export async function runAgent(initial: AgentState, drivers: AgentDrivers): Promise<AgentState> {
+	let state = initial;
+	const adapter = adapterFor(state.provider);
+	for (;;) {
+		const effect = nextEffect(state);
+		if (effect.type === 'finish') return state;
+		if (effect.type === 'call_model') {
+			const body = adapter.buildRequest(state.settings, state.tools, state.transcript);
+			let response: unknown;
+			try {
+				response = await drivers.model.send(body);
+			} catch (error) {
+				if (!isContextOverflow(error)) throw error;
+				state = step(state, { type: 'model_turn', turn: { transcriptItems: [], text: '', toolCalls: [], stop: 'context_exceeded', usage: { ...EMPTY_USAGE } } });
+				drivers.onStep?.(state);
+				continue;
+			}
+			state = step(state, { type: 'model_turn', turn: adapter.parseResponse(response) });
+		} else {
+			const { outcomes, durations } = effect.calls.length > 0 ? await drivers.runTools(effect.calls) : { outcomes: [], durations: {} };
+			state = step(state, { type: 'tool_outcomes', outcomes, durations });
+		}
+		drivers.onStep?.(state);
+	}
+}

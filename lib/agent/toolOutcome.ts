@@ -1,0 +1,60 @@
+import type { ToolImage, ToolOutcome } from './types';
+
+export interface OutcomeLimits {
+	maxChars: number;
+	/** Largest image (decoded bytes) passed to the model; larger ones are replaced by a note. */
+	maxImageBytes: number;
+}
+
+export const DEFAULT_OUTCOME_LIMITS: OutcomeLimits = { maxChars: 20_000, maxImageBytes: 1_000_000 };
+
+/** Cuts text to `max` characters with a marker the model (and the reviewer) can see. */
+export function capText(text: string, max: number): string {
+	if (max <= 0 || text.length <= max) return text;
+	return `${text.slice(0, max)}\n…[truncated: showing ${max} of ${text.length} characters]`;
+}
+
+/**
+ * An MCP CallToolResult in the neutral form the providers accept: text (with structuredContent,
+ * resource links and embedded text resources written out), images kept when small enough, and
+ * everything capped before it reaches the model or the stored state.
+ */
+export function toolOutcomeFromMcp(id: string, result: Record<string, unknown>, limits: OutcomeLimits): ToolOutcome {
+	const blocks = Array.isArray(result.content) ? (result.content as Array<Record<string, unknown>>) : [];
+	const parts: string[] = [];
+	const images: ToolImage[] = [];
+	for (const block of blocks) {
+		switch (block.type) {
+			case 'text':
+				parts.push(String(block.text ?? ''));
+				break;
+			case 'image': {
+				const data = String(block.data ?? '');
+				const bytes = Math.floor((data.length * 3) / 4);
+				if (bytes <= limits.maxImageBytes) images.push({ mimeType: String(block.mimeType ?? 'image/png'), data });
+				else parts.push(`[image omitted: ${block.mimeType}, ${bytes} bytes is over the limit]`);
+				break;
+			}
+			case 'audio':
+				parts.push(`[audio omitted: ${block.mimeType}]`);
+				break;
+			case 'resource_link':
+				parts.push(`[resource link: ${block.uri}${block.name ? ` (${block.name})` : ''}]`);
+				break;
+			case 'resource': {
+				const resource = (block.resource ?? {}) as Record<string, unknown>;
+				if (typeof resource.text === 'string') parts.push(`[resource ${resource.uri}]\n${resource.text}`);
+				else parts.push(`[binary resource omitted: ${resource.uri} (${resource.mimeType ?? 'unknown type'})]`);
+				break;
+			}
+			default:
+				parts.push(`[unsupported content block: ${String(block.type)}]`);
+		}
+	}
+	if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
+	return { id, isError: result.isError === true, text: capText(parts.join('\n'), limits.maxChars), images };
+}
+
+export function errorOutcome(id: string, message: string, limits: OutcomeLimits): ToolOutcome {
+	return { id, isError: true, text: capText(message, limits.maxChars), images: [] };
+}

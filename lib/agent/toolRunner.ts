@@ -1,0 +1,47 @@
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { McpConnection } from '../mcp/connection';
+import { McpFailure } from '../mcp/errors';
+import { mapWithConcurrency } from '../util/mapWithConcurrency';
+import { errorOutcome, toolOutcomeFromMcp, type OutcomeLimits } from './toolOutcome';
+import type { PlannedCall, ToolOutcome } from './types';
+
+export interface ToolRunnerOptions {
+	connections: Map<string, McpConnection>;
+	concurrency: number;
+	timeoutMs: number;
+	limits: OutcomeLimits;
+}
+
+export interface ToolRunResult {
+	outcomes: ToolOutcome[];
+	durations: Record<string, number>;
+}
+
+/**
+ * Runs every requested call of a turn (bounded concurrency, per-call timeout). Nothing here
+ * throws: a timeout, a dead server or an MCP isError all become error results for the model.
+ */
+export async function runToolCalls(calls: PlannedCall[], options: ToolRunnerOptions): Promise<ToolRunResult> {
+	const durations: Record<string, number> = {};
+	const outcomes = await mapWithConcurrency(calls, options.concurrency, async (call) => {
+		const started = performance.now();
+		try {
+			if (!call.tool) return errorOutcome(call.id, call.rejection ?? 'Unknown tool.', options.limits);
+			const connection = options.connections.get(call.tool.serverId);
+			if (!connection) return errorOutcome(call.id, `Server "${call.tool.serverName}" is not connected.`, options.limits);
+			const { mcpName } = call.tool;
+			const result = await connection.request(`calling tool "${mcpName}"`, (client) =>
+				client.callTool({ name: mcpName, arguments: call.arguments as Record<string, unknown> }, CallToolResultSchema, {
+					timeout: options.timeoutMs,
+				}),
+			);
+			return toolOutcomeFromMcp(call.id, result as Record<string, unknown>, options.limits);
+		} catch (error) {
+			const message = error instanceof McpFailure ? error.summary : (error as Error).message;
+			return errorOutcome(call.id, `The tool call failed: ${message}`, options.limits);
+		} finally {
+			durations[call.id] = Math.round(performance.now() - started);
+		}
+	});
+	return { outcomes, durations };
+}

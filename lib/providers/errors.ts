@@ -1,0 +1,44 @@
+/**
+ * Provider SDK errors explained for a person. Status codes come from the SDKs' APIError; a
+ * context overflow is not an error for the run, it ends it with status context_exceeded.
+ */
+export class ProviderError extends Error {
+	constructor(message: string, readonly status?: number) {
+		super(message);
+		this.name = 'ProviderError';
+	}
+}
+
+function statusOf(error: unknown): number | undefined {
+	const status = (error as { status?: unknown })?.status;
+	return typeof status === 'number' ? status : undefined;
+}
+
+function bodyMessage(error: unknown): string {
+	const e = error as { error?: { error?: { message?: string }; message?: string }; message?: string };
+	return e?.error?.error?.message ?? e?.error?.message ?? e?.message ?? String(error);
+}
+
+export function isContextOverflow(error: unknown): boolean {
+	if (statusOf(error) !== 400) return false;
+	const e = error as { code?: unknown; error?: { code?: unknown; error?: { code?: unknown } } };
+	const code = e?.code ?? e?.error?.code ?? e?.error?.error?.code;
+	return code === 'context_length_exceeded' || /prompt is too long|context window|context length|maximum context/i.test(bodyMessage(error));
+}
+
+export function explainProviderError(error: unknown, provider: string): ProviderError {
+	if (error instanceof ProviderError) return error;
+	const status = statusOf(error);
+	const detail = bodyMessage(error).replace(/\s+/g, ' ').slice(0, 400);
+	const name = (error as Error)?.name ?? '';
+	if (status === 401) return new ProviderError(`${provider} rejected the API key (401 Unauthorized). Check the API key in the credential.`, status);
+	if (status === 403) return new ProviderError(`${provider} refused the request (403 Forbidden): ${detail}`, status);
+	if (status === 404) return new ProviderError(`${provider} answered 404: ${detail}. Check the model name and the base URL.`, status);
+	if (status === 429) return new ProviderError(`${provider} is rate limiting requests (429) and retries ran out: ${detail}`, status);
+	if (status !== undefined && status >= 500) return new ProviderError(`${provider} had a server error (${status}) and retries ran out: ${detail}`, status);
+	if (status !== undefined) return new ProviderError(`${provider} rejected the request (${status}): ${detail}`, status);
+	if (/APIConnectionError|APIConnectionTimeoutError/.test(name) || /Connection error|ECONNREFUSED|timed out/i.test(detail)) {
+		return new ProviderError(`Could not reach ${provider}: ${detail}. Check the base URL and the network.`);
+	}
+	return new ProviderError(`${provider} request failed: ${detail}`);
+}
