@@ -1,0 +1,34 @@
+import type { AgentState } from './types';
+
+/** The Agent node's output for one finished run. */
+export function agentRunOutput(state: AgentState, includeTranscript: boolean): Record<string, unknown> {
+	const phase = state.phase.name === 'finished' ? state.phase : undefined;
+	return {
+		text: phase?.text ?? state.lastText,
+		...(phase?.structured !== undefined ? { structured: phase.structured } : {}),
+		status: phase?.status ?? 'stopped',
+		stopReason: phase?.stop ?? null,
+		...(phase?.detail ? { detail: phase.detail } : {}),
+		iterations: state.iterations,
+		usage: state.usage,
+		toolCalls: state.toolLog,
+		model: state.settings.model,
+		provider: state.provider,
+		...(includeTranscript ? { transcript: state.transcript } : {}),
+	};
+}
+
+/** Prior conversation from the node option: an array, or a JSON string of one. */
+export function parseHistory(value: unknown): unknown[] {
+	if (value === undefined || value === null || value === '') return [];
+	let parsed = value;
+	if (typeof value === 'string') {
+		try {
+			parsed = JSON.parse(value);
+		} catch (error) {
+			throw new Error(`Prior Conversation is not valid JSON: ${(error as Error).message}`);
+		}
+	}
+	if (!Array.isArray(parsed)) throw new Error('Prior Conversation must be a JSON array of { role, content } messages');
+	return parsed;
+}

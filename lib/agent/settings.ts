@@ -1,0 +1,72 @@
+import type { RunSettings } from './types';
+
+/** The Agent node's raw options, as n8n hands them over. */
+export interface RawAgentOptions {
+	maxIterations?: number;
+	maxOutputTokens?: number;
+	tokenBudget?: number;
+	temperature?: number;
+	toolChoice?: string;
+	toolChoiceName?: string;
+	parallelToolCalls?: boolean;
+	promptCaching?: boolean;
+	structuredOutputSchema?: unknown;
+	maxToolResultChars?: number;
+}
+
+export class SettingsError extends Error {}
+
+function positiveInteger(value: unknown, fallback: number, name: string, allowZero = false): number {
+	if (value === undefined || value === null || value === '') return fallback;
+	const n = Number(value);
+	if (!Number.isInteger(n) || n < 0 || (!allowZero && n === 0)) throw new SettingsError(`${name} must be a whole number${allowZero ? ' (0 or more)' : ' greater than 0'}`);
+	return n;
+}
+
+/** Object, or a JSON string of one (n8n's json parameters arrive as either). */
+export function parseJsonObjectOption(value: unknown, name: string): Record<string, unknown> | undefined {
+	if (value === undefined || value === null || value === '') return undefined;
+	let parsed = value;
+	if (typeof value === 'string') {
+		if (value.trim() === '' || value.trim() === '{}') return undefined;
+		try {
+			parsed = JSON.parse(value);
+		} catch (error) {
+			throw new SettingsError(`${name} is not valid JSON: ${(error as Error).message}`);
+		}
+	}
+	if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SettingsError(`${name} must be a JSON object`);
+	return Object.keys(parsed).length ? (parsed as Record<string, unknown>) : undefined;
+}
+
+export function buildRunSettings(model: string, system: string | undefined, raw: RawAgentOptions): RunSettings {
+	if (!model.trim()) throw new SettingsError('Model is empty: pick one from the list or enter its ID');
+	const toolChoiceType = raw.toolChoice ?? 'auto';
+	let toolChoice: RunSettings['toolChoice'];
+	if (toolChoiceType === 'tool') {
+		const name = (raw.toolChoiceName ?? '').trim();
+		if (!name) throw new SettingsError('Tool Choice is "A Specific Tool" but no tool name is given');
+		toolChoice = { type: 'tool', name };
+	} else if (toolChoiceType === 'auto' || toolChoiceType === 'required' || toolChoiceType === 'none') {
+		toolChoice = { type: toolChoiceType };
+	} else {
+		throw new SettingsError(`Unknown Tool Choice "${toolChoiceType}"`);
+	}
+	if (raw.temperature !== undefined && (typeof raw.temperature !== 'number' || raw.temperature < 0 || raw.temperature > 2)) {
+		throw new SettingsError('Temperature must be a number between 0 and 2');
+	}
+	const structuredOutput = parseJsonObjectOption(raw.structuredOutputSchema, 'Structured Output Schema');
+	return {
+		model: model.trim(),
+		...(system?.trim() ? { system } : {}),
+		maxIterations: positiveInteger(raw.maxIterations, 10, 'Max Iterations'),
+		maxOutputTokens: positiveInteger(raw.maxOutputTokens, 4096, 'Max Output Tokens'),
+		tokenBudget: positiveInteger(raw.tokenBudget, 0, 'Token Budget', true),
+		...(raw.temperature !== undefined ? { temperature: raw.temperature } : {}),
+		toolChoice,
+		parallelToolCalls: raw.parallelToolCalls ?? true,
+		promptCaching: raw.promptCaching ?? true,
+		...(structuredOutput ? { structuredOutput } : {}),
+		maxToolResultChars: positiveInteger(raw.maxToolResultChars, 20_000, 'Max Tool Result Characters'),
+	};
+}

@@ -1,0 +1,43 @@
+import type { IExecuteFunctions, ILoadOptionsFunctions, INodeExecutionData, INodeListSearchResult, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+import { createModelClient } from '../../lib/providers/clients';
+import type { ProviderId } from '../../lib/providers/types';
+import { agentProperties } from './description';
+import { executeAgent } from './execute';
+import { providerConnection, providerCredentials } from './providerCredential';
+
+export class McpAgent implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'MCP Agent',
+		name: 'mcpAgent',
+		icon: 'file:mcp.svg',
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["provider"] }}',
+		description: 'Run an LLM agent (Anthropic or OpenAI) over the tools of one or more MCP servers',
+		defaults: { name: 'MCP Agent' },
+		inputs: [
+			NodeConnectionTypes.Main,
+			{ type: NodeConnectionTypes.AiTool, displayName: 'MCP Servers', required: true },
+		],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: providerCredentials,
+		properties: agentProperties,
+	};
+
+	methods = {
+		listSearch: {
+			async searchModels(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+				const provider = this.getNodeParameter('provider', 'anthropic') as ProviderId;
+				const client = createModelClient(await providerConnection(this, provider, { maxRetries: 1, timeoutMs: 30_000 }));
+				const needle = (filter ?? '').toLowerCase();
+				const models = (await client.listModels()).filter((m) => !needle || m.id.toLowerCase().includes(needle) || m.name?.toLowerCase().includes(needle));
+				return { results: models.map((m) => ({ name: m.name ? `${m.name} (${m.id})` : m.id, value: m.id })) };
+			},
+		},
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return executeAgent.call(this);
+	}
+}

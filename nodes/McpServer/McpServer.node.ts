@@ -1,0 +1,64 @@
+import type { INodeType, INodeTypeDescription, ISupplyDataFunctions, SupplyData } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { SERVER_HANDLE_KIND, type ServerHandle } from '../../lib/agent/serverHandle';
+import { HTTP_CREDENTIAL, STDIO_CREDENTIAL, serverConfigFromCredential } from '../../lib/mcp/credentialData';
+import { parsePatternList } from '../../lib/tools/nameFilter';
+import { mcpServerConnectionTest, serverConnectionProperty, serverCredentials } from '../shared/serverConnection';
+
+/** A sub-node that points the MCP Agent at one server; connect several for several servers. */
+export class McpServer implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'MCP Server',
+		name: 'mcpServer',
+		icon: 'file:mcp.svg',
+		group: ['transform'],
+		version: 1,
+		description: 'An MCP server whose tools the MCP Agent may use',
+		defaults: { name: 'MCP Server' },
+		codex: { categories: ['AI'], subcategories: { AI: ['Tools'] } },
+		inputs: [],
+		outputs: [NodeConnectionTypes.AiTool],
+		outputNames: ['MCP Server'],
+		credentials: serverCredentials,
+		properties: [
+			serverConnectionProperty,
+			{
+				displayName: 'Include Tools',
+				name: 'include',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. read_*, search',
+				description: 'Only tools whose names match one of these glob patterns (comma-separated). Empty means all.',
+			},
+			{
+				displayName: 'Exclude Tools',
+				name: 'exclude',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. delete_*',
+				description: 'Tools never offered to the model (comma-separated glob patterns)',
+			},
+		],
+	};
+
+	methods = { credentialTest: { mcpServerConnectionTest } };
+
+	async supplyData(this: ISupplyDataFunctions, itemIndex: number): Promise<SupplyData> {
+		const connection = this.getNodeParameter('connection', itemIndex, 'http') as string;
+		const type = connection === 'stdio' ? STDIO_CREDENTIAL : HTTP_CREDENTIAL;
+		const data = await this.getCredentials(type);
+		let handle: ServerHandle;
+		try {
+			handle = {
+				kind: SERVER_HANDLE_KIND,
+				name: this.getNode().name,
+				config: serverConfigFromCredential(type, data as Record<string, unknown>),
+				include: parsePatternList(this.getNodeParameter('include', itemIndex, '') as string),
+				exclude: parsePatternList(this.getNodeParameter('exclude', itemIndex, '') as string),
+			};
+		} catch (error) {
+			throw new NodeOperationError(this.getNode(), (error as Error).message, { itemIndex });
+		}
+		return { response: handle };
+	}
+}
