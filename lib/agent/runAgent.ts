@@ -14,15 +14,16 @@ export interface AgentDrivers {
 }
 
 /**
- * Performs effects until the run finishes. Starting from a stored state continues exactly where it
- * stopped: this function holds nothing the state does not.
+ * Performs effects until the run finishes or needs a person's review (then the caller stores the
+ * state and pauses). Starting from a stored state continues exactly where it stopped: this
+ * function holds nothing the state does not.
  */
 export async function runAgent(initial: AgentState, drivers: AgentDrivers): Promise<AgentState> {
 	let state = initial;
 	const adapter = adapterFor(state.provider);
 	for (;;) {
 		const effect = nextEffect(state);
-		if (effect.type === 'finish') return state;
+		if (effect.type === 'finish' || effect.type === 'request_approval') return state;
 		if (effect.type === 'call_model') {
 			const body = adapter.buildRequest(state.settings, state.tools, state.transcript);
 			let response: unknown;

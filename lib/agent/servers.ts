@@ -2,13 +2,14 @@ import { McpConnection } from '../mcp/connection';
 import { McpFailure } from '../mcp/errors';
 import { listAllTools, serverOffers } from '../mcp/listing';
 import { createNameMatcher } from '../tools/nameFilter';
-import { buildCatalog, type ServerTools } from './catalog';
+import { buildCatalog, type CatalogOptions, type CatalogResult, type ServerTools } from './catalog';
 import type { ServerHandle } from './serverHandle';
 import type { CatalogTool } from './types';
 
 export interface ConnectedServers {
 	connections: Map<string, McpConnection>;
 	catalog: CatalogTool[];
+	withheld: CatalogResult['withheld'];
 	/** Servers' `instructions` from initialize, for the system prompt when the user wants them. */
 	instructions: Array<{ server: string; text: string }>;
 	close(): Promise<void>;
@@ -18,7 +19,7 @@ export interface ConnectedServers {
  * Opens one connection per server (in parallel), lists and filters their tools, and builds the
  * model's catalog. On any failure every connection already opened is closed before rethrowing.
  */
-export async function connectServers(handles: ServerHandle[]): Promise<ConnectedServers> {
+export async function connectServers(handles: ServerHandle[], catalogOptions: CatalogOptions = {}): Promise<ConnectedServers> {
 	const names = new Set<string>();
 	for (const handle of handles) {
 		if (names.has(handle.name)) throw new Error(`Two MCP Server sub-nodes are named "${handle.name}"; rename one`);
@@ -45,10 +46,11 @@ export async function connectServers(handles: ServerHandle[]): Promise<Connected
 			const connection = connections.get(handle.name) as McpConnection;
 			const matches = createNameMatcher({ include: handle.include, exclude: handle.exclude });
 			const tools = serverOffers(connection, 'tools') ? await listAllTools(connection) : [];
-			servers.push({ id: handle.name, name: handle.name, tools: tools.filter((tool) => matches(tool.name)) });
+			servers.push({ id: handle.name, name: handle.name, tools: tools.filter((tool) => matches(tool.name)), trustAnnotations: handle.config.trustAnnotations });
 			if (connection.instructions?.trim()) instructions.push({ server: handle.name, text: connection.instructions.trim() });
 		}
-		return { connections, catalog: buildCatalog(servers), instructions, close: closeAll };
+		const { tools: catalog, withheld } = buildCatalog(servers, catalogOptions);
+		return { connections, catalog, withheld, instructions, close: closeAll };
 	} catch (error) {
 		await closeAll();
 		throw error;

@@ -2,6 +2,9 @@ import { validateArguments } from '../tools/argumentValidator';
 import { parseJsonText } from '../tools/callResult';
 import { adapterFor } from '../providers/registry';
 import type { ProviderId } from '../providers/types';
+import { requiresApproval } from '../approvals/policy';
+import { hashArguments } from '../approvals/argumentHash';
+import { applyDecisions, expireApproval, refreshCatalog } from './review';
 import type {
 	AgentEffect,
 	AgentEvent,
@@ -19,8 +22,9 @@ import type {
 
 /**
  * The agent loop as a pure function: (state, event) -> state, and the effect the state asks for
- * next. No I/O, no clocks, no closures in the state: the driver performs effects and feeds back
- * events, and any driver (a fresh run, a resumed one, another worker) continues the same way.
+ * next. No I/O, no clocks, no randomness, no closures in the state: the driver performs effects
+ * and feeds back events, so a fresh run, a run resumed after a review, after a restart or on
+ * another worker all continue through this same code.
  */
 
 export interface RunInit {
@@ -30,6 +34,8 @@ export interface RunInit {
 	userMessage: string;
 	history?: unknown[];
 }
+
+export type RunToolsPhase = Extract<AgentState['phase'], { name: 'run_tools' }>;
 
 const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
@@ -48,12 +54,26 @@ export function createRun(init: RunInit): AgentState {
 	};
 }
 
+/** Calls that may run now: valid, not yet run, and either needing no review or approved. */
+export function runnableCalls(phase: RunToolsPhase): PlannedCall[] {
+	return phase.calls.filter(
+		(call) => !call.rejection && !(call.id in phase.outcomes) && (!call.review || call.review.status === 'approved' || call.review.status === 'edited'),
+	);
+}
+
+export function pendingReviews(phase: RunToolsPhase): PlannedCall[] {
+	return phase.calls.filter((call) => call.review?.status === 'pending' && !(call.id in phase.outcomes));
+}
+
 export function nextEffect(state: AgentState): AgentEffect {
 	switch (state.phase.name) {
 		case 'call_model':
 			return { type: 'call_model' };
-		case 'run_tools':
-			return { type: 'run_tools', calls: state.phase.calls.filter((call) => !call.rejection) };
+		case 'run_tools': {
+			const runnable = runnableCalls(state.phase);
+			if (runnable.length > 0) return { type: 'run_tools', calls: runnable };
+			return { type: 'request_approval', calls: pendingReviews(state.phase), ...(state.phase.approval ? { approval: state.phase.approval } : {}) };
+		}
 		case 'finished':
 			return { type: 'finish', status: state.phase.status };
 	}
@@ -64,8 +84,27 @@ export function step(state: AgentState, event: AgentEvent): AgentState {
 		if (state.phase.name !== 'call_model') throw new Error(`model turn received while ${state.phase.name}`);
 		return afterModelTurn(state, event.turn);
 	}
-	if (state.phase.name !== 'run_tools') throw new Error(`tool outcomes received while ${state.phase.name}`);
-	return afterToolOutcomes(state, event.outcomes, event.durations ?? {});
+	if (state.phase.name !== 'run_tools') throw new Error(`${event.type} received while ${state.phase.name}`);
+	const phase = state.phase;
+	switch (event.type) {
+		case 'tool_outcomes':
+			return settle({
+				...state,
+				phase: {
+					...phase,
+					outcomes: { ...phase.outcomes, ...Object.fromEntries(event.outcomes.map((o) => [o.id, noteEdits(phase, o)])) },
+					durations: { ...phase.durations, ...(event.durations ?? {}) },
+				},
+			});
+		case 'approval_opened':
+			return { ...state, phase: { ...phase, approval: event.approval } };
+		case 'approval_decided':
+			return settle({ ...state, phase: applyDecisions(state, phase, event) });
+		case 'approval_expired':
+			return settle({ ...state, phase: expireApproval(phase, event.approvalId, event.at) });
+		case 'catalog_refreshed':
+			return settle({ ...state, tools: event.tools, phase: refreshCatalog(phase, event.tools) });
+	}
 }
 
 function addUsage(a: Usage, b: Usage): Usage {
@@ -85,7 +124,7 @@ function finish(state: AgentState, status: RunStatus, stop?: StopKind, detail?: 
 }
 
 function afterModelTurn(previous: AgentState, turn: ModelTurn): AgentState {
-	let state: AgentState = {
+	const state: AgentState = {
 		...previous,
 		transcript: [...previous.transcript, ...turn.transcriptItems],
 		iterations: previous.iterations + 1,
@@ -98,7 +137,7 @@ function afterModelTurn(previous: AgentState, turn: ModelTurn): AgentState {
 	}
 	if (turn.toolCalls.length > 0 && (turn.stop === 'tool_use' || turn.stop === 'end_turn' || turn.stop === 'other')) {
 		const calls = turn.toolCalls.map((call) => planCall(state, call));
-		return { ...state, phase: { name: 'run_tools', calls, assistantText: turn.text } };
+		return settle({ ...state, phase: { name: 'run_tools', calls, assistantText: turn.text, outcomes: {}, durations: {}, decidedApprovals: [] } });
 	}
 	switch (turn.stop) {
 		case 'pause_turn':
@@ -115,18 +154,17 @@ function afterModelTurn(previous: AgentState, turn: ModelTurn): AgentState {
 	}
 }
 
-/** With a structured-output schema, an answer that does not match gets one more chance per iteration left. */
+/** With a structured-output schema, an answer that does not match gets another turn while iterations remain. */
 function completeWithAnswer(state: AgentState, stop: StopKind): AgentState {
 	const schema = state.settings.structuredOutput;
 	if (!schema) return finish(state, 'completed', stop);
 	const parsed = parseJsonText(stripCodeFence(state.lastText));
-	const problem =
-		parsed === undefined
-			? 'the answer is not valid JSON'
-			: (() => {
-					const outcome = validateArguments(schema, parsed);
-					return outcome.valid ? undefined : outcome.summary.replace(/arguments/g, 'answer');
-				})();
+	let problem: string | undefined;
+	if (parsed === undefined) problem = 'the answer is not valid JSON';
+	else {
+		const outcome = validateArguments(schema, parsed);
+		if (!outcome.valid) problem = outcome.summary.replace(/arguments/g, 'answer');
+	}
 	if (!problem) return finish(state, 'completed', stop, undefined, parsed);
 	if (state.iterations >= state.settings.maxIterations) {
 		return finish(state, 'completed', stop, `structured output invalid: ${problem}`);
@@ -161,17 +199,33 @@ function planCall(state: AgentState, call: ModelTurn['toolCalls'][number]): Plan
 	if (!validation.valid) {
 		return { ...base, tool: where, arguments: parsed.value, rejection: `Invalid arguments for tool "${call.name}": ${validation.summary}. The tool was not called; fix the arguments and try again.` };
 	}
-	return { ...base, tool: where, arguments: parsed.value };
+	const policy = state.settings.approval;
+	const needsReview = tool.forceReview === true || (policy !== undefined && requiresApproval(policy, tool));
+	return {
+		...base,
+		tool: where,
+		arguments: parsed.value,
+		...(needsReview ? { review: { status: 'pending', argsHash: hashArguments(parsed.value), warnings: tool.warnings ?? [], rounds: 0 } } : {}),
+	};
 }
 
-function afterToolOutcomes(state: AgentState, outcomes: ToolOutcome[], durations: Record<string, number>): AgentState {
+/** The model is told when a person changed the arguments it asked for. */
+function noteEdits(phase: RunToolsPhase, outcome: ToolOutcome): ToolOutcome {
+	const call = phase.calls.find((c) => c.id === outcome.id);
+	if (call?.review?.status !== 'edited') return outcome;
+	return { ...outcome, text: `Note: a person reviewing this call edited its arguments before it ran; it ran with ${JSON.stringify(call.arguments)}.\n${outcome.text}` };
+}
+
+/** Once every call has a result (run, rejected, denied or expired), the results go to the model. */
+function settle(state: AgentState): AgentState {
 	if (state.phase.name !== 'run_tools') return state;
-	const byId = new Map(outcomes.map((outcome) => [outcome.id, outcome]));
-	const ordered: ToolOutcome[] = state.phase.calls.map((call) => {
-		if (call.rejection) return { id: call.id, isError: true, text: call.rejection, images: [] };
-		return byId.get(call.id) ?? { id: call.id, isError: true, text: 'The tool produced no result.', images: [] };
-	});
-	const log: ToolLogEntry[] = state.phase.calls.map((call, index) => ({
+	const phase = state.phase;
+	const resolved = (call: PlannedCall) => Boolean(call.rejection) || call.id in phase.outcomes;
+	if (!phase.calls.every(resolved)) return state;
+	const ordered: ToolOutcome[] = phase.calls.map((call) =>
+		call.rejection ? { id: call.id, isError: true, text: call.rejection, images: [] } : phase.outcomes[call.id],
+	);
+	const log: ToolLogEntry[] = phase.calls.map((call, index) => ({
 		iteration: state.iterations,
 		id: call.id,
 		...(call.tool ? { server: call.tool.serverName } : {}),
@@ -179,14 +233,25 @@ function afterToolOutcomes(state: AgentState, outcomes: ToolOutcome[], durations
 		arguments: call.arguments,
 		isError: ordered[index].isError,
 		resultSummary: summarize(ordered[index]),
-		durationMs: durations[call.id] ?? 0,
+		durationMs: phase.durations[call.id] ?? 0,
+		...(call.review
+			? {
+					review: {
+						decision: call.review.status,
+						...(call.review.reviewer ? { reviewer: call.review.reviewer } : {}),
+						...(call.review.decidedAt ? { decidedAt: call.review.decidedAt } : {}),
+						...(call.review.reason ? { reason: call.review.reason } : {}),
+						...(call.review.originalArguments !== undefined ? { editedFrom: call.review.originalArguments } : {}),
+						warnings: call.review.warnings,
+					},
+				}
+			: {}),
 	}));
-	const next: AgentState = {
+	return continueOrStop({
 		...state,
 		transcript: [...state.transcript, ...adapterFor(state.provider).toolResultItems(ordered)],
 		toolLog: [...state.toolLog, ...log],
-	};
-	return continueOrStop(next);
+	});
 }
 
 function summarize(outcome: ToolOutcome): string {

@@ -4,6 +4,7 @@
  * code on any worker.
  */
 import type { ProviderId } from '../providers/types';
+import type { ApprovalPolicy } from '../approvals/policy';
 
 export type StopKind =
 	| 'end_turn'
@@ -45,7 +46,29 @@ export interface CatalogTool {
 	description?: string;
 	inputSchema: Record<string, unknown>;
 	annotations?: Record<string, unknown>;
+	/** Whether the server's credential says its annotations may be believed. */
+	annotationsTrusted: boolean;
 	fingerprint: string;
+	/** Poisoning or drift warnings, shown to the reviewer. */
+	warnings?: string[];
+	/** Every call of this tool goes to review (e.g. it drifted from its pinned fingerprint). */
+	forceReview?: boolean;
+}
+
+export type ReviewStatus = 'pending' | 'approved' | 'denied' | 'edited' | 'expired';
+
+/** A call's human review, from request to decision; kept for the audit log. */
+export interface CallReview {
+	status: ReviewStatus;
+	/** Hash of the arguments the reviewer is shown; a decision must name it. */
+	argsHash: string;
+	warnings: string[];
+	reviewer?: string;
+	decidedAt?: string;
+	reason?: string;
+	originalArguments?: unknown;
+	/** Approval rounds this call went through (a changed definition sends it back). */
+	rounds: number;
 }
 
 /** One tool call the model asked for, after parsing and checking. */
@@ -57,6 +80,7 @@ export interface PlannedCall {
 	arguments: unknown;
 	/** Set when the call must not reach a server: the reason goes back to the model as an error result. */
 	rejection?: string;
+	review?: CallReview;
 }
 
 export interface ToolImage {
@@ -81,6 +105,14 @@ export interface ToolLogEntry {
 	isError: boolean;
 	resultSummary: string;
 	durationMs: number;
+	review?: {
+		decision: ReviewStatus;
+		reviewer?: string;
+		decidedAt?: string;
+		reason?: string;
+		editedFrom?: unknown;
+		warnings: string[];
+	};
 }
 
 export interface RunSettings {
@@ -98,6 +130,14 @@ export interface RunSettings {
 	structuredOutput?: Record<string, unknown>;
 	/** Cap for the text of one tool result, in characters. */
 	maxToolResultChars: number;
+	/** Which calls need a person's approval; absent means none. */
+	approval?: ApprovalPolicy;
+}
+
+export interface OpenApproval {
+	id: string;
+	requestedAt: string;
+	expiresAt: string;
 }
 
 export interface AgentState {
@@ -112,7 +152,17 @@ export interface AgentState {
 	toolLog: ToolLogEntry[];
 	phase:
 		| { name: 'call_model' }
-		| { name: 'run_tools'; calls: PlannedCall[]; assistantText: string }
+		| {
+				name: 'run_tools';
+				calls: PlannedCall[];
+				assistantText: string;
+				/** Results gathered so far, by call id (some calls may still wait for review). */
+				outcomes: Record<string, ToolOutcome>;
+				durations: Record<string, number>;
+				approval?: OpenApproval;
+				/** Approval ids already decided in this run: a replay of one changes nothing. */
+				decidedApprovals: string[];
+		  }
 		| { name: 'finished'; status: RunStatus; stop?: StopKind; text: string; detail?: string; structured?: unknown };
 	/** Text of the most recent assistant turn, kept for the final output. */
 	lastText: string;
@@ -129,11 +179,25 @@ export interface ModelTurn {
 	refusal?: string;
 }
 
+export interface ReviewDecision {
+	callId: string;
+	argsHash: string;
+	decision: 'approve' | 'deny' | 'edit';
+	reason?: string;
+	/** The edited arguments, with decision "edit". */
+	arguments?: unknown;
+}
+
 export type AgentEvent =
 	| { type: 'model_turn'; turn: ModelTurn }
-	| { type: 'tool_outcomes'; outcomes: ToolOutcome[]; durations?: Record<string, number> };
+	| { type: 'tool_outcomes'; outcomes: ToolOutcome[]; durations?: Record<string, number> }
+	| { type: 'approval_opened'; approval: OpenApproval }
+	| { type: 'approval_decided'; approvalId: string; decisions: ReviewDecision[]; reviewer?: string; decidedAt: string }
+	| { type: 'approval_expired'; approvalId: string; at: string }
+	| { type: 'catalog_refreshed'; tools: CatalogTool[] };
 
 export type AgentEffect =
 	| { type: 'call_model' }
 	| { type: 'run_tools'; calls: PlannedCall[] }
+	| { type: 'request_approval'; calls: PlannedCall[]; approval?: OpenApproval }
 	| { type: 'finish'; status: RunStatus };
