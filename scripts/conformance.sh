@@ -17,7 +17,8 @@
 #   4. Each scenario runs on its own (one after the other), the suite on Node 24 starting its test
 #      server and then our client, in a process group of its own that is killed afterwards, so
 #      nothing is left running. The suite's own timeout ends a hanging client after 30 s; an outer
-#      timeout ends a hanging suite.
+#      timeout ends a hanging suite. A scenario whose only problem is a WARNING that the client
+#      reconnected somewhat late (sse-retry timing, which an overloaded machine can cause) runs once more.
 #   5. Exit 1 when a scenario fails that expected.json does not list, when a listed one passes (the
 #      list is stale), or when expected.json lists a scenario the suite no longer has.
 #
@@ -173,18 +174,17 @@ kill_current_group() {
 	fi
 }
 trap kill_current_group EXIT
-trap 'kill_current_group; exit 130' INT TERM
+trap 'kill_current_group; exit 130' INT
+trap 'kill_current_group; exit 143' TERM
 
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS"
 OUTCOMES="$RESULTS/outcomes.tsv"
 : >"$OUTCOMES"
 
-log "suite $SUITE_VERSION on Node $("$NODE24" -v), client on the same Node; ${#SCENARIOS[@]} scenarios for spec $SPEC_VERSION"
-for scenario in "${SCENARIOS[@]}"; do
-	safe="${scenario//\//__}"
-	dir="$RESULTS/$safe"
-	suite_log="$RESULTS/$safe.log"
+# Runs one scenario into folder $2 with the suite's log in $3; returns the suite's exit code.
+run_scenario() {
+	local scenario="$1" dir="$2" suite_log="$3" rc=0
 	mkdir -p "$dir"
 	# setsid: the suite, its test server and the client it spawns share a new process group whose id
 	# is the background job's pid (a background job of a script is never a group leader, so setsid
@@ -197,9 +197,40 @@ for scenario in "${SCENARIOS[@]}"; do
 		-o "$dir" \
 		</dev/null >"$suite_log" 2>&1 &
 	CURRENT_GROUP=$!
-	rc=0
 	wait "$CURRENT_GROUP" || rc=$?
 	kill_current_group
+	return "$rc"
+}
+
+# True when the only non-passing checks are WARNINGs about reconnect timing (sse-retry: the client
+# reconnected within 2x the server's retry value but more than 200 ms late). That happens when the
+# machine is overloaded; a client that ignores the retry field fails with FAILURE and is not retried.
+only_timing_warnings() {
+	local checks
+	checks="$(find "$1" -name checks.json -print -quit)"
+	[[ -n "$checks" ]] || return 1
+	node -e '
+		const checks = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+		const bad = checks.filter((c) => c.status === "FAILURE" || c.status === "WARNING");
+		const ok = bad.length > 0 && bad.every((c) => c.status === "WARNING" && c.id === "client-sse-retry-timing");
+		process.exit(ok ? 0 : 1);
+	' "$checks"
+}
+
+log "suite $SUITE_VERSION on Node $("$NODE24" -v), client on the same Node; ${#SCENARIOS[@]} scenarios for spec $SPEC_VERSION"
+for scenario in "${SCENARIOS[@]}"; do
+	safe="${scenario//\//__}"
+	dir="$RESULTS/$safe"
+	suite_log="$RESULTS/$safe.log"
+	rc=0
+	run_scenario "$scenario" "$dir" "$suite_log" || rc=$?
+	if [[ $rc != 0 ]] && only_timing_warnings "$dir"; then
+		log "$scenario: only the reconnect-timing check was late (machine under load?); running it once more"
+		mv "$dir" "$dir.first-try"
+		mv "$suite_log" "$suite_log.first-try"
+		rc=0
+		run_scenario "$scenario" "$dir" "$suite_log" || rc=$?
+	fi
 	log "ran $scenario (suite exit $rc)"
 	printf '%s\t%s\t%s\t%s\n' "$scenario" "$rc" "$dir" "$suite_log" >>"$OUTCOMES"
 done
