@@ -84,6 +84,11 @@ export function step(state: AgentState, event: AgentEvent): AgentState {
 		if (state.phase.name !== 'call_model') throw new Error(`model turn received while ${state.phase.name}`);
 		return afterModelTurn(state, event.turn);
 	}
+	if (event.type === 'catalog_refreshed') {
+		// Outside a tool turn there is nothing to re-check; later model calls see the current tools.
+		if (state.phase.name !== 'run_tools') return { ...state, tools: event.tools };
+		return settle({ ...state, tools: event.tools, phase: refreshCatalog(state.phase, event.tools) });
+	}
 	if (state.phase.name !== 'run_tools') throw new Error(`${event.type} received while ${state.phase.name}`);
 	const phase = state.phase;
 	switch (event.type) {
@@ -102,8 +107,6 @@ export function step(state: AgentState, event: AgentEvent): AgentState {
 			return settle({ ...state, phase: applyDecisions(state, phase, event) });
 		case 'approval_expired':
 			return settle({ ...state, phase: expireApproval(phase, event.approvalId, event.at) });
-		case 'catalog_refreshed':
-			return settle({ ...state, tools: event.tools, phase: refreshCatalog(phase, event.tools) });
 	}
 }
 

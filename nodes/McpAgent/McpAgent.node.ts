@@ -20,7 +20,8 @@ export class McpAgent implements INodeType {
 			NodeConnectionTypes.Main,
 			{ type: NodeConnectionTypes.AiTool, displayName: 'MCP Servers', required: true },
 		],
-		outputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main],
+		outputNames: ['Done', 'Needs Approval'],
 		credentials: providerCredentials,
 		properties: agentProperties,
 	};
