@@ -77,12 +77,13 @@ export function explainMcpError(
 	const firstMessage = chain.length ? String(chain[0].message ?? error) : String(error);
 	const name = error instanceof Error ? error.name : '';
 
-	if (exitDescription) {
-		return new McpFailure(`MCP server ${where} stopped while ${phase}: ${exitDescription}.`, 'process-exited', output);
-	}
+	// Before exitDescription: a failed spawn sets both, and it must stay 'spawn-failed'.
 	if (name === 'ProcessExitError') {
 		const kind = /not found|not executable|could not start/.test(firstMessage) ? 'spawn-failed' : 'process-exited';
 		return new McpFailure(`MCP server ${where} failed while ${phase}: ${firstMessage}.`, kind, output);
+	}
+	if (exitDescription) {
+		return new McpFailure(`MCP server ${where} stopped while ${phase}: ${exitDescription}.`, 'process-exited', output);
 	}
 	const stringCode = codes.find((c) => typeof c === 'string') as string | undefined;
 	if (stringCode === 'ENOTFOUND' || stringCode === 'EAI_AGAIN') {
@@ -129,6 +130,9 @@ export function explainMcpError(
 /** Status codes carried by the SDK's StreamableHTTPError / SseError (`code`) or in their message. */
 export function httpStatusOf(error: unknown): number | undefined {
 	if (!error || typeof error !== 'object') return undefined;
+	// A JSON-RPC error arrived over a working connection; an HTTP status in its text (an upstream
+	// API's "status code 404") is not ours, and must not trigger the expired-session retry.
+	if (error instanceof McpError) return undefined;
 	const name = (error as Error).name ?? '';
 	const ctor = (error as object).constructor?.name ?? '';
 	const code = (error as Causal).code;

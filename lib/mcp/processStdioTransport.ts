@@ -76,11 +76,22 @@ export class ProcessStdioTransport implements Transport {
 			child.once('spawn', () => resolve());
 			child.once('exit', (code, signal) => {
 				this.exited = true;
-				if (!this.closing) {
-					this.exitDescription = signal ? `the server process was killed by ${signal}` : `the server process exited with code ${code}`;
-					this.onerror?.(new ProcessExitError(this.exitDescription, code, signal));
-				}
-				this.onclose?.();
+				// 'exit' can arrive before the last stderr/stdout chunks are read, and the pending
+				// requests are rejected in onclose: report once the pipes are drained ('close'), or after
+				// a short grace when a grandchild that inherited them keeps them open.
+				let reported = false;
+				const report = () => {
+					if (reported) return;
+					reported = true;
+					clearTimeout(grace);
+					if (!this.closing) {
+						this.exitDescription = signal ? `the server process was killed by ${signal}` : `the server process exited with code ${code}`;
+						this.onerror?.(new ProcessExitError(this.exitDescription, code, signal));
+					}
+					this.onclose?.();
+				};
+				const grace = setTimeout(report, 200);
+				child.once('close', report);
 			});
 			child.stdout?.setEncoding('utf8');
 			child.stdout?.on('data', (chunk: string) => this.readStdout(chunk));

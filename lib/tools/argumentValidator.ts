@@ -20,7 +20,7 @@ export interface ArgumentProblem {
 
 export type ValidationOutcome = { valid: true } | { valid: false; problems: ArgumentProblem[]; summary: string };
 
-type AjvLike = Pick<Ajv, 'compile'>;
+type AjvLike = Pick<Ajv, 'compile' | 'removeSchema'>;
 
 function makeAjv<T extends AjvLike>(Ctor: new (options: object) => T): T {
 	const ajv = new Ctor({ strict: false, allErrors: true, allowUnionTypes: true, validateSchema: false, loadSchema: undefined });
@@ -51,9 +51,7 @@ export function compileArgumentValidator(schema: Record<string, unknown> | undef
 	let entry = cache.get(key);
 	if (!entry) {
 		try {
-			// Ajv keys compiled schemas by $id; a copy without it avoids clashes between tools.
-			const { $id: _ignored, ...withoutId } = effective as Record<string, unknown> & { $id?: unknown };
-			entry = ajvFor(effective).compile(withoutId);
+			entry = compileKeepingId(ajvFor(effective), effective);
 		} catch (error) {
 			const reason = (error as Error).message;
 			entry = new SchemaCompileError(
@@ -69,6 +67,22 @@ export function compileArgumentValidator(schema: Record<string, unknown> | undef
 	return entry;
 }
 
+/**
+ * Ajv registers compiled schemas by $id: another tool's schema with the same $id is dropped first,
+ * and the $id is kept so that references through it still resolve. An $id Ajv cannot handle
+ * (a malformed URI) is left out instead.
+ */
+function compileKeepingId(ajv: AjvLike, schema: Record<string, unknown>): ValidateFunction {
+	const { $id, ...withoutId } = schema;
+	if (typeof $id !== 'string') return ajv.compile(schema);
+	try {
+		ajv.removeSchema($id);
+		return ajv.compile(schema);
+	} catch {
+		return ajv.compile(withoutId);
+	}
+}
+
 export function validateArguments(schema: Record<string, unknown> | undefined, args: unknown): ValidationOutcome {
 	let validate: ValidateFunction;
 	try {
@@ -78,7 +92,7 @@ export function validateArguments(schema: Record<string, unknown> | undefined, a
 		return { valid: false, problems: [{ path: 'arguments', rule: 'schema', message }], summary: message };
 	}
 	if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-		const problem = { path: 'arguments', rule: 'type', message: 'arguments must be a JSON object' };
+		const problem = { path: 'arguments', rule: 'type', message: 'must be a JSON object' };
 		return { valid: false, problems: [problem], summary: formatProblem(problem) };
 	}
 	if (validate(args)) return { valid: true };

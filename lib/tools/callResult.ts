@@ -40,7 +40,7 @@ const EXTENSIONS: Record<string, string> = {
 
 function fileNameFor(base: string, mimeType: string, uri?: string): string {
 	if (uri) {
-		const last = uri.split(/[/?#]/).filter(Boolean).pop();
+		const last = uri.split(/[?#]/)[0].split('/').filter(Boolean).pop();
 		if (last && /\.[a-z0-9]{1,6}$/i.test(last)) return last;
 	}
 	return `${base}.${EXTENSIONS[mimeType] ?? 'bin'}`;
