@@ -25,7 +25,10 @@ export async function runAgent(initial: AgentState, drivers: AgentDrivers): Prom
 		const effect = nextEffect(state);
 		if (effect.type === 'finish' || effect.type === 'request_approval') return state;
 		if (effect.type === 'call_model') {
-			const body = adapter.buildRequest(state.settings, state.tools, state.transcript);
+			// A forced tool choice applies until a tool has run; forcing it on every call would never let the model answer.
+			const forced = state.settings.toolChoice.type === 'required' || state.settings.toolChoice.type === 'tool';
+			const settings = forced && state.toolLog.length > 0 ? { ...state.settings, toolChoice: { type: 'auto' as const } } : state.settings;
+			const body = adapter.buildRequest(settings, state.tools, state.transcript);
 			let response: unknown;
 			try {
 				response = await drivers.model.send(body);

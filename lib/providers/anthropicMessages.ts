@@ -1,7 +1,7 @@
 import type { ModelTurn, StopKind, ToolOutcome } from '../agent/types';
 import { toAnthropicTool } from '../tools/providerFormats';
 import type { ProviderAdapter } from './types';
-import { asToolDefinition, checkHistory, numberOr0, parseJsonArguments, systemWithStructuredOutput } from './shared';
+import { asToolDefinition, checkHistory, forcedToolName, numberOr0, parseJsonArguments, systemWithStructuredOutput } from './shared';
 
 const STOPS: Record<string, StopKind> = {
 	end_turn: 'end_turn',
@@ -42,7 +42,7 @@ export const anthropicMessages: ProviderAdapter = {
 			const disable = settings.parallelToolCalls ? {} : { disable_parallel_tool_use: true };
 			body.tool_choice =
 				choice.type === 'required' ? { type: 'any', ...disable }
-				: choice.type === 'tool' ? { type: 'tool', name: choice.name, ...disable }
+				: choice.type === 'tool' ? { type: 'tool', name: forcedToolName(choice.name, tools), ...disable }
 				: choice.type === 'none' ? { type: 'none' }
 				: { type: 'auto', ...disable };
 		}
@@ -59,7 +59,8 @@ export const anthropicMessages: ProviderAdapter = {
 			.map((b) => ({ id: String(b.id), name: String(b.name), rawArguments: b.input }));
 		const usage = response.usage ?? {};
 		return {
-			transcriptItems: [{ role: 'assistant', content }],
+			// An empty assistant message would be rejected on the next request.
+			transcriptItems: content.length > 0 ? [{ role: 'assistant', content }] : [],
 			text,
 			toolCalls,
 			stop: STOPS[response.stop_reason ?? ''] ?? 'other',

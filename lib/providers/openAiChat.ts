@@ -1,7 +1,7 @@
 import type { ModelTurn, StopKind, ToolOutcome } from '../agent/types';
 import { toOpenAiChatTool } from '../tools/providerFormats';
 import type { ProviderAdapter } from './types';
-import { asToolDefinition, checkHistory, dataUrl, numberOr0, parseJsonArguments, resultText } from './shared';
+import { asToolDefinition, checkHistory, forcedToolName, dataUrl, numberOr0, parseJsonArguments, resultText } from './shared';
 
 const STOPS: Record<string, StopKind> = {
 	stop: 'end_turn',
@@ -28,7 +28,7 @@ export const openAiChat: ProviderAdapter = {
 		if (tools.length > 0) {
 			body.tools = tools.map((tool) => toOpenAiChatTool(asToolDefinition(tool), tool.providerName));
 			const choice = settings.toolChoice;
-			body.tool_choice = choice.type === 'tool' ? { type: 'function', function: { name: choice.name } } : choice.type;
+			body.tool_choice = choice.type === 'tool' ? { type: 'function', function: { name: forcedToolName(choice.name, tools) } } : choice.type;
 			body.parallel_tool_calls = settings.parallelToolCalls;
 		}
 		if (settings.temperature !== undefined) body.temperature = settings.temperature;
@@ -56,7 +56,7 @@ export const openAiChat: ProviderAdapter = {
 		if (rawCalls.length > 0) assistant.tool_calls = rawCalls;
 		if (refusal) assistant.refusal = refusal;
 		return {
-			transcriptItems: [assistant],
+			transcriptItems: assistant.content === null && rawCalls.length === 0 && !refusal ? [] : [assistant],
 			text: typeof message.content === 'string' ? message.content : '',
 			toolCalls,
 			stop: refusal ? 'refusal' : STOPS[choice.finish_reason ?? ''] ?? 'other',

@@ -1,7 +1,7 @@
 import type { ModelTurn, StopKind, ToolOutcome } from '../agent/types';
 import { toOpenAiResponsesTool } from '../tools/providerFormats';
 import type { ProviderAdapter } from './types';
-import { asToolDefinition, checkHistory, dataUrl, numberOr0, parseJsonArguments, resultText } from './shared';
+import { asToolDefinition, checkHistory, forcedToolName, dataUrl, numberOr0, parseJsonArguments, resultText } from './shared';
 
 /**
  * OpenAI Responses API: function_call output items in, function_call_output items by call_id out.
@@ -20,12 +20,14 @@ export const openAiResponses: ProviderAdapter = {
 			input: transcript,
 			max_output_tokens: settings.maxOutputTokens,
 			store: false,
+			// Without storage, reasoning survives between tool rounds only as encrypted content.
+			include: ['reasoning.encrypted_content'],
 		};
 		if (settings.system) body.instructions = settings.system;
 		if (tools.length > 0) {
 			body.tools = tools.map((tool) => toOpenAiResponsesTool(asToolDefinition(tool), tool.providerName));
 			const choice = settings.toolChoice;
-			body.tool_choice = choice.type === 'tool' ? { type: 'function', name: choice.name } : choice.type;
+			body.tool_choice = choice.type === 'tool' ? { type: 'function', name: forcedToolName(choice.name, tools) } : choice.type;
 			body.parallel_tool_calls = settings.parallelToolCalls;
 		}
 		if (settings.temperature !== undefined) body.temperature = settings.temperature;

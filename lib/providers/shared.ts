@@ -7,6 +7,16 @@ export function asToolDefinition(tool: CatalogTool): ToolDefinition {
 	return { name: tool.mcpName, description: tool.description, inputSchema: tool.inputSchema };
 }
 
+/** Tool Choice "A Specific Tool": a catalog name as is, else an MCP name ("tool" or "server:tool") mapped to its catalog name. */
+export function forcedToolName(name: string, tools: CatalogTool[]): string {
+	if (tools.some((tool) => tool.providerName === name)) return name;
+	const colon = name.indexOf(':');
+	const matches = tools.filter((tool) =>
+		colon > 0 ? tool.serverName === name.slice(0, colon) && tool.mcpName === name.slice(colon + 1) : tool.mcpName === name,
+	);
+	return matches.length === 1 ? matches[0].providerName : name;
+}
+
 /** Providers without a native structured-output switch get the schema as an instruction. */
 export function systemWithStructuredOutput(settings: RunSettings): string | undefined {
 	if (!settings.structuredOutput) return settings.system;

@@ -129,7 +129,8 @@ describe('Anthropic Messages adapter', () => {
 
 	it('survives an empty body', () => {
 		expect(a.parseResponse({})).toEqual({
-			transcriptItems: [{ role: 'assistant', content: [] }],
+			// An empty assistant message would be rejected by the API on the next request.
+			transcriptItems: [],
 			text: '',
 			toolCalls: [],
 			stop: 'other',
@@ -266,6 +267,7 @@ describe('OpenAI Responses adapter', () => {
 			input: USER,
 			max_output_tokens: 321,
 			store: false,
+			include: ['reasoning.encrypted_content'],
 			instructions: 'Sys',
 			tools: [
 				{ type: 'function', name: 'echo', description: 'Echoes', parameters: { ...CLOSED, additionalProperties: false }, strict: true },
@@ -280,6 +282,7 @@ describe('OpenAI Responses adapter', () => {
 			input: USER,
 			max_output_tokens: 321,
 			store: false,
+			include: ['reasoning.encrypted_content'],
 			text: { format: { type: 'json_schema', name: 'answer', schema, strict: false } },
 		});
 	});
