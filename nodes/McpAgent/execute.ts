@@ -18,7 +18,7 @@ import type { ApprovalPolicy } from '../../lib/approvals/policy';
 import { parsePatternList } from '../../lib/tools/nameFilter';
 import { createModelClient } from '../../lib/providers/clients';
 import type { ModelClient, ProviderId } from '../../lib/providers/types';
-import { toNodeError } from '../shared/serverConnection';
+import { failEveryItem, toNodeError } from '../shared/serverConnection';
 import { providerConnection } from './providerCredential';
 
 export interface AgentOptions extends RawAgentOptions {
@@ -130,7 +130,8 @@ function stateForItem(this: IExecuteFunctions, itemIndex: number, item: INodeExe
 	const channel = readChannelDecision(json);
 	if (channel) {
 		const index = pairedIndex(item);
-		const approvalId = channel.approvalId ?? (index !== undefined ? shared.store.lastOrder[index] : undefined);
+		// Paired back to the "Needs approval" item it answers; with a single pending approval, that one.
+		const approvalId = channel.approvalId ?? (index !== undefined ? shared.store.lastOrder[index] : shared.store.lastOrder.length === 1 ? shared.store.lastOrder[0] : undefined);
 		if (!approvalId) {
 			throw new NodeOperationError(this.getNode(), 'An approval answer arrived, but it is not clear which pending approval it answers', {
 				itemIndex,
@@ -176,7 +177,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 			withholdFlagged: approvalOptions.withholdFlagged ?? false,
 		});
 	} catch (error) {
-		throw toNodeError(this, error);
+		return [...failEveryItem(this, error), []];
 	}
 	const store = openStore(this.getContext('node') as Record<string, unknown>);
 	const finished: INodeExecutionData[] = [];

@@ -6,7 +6,7 @@ import { extractToolResult } from '../../lib/tools/callResult';
 import { coerceFieldValues } from '../../lib/tools/schemaFields';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
 import { mapWithConcurrency } from '../../lib/util/mapWithConcurrency';
-import { openServerConnection, toNodeError } from '../shared/serverConnection';
+import { failEveryItem, openServerConnection, toNodeError } from '../shared/serverConnection';
 
 interface CallOptions {
 	concurrency?: number;
@@ -23,13 +23,18 @@ interface CallOptions {
 export async function executeCallTool(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const options = this.getNodeParameter('options', 0, {}) as CallOptions;
-	const connection = await openServerConnection(this);
+	let connection: Awaited<ReturnType<typeof openServerConnection>>;
+	try {
+		connection = await openServerConnection(this);
+	} catch (error) {
+		return failEveryItem(this, error);
+	}
 	try {
 		let tools: Map<string, ToolDefinition>;
 		try {
 			tools = new Map((await listAllTools(connection)).map((tool) => [tool.name, tool]));
 		} catch (error) {
-			throw toNodeError(this, error);
+			return failEveryItem(this, error);
 		}
 		const results = await mapWithConcurrency(items, options.concurrency ?? 1, async (_item, itemIndex) => {
 			try {

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
-import { mcpServerConnectionTest, openServerConnection, serverCredentials, toNodeError } from '../shared/serverConnection';
+import { failEveryItem, mcpServerConnectionTest, openServerConnection, serverCredentials, toNodeError } from '../shared/serverConnection';
 import { listToolsProperties } from './description';
 import { Memo, operations } from './operations';
 
@@ -30,7 +30,12 @@ export class McpListTools implements INodeType {
 		const operationName = this.getNodeParameter('operation', 0) as string;
 		const operation = operations[operationName];
 		if (!operation) throw new NodeOperationError(this.getNode(), `Unknown operation "${operationName}"`);
-		const connection = await openServerConnection(this);
+		let connection: Awaited<ReturnType<typeof openServerConnection>>;
+		try {
+			connection = await openServerConnection(this);
+		} catch (error) {
+			return failEveryItem(this, error);
+		}
 		const once = new Memo();
 		const output: INodeExecutionData[] = [];
 		try {

@@ -5,6 +5,7 @@ import type {
 	ILoadOptionsFunctions,
 	INodeCredentialDescription,
 	INodeCredentialTestResult,
+	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -74,6 +75,17 @@ export function toNodeError(context: NodeContext, error: unknown, itemIndex?: nu
 		});
 	}
 	return new NodeOperationError(context.getNode(), (error as Error)?.message ?? String(error), itemIndex !== undefined ? { itemIndex } : {});
+}
+
+/**
+ * A failure that hits every item (no connection, no tool list): with Continue On Fail, one error
+ * item per input item so the workflow goes on; otherwise the error itself.
+ */
+export function failEveryItem(context: IExecuteFunctions, error: unknown): INodeExecutionData[][] {
+	const nodeError = toNodeError(context, error);
+	if (!context.continueOnFail()) throw nodeError;
+	const json = { error: nodeError.message, ...(nodeError.description ? { details: nodeError.description } : {}) };
+	return [context.getInputData().map((_item, item) => ({ json, pairedItem: { item } }))];
 }
 
 /** The credential "Test" button: a real handshake and tools/list, reported in one line. */

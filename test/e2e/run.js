@@ -11,21 +11,23 @@
 // MCP_AGENT_E2E_LOG_LEVEL sets n8n's log level (default info), MCP_AGENT_CACHE as in ensure-n8n.sh.
 
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
 const { test, before, after } = require('node:test');
 
 const { E2eEnvironment } = require('./lib/environment');
-const processes = require('./lib/processes');
 
 const env = new E2eEnvironment();
 
 function stopEverythingNow(signal) {
 	process.stderr.write(`\n[e2e] ${signal}: stopping every process this run started\n`);
-	processes.killAllGroupsNow();
+	env.killEverythingNow();
+	if (env.runDir) process.stderr.write(`[e2e] left ${env.runDir} for inspection\n`);
 	process.exit(130);
 }
 process.once('SIGINT', stopEverythingNow);
 process.once('SIGTERM', stopEverythingNow);
-process.on('exit', () => processes.killAllGroupsNow());
+process.on('exit', () => env.killEverythingNow());
 
 /** A test case that prints n8n's log tail when it fails. */
 function e2eTest(name, fn, { timeout = 180000 } = {}) {
@@ -52,9 +54,10 @@ before(
 	{ timeout: 20 * 60 * 1000 },
 );
 
-require('./cases/list-tools')(e2eTest, env);
-require('./cases/call-tool')(e2eTest, env);
-require('./cases/errors')(e2eTest, env);
+// Every cases/*.js registers its tests, in file-name order; they run one after another.
+for (const file of fs.readdirSync(path.join(__dirname, 'cases')).filter((f) => f.endsWith('.js')).sort()) {
+	require(path.join(__dirname, 'cases', file))(e2eTest, env);
+}
 
 e2eTest('stopping n8n and server-everything leaves no process of this run behind', async () => {
 	await env.stop();
@@ -67,5 +70,6 @@ e2eTest('stopping n8n and server-everything leaves no process of this run behind
 
 after(async () => {
 	await env.stop();
+	env.stopReaper();
 	env.cleanupFiles();
 });

@@ -30,9 +30,9 @@ module.exports = function errorCases(e2eTest, env) {
 	e2eTest('MCP List Tools on a stdio server that exits with code 3 fails the execution', async () => {
 		const { status, body } = await env.n8n.trigger('mcp-e2e-dead-stdio-fails');
 		assert.ok(status >= 500, `expected the failed workflow to answer 5xx, got ${status}: ${describeBody(body)}`);
-		const execution = await latestFinishedExecution(env.n8n, 'e2eDeadStdioFail001');
+		const execution = await latestFinishedExecution(env.n8n, 'e2eErrors0000000001');
 		assert.equal(execution.status, 'error', `execution: ${JSON.stringify(execution)}`);
-		assert.equal(execution.error?.node, 'MCP List Tools', `execution: ${JSON.stringify(execution)}`);
+		assert.equal(execution.error?.node, 'List Tools (dead stdio)', `execution: ${JSON.stringify(execution)}`);
 		assertMentionsExitCode(`${execution.error.message} ${execution.error.description ?? ''}`);
 	});
 

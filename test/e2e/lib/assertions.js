@@ -2,7 +2,7 @@
 
 /** A short, printable view of a webhook response body for assertion messages. */
 function describeBody(body, max = 1500) {
-	const text = typeof body === 'string' ? body : JSON.stringify(body);
+	const text = typeof body === 'string' ? body : String(JSON.stringify(body));
 	return text.length > max ? `${text.slice(0, max)}... (${text.length} chars)` : text;
 }
 

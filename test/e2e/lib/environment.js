@@ -2,7 +2,7 @@
 // One e2e environment per run: a temp folder, server-everything over HTTP, and a real n8n with our
 // packed package installed the way the Community Nodes installer does it.
 
-const { spawnSync } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -15,7 +15,7 @@ const { freePorts } = require('./net');
 const processes = require('./processes');
 
 function step(message) {
-	process.stderr.write(`[e2e] ${message}\n`);
+	process.stderr.write(`[e2e ${new Date().toISOString().slice(11, 23)}] ${message}\n`);
 }
 
 function resolveN8n() {
@@ -33,6 +33,31 @@ function resolveN8n() {
 			.map(([k, ...v]) => [k, v.join('=').replace(/^'(.*)'$/, '$1')]),
 	);
 	return { node24Bin: vars.MCP_AGENT_NODE24_BIN, n8nBin: vars.MCP_AGENT_N8N_BIN };
+}
+
+/** The JSON that `n8n execute --rawOutput` prints after whatever n8n logged first. */
+function parseExecuteOutput(output) {
+	const start = output.search(/^\{/m);
+	if (start < 0) throw new Error(`no JSON in n8n execute output:\n${output.slice(-2000)}`);
+	return JSON.parse(output.slice(start));
+}
+
+function loadExamples() {
+	const dir = path.join(REPO, 'examples');
+	return fs
+		.readdirSync(dir)
+		.filter((f) => f.endsWith('.json'))
+		.sort()
+		.map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
+}
+
+/** scripts/example-credentials.js, plus the run marker so the servers they start can be traced. */
+function exampleCredentials(runMarker) {
+	const result = spawnSync(process.execPath, [path.join(REPO, 'scripts', 'example-credentials.js')], { encoding: 'utf8' });
+	if (result.status !== 0) throw new Error(`scripts/example-credentials.js failed: ${result.stderr}`);
+	return JSON.parse(result.stdout).map((c) =>
+		c.type === 'mcpServerStdioApi' ? { ...c, data: { ...c.data, environment: [c.data.environment, runMarker].filter(Boolean).join('\n') } } : c,
+	);
 }
 
 function assertBuilt() {
@@ -62,6 +87,7 @@ class E2eEnvironment {
 		const userFolder = path.join(this.runDir, 'n8n');
 		fs.mkdirSync(userFolder);
 		step(`run ${this.runId} in ${this.runDir}`);
+		this.startReaper();
 
 		step('installing the packed package into the n8n user folder');
 		const install = spawnSync('bash', [path.join(REPO, 'scripts', 'install-package-into-n8n.sh'), userFolder], {
@@ -91,14 +117,23 @@ class E2eEnvironment {
 			runMarker: this.runMarker,
 		});
 
+		// The examples (what `npm start` imports) come along, run once with `n8n execute` below.
+		const examples = loadExamples();
 		const credentialsFile = path.join(this.runDir, 'credentials.json');
 		fs.writeFileSync(
 			credentialsFile,
-			JSON.stringify(buildCredentials({ everythingUrl: this.everything.url, deadPort, runMarker: this.runMarker }), null, 2),
+			JSON.stringify(
+				[
+					...buildCredentials({ everythingUrl: this.everything.url, deadPort, runMarker: this.runMarker }),
+					...exampleCredentials(this.runMarker),
+				],
+				null,
+				2,
+			),
 		);
 		const workflows = loadWorkflows();
 		const workflowsFile = path.join(this.runDir, 'workflows.json');
-		fs.writeFileSync(workflowsFile, JSON.stringify(workflows, null, 2));
+		fs.writeFileSync(workflowsFile, JSON.stringify([...workflows, ...examples], null, 2));
 
 		step('importing credentials and workflows');
 		await this.trackCli(['import:credentials', `--input=${credentialsFile}`]);
@@ -108,11 +143,47 @@ class E2eEnvironment {
 			await this.trackCli(['publish:workflow', `--id=${wf.id}`]);
 		}
 
+		// `n8n execute` runs a Manual Trigger workflow in the CLI; it must not share the database
+		// with a running n8n, so the examples run before the server starts.
+		this.exampleRuns = {};
+		for (const wf of examples) {
+			step(`executing example ${wf.id} (${wf.name})`);
+			try {
+				this.exampleRuns[wf.id] = { run: parseExecuteOutput(await this.trackCli(['execute', `--id=${wf.id}`, '--rawOutput'])) };
+			} catch (error) {
+				this.exampleRuns[wf.id] = { error };
+			}
+		}
+
 		step(`starting n8n on ${this.n8n.baseUrl} (task broker port ${brokerPort})`);
 		const startPromise = this.n8n.start();
 		this.everPgids.add(this.n8n.child.pid);
 		await startPromise;
 		step(`n8n ready after ${((Date.now() - started) / 1000).toFixed(1)} s of setup`);
+	}
+
+	/** A detached watchdog that cleans up after this process if it dies without doing so. */
+	startReaper() {
+		const pgidFile = path.join(this.runDir, 'process-groups');
+		fs.writeFileSync(pgidFile, '');
+		processes.recordGroupsIn(pgidFile);
+		const reaper = spawn(
+			process.execPath,
+			[path.join(__dirname, 'reaper.js'), String(process.pid), pgidFile, this.runDir, this.runMarker],
+			{ detached: true, stdio: 'ignore' },
+		);
+		reaper.unref();
+		this.reaperPid = reaper.pid;
+	}
+
+	stopReaper() {
+		if (!this.reaperPid) return;
+		try {
+			process.kill(this.reaperPid, 'SIGKILL');
+		} catch {
+			/* gone */
+		}
+		this.reaperPid = null;
 	}
 
 	async trackCli(args) {
@@ -131,7 +202,12 @@ class E2eEnvironment {
 
 	/** Processes started by this run that are still alive after stop(). */
 	async leftovers({ waitMs = 5000 } = {}) {
-		const criteria = { pgids: this.everPgids, runDir: this.runDir, envMarker: this.runMarker };
+		const criteria = {
+			pgids: this.everPgids,
+			runDir: this.runDir,
+			envMarker: this.runMarker,
+			excludePids: this.reaperPid ? [this.reaperPid] : [],
+		};
 		const deadline = Date.now() + waitMs;
 		let found = processes.findLeftovers(criteria);
 		while (found.length && Date.now() < deadline) {
@@ -139,6 +215,21 @@ class E2eEnvironment {
 			found = processes.findLeftovers(criteria);
 		}
 		return found;
+	}
+
+	/** Synchronous, for signal handlers: SIGKILL every group and every process of this run. */
+	killEverythingNow() {
+		processes.killAllGroupsNow();
+		if (!this.runDir) return;
+		this.killLeftovers(
+			processes.findLeftovers({
+				pgids: this.everPgids,
+				runDir: this.runDir,
+				envMarker: this.runMarker,
+				excludePids: this.reaperPid ? [this.reaperPid] : [],
+			}),
+		);
+		this.stopReaper();
 	}
 
 	killLeftovers(found) {

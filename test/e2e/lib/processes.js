@@ -7,10 +7,19 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 
 const groups = new Set();
+let pgidFile = null;
+
+/** Also append every new process group to this file (read by the reaper if the harness dies). */
+function recordGroupsIn(file) {
+	pgidFile = file;
+}
 
 function spawnGroup(command, args, options = {}) {
 	const child = spawn(command, args, { ...options, detached: true });
-	if (child.pid) groups.add(child.pid);
+	if (child.pid) {
+		groups.add(child.pid);
+		if (pgidFile) fs.appendFileSync(pgidFile, `${child.pid}\n`);
+	}
 	child.exited = new Promise((resolve) => {
 		child.once('exit', (code, signal) => resolve({ code, signal }));
 		child.once('error', (error) => resolve({ code: null, signal: null, error }));
@@ -83,10 +92,11 @@ function listProcesses() {
  * Processes that belong to this run: in one of the run's process groups (now or ever), or whose
  * command line mentions the run folder, or whose environment carries the run's marker variable.
  */
-function findLeftovers({ pgids, runDir, envMarker }) {
+function findLeftovers({ pgids, runDir, envMarker, excludePids = [] }) {
 	return listProcesses().filter(
 		(p) =>
 			p.pid !== process.pid &&
+			!excludePids.includes(p.pid) &&
 			p.state !== 'Z' &&
 			(pgids.has(p.pgid) ||
 				(runDir && p.cmdline.includes(runDir)) ||
@@ -99,6 +109,7 @@ function sleep(ms) {
 }
 
 module.exports = {
+	recordGroupsIn,
 	spawnGroup,
 	stopGroup,
 	signalGroup,
