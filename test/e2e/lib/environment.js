@@ -260,4 +260,4 @@ class E2eEnvironment {
 	}
 }
 
-module.exports = { E2eEnvironment, step };
+module.exports = { E2eEnvironment, step, parseExecuteOutput };

