@@ -22,6 +22,12 @@ const credentials = [
 			cwd: '',
 		},
 	},
+	{
+		id: 'exampleAnthropicKey1',
+		name: 'Anthropic (put your API key here)',
+		type: 'mcpAgentAnthropicApi',
+		data: { apiKey: 'replace-with-your-anthropic-api-key', baseUrl: 'https://api.anthropic.com' },
+	},
 ];
 
 process.stdout.write(`${JSON.stringify(credentials, null, 2)}\n`);

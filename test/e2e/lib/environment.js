@@ -146,7 +146,8 @@ class E2eEnvironment {
 		// `n8n execute` runs a Manual Trigger workflow in the CLI; it must not share the database
 		// with a running n8n, so the examples run before the server starts.
 		this.exampleRuns = {};
-		for (const wf of examples) {
+		// Only Manual Trigger examples can run from the CLI; webhook-triggered ones are imported only.
+		for (const wf of examples.filter((w) => w.nodes.some((n) => n.type === 'n8n-nodes-base.manualTrigger'))) {
 			step(`executing example ${wf.id} (${wf.name})`);
 			try {
 				this.exampleRuns[wf.id] = { run: parseExecuteOutput(await this.trackCli(['execute', `--id=${wf.id}`, '--rawOutput'])) };
