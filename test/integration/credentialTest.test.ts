@@ -1,0 +1,92 @@
+import type { ICredentialTestFunctions } from 'n8n-workflow';
+import { mcpServerConnectionTest } from '../../nodes/shared/serverConnection';
+import { collectServerHandles } from '../../nodes/McpAgent/execute';
+import { EVERYTHING_BIN, freePort, startEverythingHttp } from '../support/servers';
+
+process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
+const context = {} as ICredentialTestFunctions;
+
+describe('credential Test button (mcpServerConnectionTest)', () => {
+	it('reports server, version, protocol and tool count for a stdio server', async () => {
+		const result = await mcpServerConnectionTest.call(context, {
+			id: '1', name: 'x', type: 'mcpServerStdioApi',
+			data: { command: process.execPath, args: JSON.stringify([EVERYTHING_BIN, 'stdio']) },
+		});
+		expect(result.status).toBe('OK');
+		expect(result.message).toMatch(/^Connected to .*everything.* protocol \d{4}-\d{2}-\d{2}: \d+ tools\.$/);
+	});
+
+	it('reports the same over Streamable HTTP', async () => {
+		const server = await startEverythingHttp();
+		try {
+			const result = await mcpServerConnectionTest.call(context, { id: '1', name: 'x', type: 'mcpServerHttpApi', data: { url: server.url } });
+			expect(result).toMatchObject({ status: 'OK', message: expect.stringMatching(/tools\.$/) });
+		} finally {
+			await server.stop();
+		}
+	});
+
+	it('reports the precise failure: refused port, exited process with stderr, bad argument format', async () => {
+		const port = await freePort();
+		const refused = await mcpServerConnectionTest.call(context, { id: '1', name: 'x', type: 'mcpServerHttpApi', data: { url: `http://127.0.0.1:${port}/mcp`, connectTimeout: 3000 } });
+		expect(refused).toMatchObject({ status: 'Error', message: expect.stringMatching(/Connection refused/) });
+		const exited = await mcpServerConnectionTest.call(context, {
+			id: '1', name: 'x', type: 'mcpServerStdioApi',
+			data: { command: process.execPath, args: '-e "console.error(\'missing ALLOWED_DIR\'); process.exit(4)"' },
+		});
+		expect(exited).toMatchObject({ status: 'Error', message: expect.stringMatching(/exited with code 4[\s\S]*missing ALLOWED_DIR/) });
+		const badArgs = await mcpServerConnectionTest.call(context, { id: '1', name: 'x', type: 'mcpServerStdioApi', data: { command: 'node', args: '"unclosed' } });
+		expect(badArgs).toMatchObject({ status: 'Error', message: expect.stringMatching(/Arguments.*unclosed " quote/) });
+	});
+
+	it('never shows secret header values in errors', async () => {
+		const port = await freePort();
+		const result = await mcpServerConnectionTest.call(context, {
+			id: '1', name: 'x', type: 'mcpServerHttpApi',
+			data: { url: `http://127.0.0.1:${port}/mcp?key=topsecretquery`, authentication: 'headers', headers: 'X-Api-Key: topsecretheader', connectTimeout: 3000 },
+		});
+		expect(result.status).toBe('Error');
+		expect(result.message).not.toMatch(/topsecret/);
+	});
+});
+
+describe('MCP Agent "MCP Servers" input', () => {
+	const fakeContext = (supplied: unknown) =>
+		({ getInputConnectionData: async () => supplied, getNode: () => ({ name: 'MCP Agent', type: 'x', typeVersion: 1, parameters: {}, id: '1', position: [0, 0] }) }) as never;
+
+	it('explains that n8n tool nodes are not MCP servers', async () => {
+		const calculator = { name: 'calculator', description: 'math', invoke: async () => '2' };
+		await expect(collectServerHandles(fakeContext([calculator]))).rejects.toThrow(/accepts MCP Server sub-nodes only, but "calculator" is another kind of tool/);
+	});
+
+	it('asks for a server when none is connected', async () => {
+		await expect(collectServerHandles(fakeContext(undefined))).rejects.toThrow(/No MCP server connected/);
+	});
+});
+
+describe('tool dropdown and schema-generated argument fields', () => {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const { searchTools, getToolArgumentFields } = require('../../nodes/shared/toolPicker');
+	const loadOptions = (params: Record<string, unknown>) =>
+		({
+			getNodeParameter: (name: string, fallback: unknown) => (name in params ? params[name] : fallback),
+			getCredentials: async () => ({ command: process.execPath, args: JSON.stringify([EVERYTHING_BIN, 'stdio']) }),
+			getNode: () => ({ name: 'MCP Call Tool', type: 'x', typeVersion: 1, parameters: {}, id: '1', position: [0, 0] }),
+		}) as never;
+
+	it('lists and filters tools by name, title or description', async () => {
+		const all = await searchTools.call(loadOptions({ connection: 'stdio' }));
+		expect(all.results.map((r: { value: string }) => r.value)).toContain('echo');
+		const filtered = await searchTools.call(loadOptions({ connection: 'stdio' }), 'echoes back');
+		expect(filtered.results.map((r: { value: string }) => r.value)).toEqual(['echo']);
+	});
+
+	it('generates typed, required fields from the inputSchema', async () => {
+		const fields = await getToolArgumentFields.call(loadOptions({ connection: 'stdio', tool: 'get-sum' }));
+		expect(fields.fields).toEqual(
+			expect.arrayContaining([expect.objectContaining({ id: 'a', type: 'number', required: true }), expect.objectContaining({ id: 'b', type: 'number', required: true })]),
+		);
+		const unknown = await getToolArgumentFields.call(loadOptions({ connection: 'stdio', tool: 'nope' }));
+		expect(unknown).toMatchObject({ fields: [], emptyFieldsNotice: expect.stringMatching(/no tool named "nope"/) });
+	});
+});
