@@ -1,4 +1,5 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
+import { mcpServerCommonProperties } from './mcpServerCommonProperties';
 
 /**
  * A remote MCP server reached over HTTP. Tested by the MCP nodes' `mcpServerConnectionTest`,
@@ -64,28 +65,6 @@ export class McpServerHttpApi implements ICredentialType {
 			placeholder: 'X-API-Key: abc123',
 			description: 'One "Name: value" per line, or a JSON object. Values are stored encrypted and never shown in outputs or errors.',
 		},
-		{
-			displayName: 'Trust Tool Annotations',
-			name: 'trustAnnotations',
-			type: 'boolean',
-			default: false,
-			description: 'Whether to believe this server\'s tool annotations (such as read-only). Leave off unless you control the server: untrusted annotations are ignored, so tools count as possibly destructive.',
-		},
-		{
-			displayName: 'Connect Timeout (Ms)',
-			name: 'connectTimeout',
-			type: 'number',
-			default: 30000,
-			typeOptions: { minValue: 100 },
-			description: 'How long to wait for the connection and handshake',
-		},
-		{
-			displayName: 'Request Timeout (Ms)',
-			name: 'requestTimeout',
-			type: 'number',
-			default: 60000,
-			typeOptions: { minValue: 100 },
-			description: 'How long to wait for each request, such as a tool call',
-		},
+		...mcpServerCommonProperties('How long to wait for the connection and handshake'),
 	];
 }

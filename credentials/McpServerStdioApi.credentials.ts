@@ -1,4 +1,5 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
+import { mcpServerCommonProperties } from './mcpServerCommonProperties';
 
 /**
  * A local MCP server started as a process on the n8n host. Disabled unless the administrator
@@ -63,28 +64,6 @@ export class McpServerStdioApi implements ICredentialType {
 			default: '',
 			description: 'Directory to start the command in; empty means n8n\'s own',
 		},
-		{
-			displayName: 'Trust Tool Annotations',
-			name: 'trustAnnotations',
-			type: 'boolean',
-			default: false,
-			description: 'Whether to believe this server\'s tool annotations (such as read-only). Leave off unless you control the server.',
-		},
-		{
-			displayName: 'Connect Timeout (Ms)',
-			name: 'connectTimeout',
-			type: 'number',
-			default: 30000,
-			typeOptions: { minValue: 100 },
-			description: 'How long to wait for the process to start and answer the handshake (npx downloads count)',
-		},
-		{
-			displayName: 'Request Timeout (Ms)',
-			name: 'requestTimeout',
-			type: 'number',
-			default: 60000,
-			typeOptions: { minValue: 100 },
-			description: 'How long to wait for each request, such as a tool call',
-		},
+		...mcpServerCommonProperties('How long to wait for the process to start and answer the handshake (npx downloads count)'),
 	];
 }
