@@ -9,7 +9,6 @@ export interface ReviewPageOptions {
 	errors?: string[];
 	/** Values the reviewer already entered, to show again after an error. */
 	previous?: Record<string, string>;
-	loggedInAs?: string;
 }
 
 /** A page with just a heading and a sentence (decision recorded, login required, nothing pending). */
@@ -65,9 +64,7 @@ export function renderReviewPage(requests: ApprovalRequest[], options: ReviewPag
 		.map((r) => `<p><strong>The model said:</strong></p><pre>${showText(r.assistantText)}</pre>`)
 		.join('\n');
 	const errors = options.errors?.length ? `<div class="error"><p>Nothing was decided:</p><ul>${options.errors.map((e) => `<li>${showText(e)}</li>`).join('')}</ul></div>` : '';
-	const reviewer = options.loggedInAs
-		? `<p>Deciding as <strong>${showText(options.loggedInAs)}</strong>.</p>`
-		: `<label>Your name<input type="text" name="reviewer" value="${showText(previous.reviewer ?? '')}" required></label>`;
+	const reviewer = `<label>Your name<input type="text" name="reviewer" value="${showText(previous.reviewer ?? '')}" required></label>`;
 	const expires = requests.map((r) => r.expiresAt).sort()[0];
 	return page(
 		'Review tool calls',

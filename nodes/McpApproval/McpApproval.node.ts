@@ -41,13 +41,6 @@ export class McpApproval implements INodeType {
 				default: '',
 			},
 			{
-				displayName: 'Require N8n Login',
-				name: 'requireLogin',
-				type: 'boolean',
-				default: false,
-				description: 'Whether the reviewer must be logged in to this n8n in the same browser; their n8n account is then recorded as the reviewer',
-			},
-			{
 				displayName: 'Pending Requests',
 				name: 'pendingRequests',
 				type: 'hidden',
@@ -85,44 +78,22 @@ export class McpApproval implements INodeType {
 			else res.type('html').send(html);
 		};
 
-		let loggedInAs: string | undefined;
-		if (this.getNodeParameter('requireLogin', false) as boolean) {
-			loggedInAs = await identifyLoggedInUser(this);
-			if (!loggedInAs) {
-				send(401, renderMessagePage('Login required', 'Log in to n8n in this browser, then open this link again.'), { error: 'login required' });
-				return { noWebhookResponse: true };
-			}
-		}
 		if (requests.length === 0) {
 			send(404, renderMessagePage('Nothing to review', 'There are no pending tool calls here.'), { error: 'nothing pending' });
 			return { noWebhookResponse: true };
 		}
 		if (request.method !== 'POST') {
-			send(200, renderReviewPage(requests, { loggedInAs }), { pending: requests });
+			send(200, renderReviewPage(requests), { pending: requests });
 			return { noWebhookResponse: true };
 		}
 		const body = (this.getBodyData() ?? {}) as Record<string, unknown>;
-		const result = parseReviewSubmission(body, requests, { reviewer: loggedInAs, now: new Date().toISOString() });
+		const result = parseReviewSubmission(body, requests, { now: new Date().toISOString() });
 		if (!result.ok) {
-			send(400, renderReviewPage(requests, { errors: result.errors, previous: result.previous, loggedInAs }), { errors: result.errors });
+			send(400, renderReviewPage(requests, { errors: result.errors, previous: result.previous }), { errors: result.errors });
 			return { noWebhookResponse: true };
 		}
 		const count = result.decisions.reduce((n, d) => n + d.decisions.length, 0);
 		send(200, renderMessagePage('Decision recorded', `${count} decision${count === 1 ? '' : 's'} recorded. The workflow continues; you can close this page.`), { recorded: count });
 		return { noWebhookResponse: true, workflowData: [result.decisions.map((decision) => ({ json: decision as never }))] };
-	}
-}
-
-/** The n8n account behind the browser's session cookie, if any. */
-async function identifyLoggedInUser(context: IWebhookFunctions): Promise<string | undefined> {
-	const cookies = String(context.getHeaderData().cookie ?? '');
-	const token = /(?:^|;\s*)n8n-auth=([^;]+)/.exec(cookies)?.[1];
-	if (!token) return undefined;
-	try {
-		const user = await context.validateCookieAuth(decodeURIComponent(token));
-		const name = [user.firstName, user.lastName].filter(Boolean).join(' ');
-		return name ? `${name} <${user.email}>` : user.email;
-	} catch {
-		return undefined;
 	}
 }

@@ -42,7 +42,7 @@ function post(name, url, y) {
  * approval: 'mcp' (MCP Approval node) or 'wait' (n8n's Wait node "on webhook call", the
  * send-and-wait style channel).
  */
-function approvalWorkflow({ name, inboxUrl, provider = 'anthropic', requireApprovalFor = 'notReadOnly', approvalOptions = {}, server = CREDENTIALS.counter, approval = 'mcp', splitPlans = false, options = {} }) {
+function approvalWorkflow({ name, inboxUrl, provider = 'anthropic', requireApprovalFor = 'notReadOnly', approvalOptions = {}, server = CREDENTIALS.counter, approval = 'mcp', splitPlans = false, options = {}, approvalParameters = {} }) {
 	const nodes = [
 		{ id: `${name}-hook`, name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2.1, position: [0, 0], webhookId: `${id(name)}-hook`, parameters: { httpMethod: 'POST', path: `agent-${name}`, responseMode: 'onReceived', options: {} } },
 		{
@@ -66,7 +66,7 @@ function approvalWorkflow({ name, inboxUrl, provider = 'anthropic', requireAppro
 	nodes.push(
 		approval === 'wait'
 			? { id: `${name}-wait`, name: 'Approval', type: 'n8n-nodes-base.wait', typeVersion: 1.1, position: [700, 400], webhookId: `${id(name)}-wait`, parameters: { resume: 'webhook', httpMethod: 'POST', options: {} } }
-			: { id: `${name}-approval`, name: 'Approval', type: 'n8n-nodes-mcp-agent.mcpApproval', typeVersion: 1, position: [700, 400], webhookId: `${id(name)}-approval`, parameters: {} },
+			: { id: `${name}-approval`, name: 'Approval', type: 'n8n-nodes-mcp-agent.mcpApproval', typeVersion: 1, position: [700, 400], webhookId: `${id(name)}-approval`, parameters: approvalParameters },
 	);
 	if (splitPlans) {
 		nodes.push({ id: `${name}-split`, name: 'Plans', type: 'n8n-nodes-base.code', typeVersion: 2, position: [150, 0], parameters: { jsCode: 'return $json.body.plans.map((plan) => ({ json: { plan } }));' } });
