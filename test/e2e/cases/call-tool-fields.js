@@ -1,0 +1,14 @@
+'use strict';
+const assert = require('node:assert/strict');
+const { describeBody } = require('../lib/assertions');
+
+module.exports = function callToolFieldsCases(e2eTest, env) {
+	e2eTest('MCP Call Tool with arguments from schema fields (number field filled by an expression)', async () => {
+		const { status, body } = await env.n8n.trigger('mcp-e2e-call-fields', { a: '2' });
+		assert.equal(status, 200, describeBody(body));
+		const item = Array.isArray(body) ? body[0] : body;
+		assert.equal(item.tool, 'get-sum', describeBody(item));
+		assert.equal(item.isError, false, describeBody(item));
+		assert.match(item.text, /\b5\b/, describeBody(item));
+	});
+};
