@@ -124,7 +124,10 @@ export function explainMcpError(
 	if (name === 'SyntaxError' || /JSON/.test(firstMessage)) {
 		return new McpFailure(`${where} sent a reply that is not valid MCP JSON while ${phase}: ${trimDetail(firstMessage)}`, 'not-mcp', output);
 	}
-	return new McpFailure(`Error talking to MCP server ${where} while ${phase}: ${trimDetail(firstMessage)}`, 'unknown', output);
+	// "fetch failed" says nothing by itself; its causes say why.
+	const causes = chain.slice(1).map((e) => String(e.message ?? '')).filter((m) => m && m !== firstMessage);
+	const detail = causes.length ? `${firstMessage} (${causes.join(': ')})` : firstMessage;
+	return new McpFailure(`Error talking to MCP server ${where} while ${phase}: ${trimDetail(detail)}`, 'unknown', output);
 }
 
 /** Status codes carried by the SDK's StreamableHTTPError / SseError (`code`) or in their message. */

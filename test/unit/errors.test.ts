@@ -199,3 +199,13 @@ describe('httpStatusOf', () => {
 		expect(httpStatusOf('HTTP 500')).toBeUndefined();
 	});
 });
+
+describe('unexplained fetch failures', () => {
+	it('carry their causes, so "fetch failed" is never alone', () => {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const { explainMcpError: explain } = require('../../lib/mcp/errors');
+		const error = new TypeError('fetch failed', { cause: new Error('bad port') });
+		const failure = explain(error, { kind: 'http', url: 'http://127.0.0.1:9/mcp', transport: 'streamableHttp', headers: {}, trustAnnotations: false, connectTimeoutMs: 1, requestTimeoutMs: 1 }, 'connecting');
+		expect(failure.message).toBe('Error talking to MCP server http://127.0.0.1:9/mcp while connecting: fetch failed (bad port)');
+	});
+});

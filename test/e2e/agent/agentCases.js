@@ -6,6 +6,7 @@
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { parseExecuteOutput } = require('../lib/environment');
+const { freePorts } = require('../lib/net');
 
 module.exports = function agentCases(e2e, ctx, { plan, call, finalResults, MANUAL_PLAN }) {
 	function assertAgentOutput(out, { iterations, servers }) {
@@ -54,5 +55,36 @@ module.exports = function agentCases(e2e, ctx, { plan, call, finalResults, MANUA
 		const results = finalResults(out);
 		assert.match(results[0].text, /Echo: scheduled/);
 		assert.ok(MANUAL_PLAN().includes('list_directory'));
+	});
+};
+
+module.exports.credentialTests = function credentialTestCases(e2e, ctx, { credentials }) {
+	e2e('credential Test buttons work in n8n: provider keys and real MCP handshakes', async () => {
+		const owner = { email: 'owner@example.com', firstName: 'Olga', lastName: 'Owner', password: 'E2e-Passw0rd!' };
+		const headers = { 'content-type': 'application/json', 'browser-id': 'e2e-browser' };
+		const setup = await fetch(`${ctx.n8n.baseUrl}/rest/owner/setup`, { method: 'POST', headers, body: JSON.stringify(owner) });
+		assert.equal(setup.status, 200, await setup.text());
+		const login = await fetch(`${ctx.n8n.baseUrl}/rest/login`, { method: 'POST', headers, body: JSON.stringify({ emailOrLdapLoginId: owner.email, password: owner.password }) });
+		assert.equal(login.status, 200, await login.text());
+		const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+		const test = async (credential) => {
+			const response = await fetch(`${ctx.n8n.baseUrl}/rest/credentials/test`, { method: 'POST', headers: { ...headers, cookie }, body: JSON.stringify({ credentials: credential }) });
+			const text = await response.text();
+			assert.equal(response.status, 200, text);
+			return JSON.parse(text).data ?? JSON.parse(text);
+		};
+		const all = credentials();
+		const byType = (type) => all.find((c) => c.type === type);
+		assert.deepEqual(await test(byType('mcpAgentAnthropicApi')), { status: 'OK', message: 'Connection successful!' });
+		assert.deepEqual(await test(byType('mcpAgentOpenAiApi')), { status: 'OK', message: 'Connection successful!' });
+		const stdio = await test(byType('mcpServerStdioApi'));
+		assert.equal(stdio.status, 'OK', JSON.stringify(stdio));
+		assert.match(stdio.message, /^Connected to counter-server 1\.0\.0, protocol [\d-]+: 3 tools\.$/);
+		const http = all.find((c) => c.type === 'mcpServerHttpApi');
+		assert.match((await test(http)).message, /^Connected to .*: \d+ tools\.$/);
+		const [closedPort] = await freePorts(1);
+		const dead = await test({ ...http, data: { ...http.data, url: `http://127.0.0.1:${closedPort}/mcp`, connectTimeout: 3000 } });
+		assert.equal(dead.status, 'Error');
+		assert.match(dead.message, new RegExp(`Connection refused by http://127\\.0\\.0\\.1:${closedPort}/mcp`));
 	});
 };

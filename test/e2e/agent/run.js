@@ -166,6 +166,7 @@ function e2e(name, fn, timeout = 240000) {
 
 require('./agentCases')(e2e, ctx, { plan, call, finalResults, MANUAL_PLAN });
 require('./approvalCases')(e2e, ctx, { plan, call, finalResults, reviewPage, decide, counterLabels, latestStatus });
+require('./agentCases').credentialTests(e2e, ctx, { credentials });
 
 e2e('stopping n8n and the servers leaves no process of this run behind', async () => {
 	await ctx.n8n.stop();
