@@ -182,20 +182,19 @@ async function startAndWaitForReview(label) {
 	assert.ok(pending.reviewUrl.startsWith(`${ctx.main.baseUrl}/webhook-waiting/`), `the review URL must point at main: ${pending.reviewUrl}`);
 	const executionId = executionIdOf(pending.reviewUrl);
 	await waitForStatus(executionId, 'waiting', 30000);
+	assert.match(ctx.worker.logTail(400), new RegExp(`Worker started execution ${executionId} \\(job`), 'the run up to the review must have run on the worker');
 	assert.deepEqual(lines(ctx.counterFile).filter((l) => l === label), [], 'nothing may run before the decision');
 	return { pending, executionId };
 }
 
 async function expectDone(label, executionId) {
 	// Wait for the "done" item, but fail at once if n8n gives the execution up.
-	let done;
 	let status;
-	const arrival = ctx.inbox.next('done', CASE, { timeoutMs: 120000 }).then((item) => (done = item), () => {});
-	await waitFor(`the done item of execution ${executionId}`, async () => {
+	const done = await waitFor(`the done item of execution ${executionId}`, async () => {
 		status = await executionStatus(executionId);
-		return done;
-	}, { timeoutMs: 120000, intervalMs: 1000, failIf: () => ['crashed', 'error', 'canceled'].includes(status) && `execution ${executionId} ended as "${status}"` });
-	await arrival;
+		// Taken only once it has arrived, so no waiter is left behind in the inbox.
+		return ctx.inbox.pending('done', CASE).length > 0 && ctx.inbox.next('done', CASE);
+	}, { timeoutMs: 120000, intervalMs: 500, failIf: () => ['crashed', 'error', 'canceled'].includes(status) && `execution ${executionId} ended as "${status}"` });
 	assert.match(finalResults(done)[0].text, new RegExp(`recorded ${label}\\b`));
 	assert.equal(done.toolCalls[0].review.decision, 'approved');
 	assert.equal(done.toolCalls[0].review.reviewer, 'Queue Reviewer');
@@ -241,6 +240,18 @@ function stopReaper() {
 }
 
 before(async () => {
+	try {
+		await setUp();
+	} catch (error) {
+		process.exitCode = 1; // keep the run folder
+		process.stderr.write(`\n[e2e queue] set-up failed: ${error.message}\n`);
+		if (ctx.main) process.stderr.write(`----- n8n main log tail:\n${ctx.main.logTail(40)}\n----- n8n worker log tail:\n${ctx.worker.logTail(40)}\n`);
+		if (ctx.postgres) process.stderr.write(`----- PostgreSQL log tail:\n${ctx.postgres.logTail(15)}\n`);
+		throw error;
+	}
+}, { timeout: 10 * 60 * 1000 });
+
+async function setUp() {
 	const started = Date.now();
 	for (const file of [N8N_BIN, path.join(NODE24_BIN, 'node')]) {
 		if (!fs.existsSync(file)) throw new Error(`${file} is missing: run scripts/ensure-n8n.sh`);
@@ -263,7 +274,7 @@ before(async () => {
 	// Our own listeners first (OS-assigned ports), then the ports handed to other processes.
 	ctx.llm = await startScriptedLlm();
 	ctx.inbox = await startInbox();
-	const [redisPort, pgPort, port, mainBroker, workerBroker, workerBroker2, healthPort] = await freePorts(7);
+	const [redisPort, pgPort, port, mainBroker, workerBroker, workerBroker2, healthPort, workerPort] = await freePorts(8);
 
 	step(`starting Redis on 127.0.0.1:${redisPort}`);
 	ctx.redis = await startRedis({ dir: path.join(ctx.dir, 'redis'), port: redisPort, env: { [markerName]: markerValue } });
@@ -294,16 +305,17 @@ before(async () => {
 	};
 	const common = { node24Bin: NODE24_BIN, n8nBin: N8N_BIN, port, runMarker: ctx.runMarker };
 	ctx.main = new N8n({ ...common, userFolder: ctx.mainFolder, brokerPort: mainBroker, logFile: path.join(ctx.dir, 'main.log'), extraEnv: queueEnv });
-	// The worker's webhook base URL (N8N_WEBHOOK_URL, from `port`) is main's: it computes the resume
-	// URL that reviewers open on main. Each process needs its own task-broker port.
-	ctx.workerOptions = { ...common, userFolder: path.join(ctx.dir, 'worker'), logFile: path.join(ctx.dir, 'worker.log'), extraEnv: queueEnv, healthPort };
+	// The worker computes the resume URL that reviewers open on main, from N8N_WEBHOOK_URL (main's,
+	// derived from `port`). Its own N8N_PORT differs, so a URL built from host and port instead
+	// would point nowhere and the review-URL assertion would catch it. Each process needs its own
+	// task-broker port.
+	ctx.workerOptions = { ...common, userFolder: path.join(ctx.dir, 'worker'), logFile: path.join(ctx.dir, 'worker.log'), extraEnv: { ...queueEnv, N8N_PORT: String(workerPort) }, healthPort };
 	ctx.workerBrokers = [workerBroker, workerBroker2];
 	ctx.worker = new N8nWorker({ ...ctx.workerOptions, brokerPort: ctx.workerBrokers[0] });
 
 	fs.writeFileSync(path.join(ctx.dir, 'credentials.json'), JSON.stringify(credentials(), null, 2));
 	const flow = approvalWorkflow({ name: CASE, inboxUrl: ctx.inbox.url });
 	fs.writeFileSync(path.join(ctx.dir, 'workflows.json'), JSON.stringify([flow], null, 2));
-	ctx.workflowId = flow.id;
 	step('importing credentials and the workflow into PostgreSQL (n8n CLI)');
 	await cliTracked(['import:credentials', `--input=${path.join(ctx.dir, 'credentials.json')}`]);
 	await cliTracked(['import:workflow', `--input=${path.join(ctx.dir, 'workflows.json')}`]);
@@ -314,7 +326,7 @@ before(async () => {
 	step('starting the n8n worker');
 	await startTracked(ctx.worker);
 	step(`main and worker ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
-}, { timeout: 10 * 60 * 1000 });
+}
 
 after(async () => {
 	await ctx.main?.stop();
