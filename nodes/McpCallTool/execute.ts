@@ -6,7 +6,16 @@ import { extractToolResult } from '../../lib/tools/callResult';
 import { coerceFieldValues } from '../../lib/tools/schemaFields';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
 import { mapWithConcurrency } from '../../lib/util/mapWithConcurrency';
+import { itemParameter } from '../shared/itemParameter';
 import { failEveryItem, openServerConnection, toNodeError } from '../shared/serverConnection';
+
+/** Per-item parameter readers (resolved once when they hold no expression). */
+interface ItemParameters {
+	tool: (itemIndex: number) => string;
+	argumentsMode: (itemIndex: number) => string;
+	argumentsJson: (itemIndex: number) => unknown;
+	arguments: (itemIndex: number) => { value?: Record<string, unknown> | null };
+}
 
 interface CallOptions {
 	concurrency?: number;
@@ -36,9 +45,15 @@ export async function executeCallTool(this: IExecuteFunctions): Promise<INodeExe
 		} catch (error) {
 			return failEveryItem(this, error);
 		}
+		const params: ItemParameters = {
+			tool: itemParameter(this, 'tool', '', { extractValue: true }),
+			argumentsMode: itemParameter(this, 'argumentsMode', 'fields'),
+			argumentsJson: itemParameter<unknown>(this, 'argumentsJson', '{}'),
+			arguments: itemParameter<{ value?: Record<string, unknown> | null }>(this, 'arguments', { value: null }),
+		};
 		const results = await mapWithConcurrency(items, options.concurrency ?? 1, async (_item, itemIndex) => {
 			try {
-				return await callForItem.call(this, itemIndex, tools, connection, options);
+				return await callForItem.call(this, itemIndex, tools, connection, options, params);
 			} catch (error) {
 				const nodeError = toNodeError(this, error, itemIndex);
 				if (this.continueOnFail()) {
@@ -59,8 +74,9 @@ async function callForItem(
 	tools: Map<string, ToolDefinition>,
 	connection: Awaited<ReturnType<typeof openServerConnection>>,
 	options: CallOptions,
+	params: ItemParameters,
 ): Promise<INodeExecutionData> {
-	const toolName = String(this.getNodeParameter('tool', itemIndex, '', { extractValue: true }) ?? '').trim();
+	const toolName = String(params.tool(itemIndex) ?? '').trim();
 	if (!toolName) throw new NodeOperationError(this.getNode(), 'No tool selected', { itemIndex });
 	const tool = tools.get(toolName);
 	if (!tool) {
@@ -70,7 +86,7 @@ async function callForItem(
 			description: `Tools on this server: ${known.slice(0, 50).join(', ')}${known.length > 50 ? ', …' : ''}`,
 		});
 	}
-	const args = readArguments.call(this, itemIndex, tool);
+	const args = readArguments.call(this, itemIndex, tool, params);
 	const result = await callToolValidated(connection, tool, args, {
 		timeoutMs: options.timeout && options.timeout > 0 ? options.timeout : undefined,
 		resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? true,
@@ -90,10 +106,9 @@ async function callForItem(
 	return { json: output.json as unknown as IDataObject, ...(binary ? { binary } : {}), pairedItem: { item: itemIndex } };
 }
 
-function readArguments(this: IExecuteFunctions, itemIndex: number, tool: ToolDefinition): unknown {
-	const mode = this.getNodeParameter('argumentsMode', itemIndex, 'fields') as string;
-	if (mode === 'json') {
-		const raw = this.getNodeParameter('argumentsJson', itemIndex, '{}') as unknown;
+function readArguments(this: IExecuteFunctions, itemIndex: number, tool: ToolDefinition, params: ItemParameters): unknown {
+	if (params.argumentsMode(itemIndex) === 'json') {
+		const raw = params.argumentsJson(itemIndex);
 		if (typeof raw !== 'string') return raw;
 		if (raw.trim() === '') return {};
 		try {
@@ -102,6 +117,6 @@ function readArguments(this: IExecuteFunctions, itemIndex: number, tool: ToolDef
 			throw new NodeOperationError(this.getNode(), `Arguments (JSON) is not valid JSON: ${(error as Error).message}`, { itemIndex });
 		}
 	}
-	const mapped = this.getNodeParameter('arguments', itemIndex, { value: null }) as { value?: Record<string, unknown> | null };
+	const mapped = params.arguments(itemIndex);
 	return coerceFieldValues(tool.inputSchema, mapped?.value ?? {});
 }
