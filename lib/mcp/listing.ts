@@ -31,12 +31,33 @@ function byName<T extends { name: string }>(items: T[]): T[] {
 	return [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
+/**
+ * The SDK's listTools parses every tool with zod and compiles a validator for every outputSchema,
+ * which takes longer than the round trip on servers with hundreds of tools. We take the result as
+ * is (the SDK accepts any object with safeParse) and check what we rely on ourselves.
+ */
+const UNPARSED = { safeParse: (data: unknown) => ({ success: true, data }) };
+
+export function checkedTools(result: unknown): { tools: ToolDefinition[]; nextCursor?: string } {
+	const body = (result ?? {}) as { tools?: unknown; nextCursor?: unknown };
+	if (!Array.isArray(body.tools)) throw new Error('the server answered tools/list without a "tools" array');
+	const tools: ToolDefinition[] = [];
+	for (const entry of body.tools as Array<Record<string, unknown>>) {
+		// A tool without a name cannot be called; one without a usable schema takes no arguments.
+		if (!entry || typeof entry !== 'object' || typeof entry.name !== 'string' || entry.name === '') continue;
+		const inputSchema = entry.inputSchema && typeof entry.inputSchema === 'object' && !Array.isArray(entry.inputSchema) ? entry.inputSchema : { type: 'object' };
+		tools.push({ ...(entry as unknown as ToolDefinition), inputSchema: inputSchema as Record<string, unknown> });
+	}
+	return { tools, ...(typeof body.nextCursor === 'string' && body.nextCursor ? { nextCursor: body.nextCursor } : {}) };
+}
+
 export async function listAllTools(connection: McpConnection): Promise<ToolDefinition[]> {
 	return connection.request('listing tools', async (client) =>
 		byName(
 			await collectPages('tools', async (cursor) => {
-				const result = await client.listTools(cursor ? { cursor } : undefined, connection.requestOptions());
-				return { items: result.tools as ToolDefinition[], nextCursor: result.nextCursor };
+				const result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, UNPARSED as never, connection.requestOptions());
+				const { tools, nextCursor } = checkedTools(result);
+				return { items: tools, nextCursor };
 			}),
 		),
 	);

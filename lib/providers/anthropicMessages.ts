@@ -1,7 +1,7 @@
 import type { ModelTurn, StopKind, ToolOutcome } from '../agent/types';
 import { toAnthropicTool } from '../tools/providerFormats';
 import type { ProviderAdapter } from './types';
-import { asToolDefinition, checkHistory, forcedToolName, numberOr0, parseJsonArguments, systemWithStructuredOutput } from './shared';
+import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, numberOr0, parseJsonArguments, systemWithStructuredOutput } from './shared';
 
 const STOPS: Record<string, StopKind> = {
 	end_turn: 'end_turn',
@@ -27,9 +27,12 @@ export const anthropicMessages: ProviderAdapter = {
 
 	buildRequest(settings, tools, transcript) {
 		const system = systemWithStructuredOutput(settings);
-		const toolDefs = tools.map((tool) => ({ ...toAnthropicTool(asToolDefinition(tool), tool.providerName) }) as Record<string, unknown>);
-		// Caching the tool list and system prompt: one breakpoint after the tools, one after the system.
-		if (settings.promptCaching && toolDefs.length > 0) toolDefs[toolDefs.length - 1] = { ...toolDefs[toolDefs.length - 1], cache_control: CACHE };
+		const toolDefs = cachedToolList(tools, settings.promptCaching ? 'anthropic+cache' : 'anthropic', () => {
+			const list = tools.map((tool) => ({ ...toAnthropicTool(asToolDefinition(tool), tool.providerName) }) as Record<string, unknown>);
+			// Caching the tool list and system prompt: one breakpoint after the tools, one after the system.
+			if (settings.promptCaching && list.length > 0) list[list.length - 1] = { ...list[list.length - 1], cache_control: CACHE };
+			return list;
+		});
 		const choice = settings.toolChoice;
 		const body: Record<string, unknown> = {
 			model: settings.model,

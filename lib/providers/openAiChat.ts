@@ -1,7 +1,7 @@
 import type { ModelTurn, StopKind, ToolOutcome } from '../agent/types';
 import { toOpenAiChatTool } from '../tools/providerFormats';
 import type { ProviderAdapter } from './types';
-import { asToolDefinition, checkHistory, forcedToolName, dataUrl, numberOr0, parseJsonArguments, resultText } from './shared';
+import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, numberOr0, parseJsonArguments, resultText } from './shared';
 
 const STOPS: Record<string, StopKind> = {
 	stop: 'end_turn',
@@ -26,7 +26,7 @@ export const openAiChat: ProviderAdapter = {
 			max_completion_tokens: settings.maxOutputTokens,
 		};
 		if (tools.length > 0) {
-			body.tools = tools.map((tool) => toOpenAiChatTool(asToolDefinition(tool), tool.providerName));
+			body.tools = cachedToolList(tools, 'openaiChat', () => tools.map((tool) => toOpenAiChatTool(asToolDefinition(tool), tool.providerName)));
 			const choice = settings.toolChoice;
 			body.tool_choice = choice.type === 'tool' ? { type: 'function', function: { name: forcedToolName(choice.name, tools) } } : choice.type;
 			body.parallel_tool_calls = settings.parallelToolCalls;

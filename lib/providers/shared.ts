@@ -7,6 +7,20 @@ export function asToolDefinition(tool: CatalogTool): ToolDefinition {
 	return { name: tool.mcpName, description: tool.description, inputSchema: tool.inputSchema };
 }
 
+const toolListCache = new WeakMap<CatalogTool[], Map<string, unknown[]>>();
+
+/**
+ * A run sends the same tool list on every model call; converting it (schemas made strict, cache
+ * markers) once per catalog keeps the per-turn cost flat. Callers must not mutate the result.
+ */
+export function cachedToolList<T>(tools: CatalogTool[], variant: string, build: () => T[]): T[] {
+	let variants = toolListCache.get(tools);
+	if (!variants) toolListCache.set(tools, (variants = new Map()));
+	let list = variants.get(variant) as T[] | undefined;
+	if (!list) variants.set(variant, (list = build()));
+	return list;
+}
+
 /** Tool Choice "A Specific Tool": a catalog name as is, else an MCP name ("tool" or "server:tool") mapped to its catalog name. */
 export function forcedToolName(name: string, tools: CatalogTool[]): string {
 	if (tools.some((tool) => tool.providerName === name)) return name;

@@ -40,6 +40,8 @@ function ajvFor(schema: Record<string, unknown>): AjvLike {
 }
 
 const cache = new Map<string, ValidateFunction | Error>();
+/** The same schema object is validated against on every call of a tool: skip re-serializing it. */
+const bySchemaObject = new WeakMap<object, ValidateFunction | Error>();
 const CACHE_LIMIT = 5000;
 
 export class SchemaCompileError extends Error {}
@@ -47,6 +49,11 @@ export class SchemaCompileError extends Error {}
 /** Compiles (once per distinct schema) and returns the validator; throws SchemaCompileError. */
 export function compileArgumentValidator(schema: Record<string, unknown> | undefined): ValidateFunction {
 	const effective = schema && typeof schema === 'object' ? schema : { type: 'object' };
+	const known = bySchemaObject.get(effective);
+	if (known) {
+		if (known instanceof Error) throw known;
+		return known;
+	}
 	const key = canonicalJson(effective);
 	let entry = cache.get(key);
 	if (!entry) {
@@ -63,6 +70,7 @@ export function compileArgumentValidator(schema: Record<string, unknown> | undef
 		if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
 		cache.set(key, entry);
 	}
+	bySchemaObject.set(effective, entry);
 	if (entry instanceof Error) throw entry;
 	return entry;
 }
