@@ -9,6 +9,8 @@ export interface ReviewPageOptions {
 	errors?: string[];
 	/** Values the reviewer already entered, to show again after an error. */
 	previous?: Record<string, string>;
+	/** The reviewer signs in with their n8n account instead of typing a name. */
+	requireSignIn?: boolean;
 }
 
 /** A page with just a heading and a sentence (decision recorded, login required, nothing pending). */
@@ -64,7 +66,12 @@ export function renderReviewPage(requests: ApprovalRequest[], options: ReviewPag
 		.map((r) => `<p><strong>The model said:</strong></p><pre>${showText(r.assistantText)}</pre>`)
 		.join('\n');
 	const errors = options.errors?.length ? `<div class="error"><p>Nothing was decided:</p><ul>${options.errors.map((e) => `<li>${showText(e)}</li>`).join('')}</ul></div>` : '';
-	const reviewer = `<label>Your name<input type="text" name="reviewer" value="${showText(previous.reviewer ?? '')}" required></label>`;
+	const reviewer = options.requireSignIn
+		? `<fieldset><legend>Sign in with your n8n account to decide</legend>
+<label>E-mail<input type="email" name="email" value="${showText(previous.email ?? '')}" required autocomplete="username"></label>
+<label>Password<input type="password" name="password" required autocomplete="current-password"></label>
+<label>Two-factor code (if your account uses one)<input type="text" name="mfaCode" autocomplete="one-time-code"></label></fieldset>`
+		: `<label>Your name<input type="text" name="reviewer" value="${showText(previous.reviewer ?? '')}" required></label>`;
 	const expires = requests.map((r) => r.expiresAt).sort()[0];
 	return page(
 		'Review tool calls',

@@ -26,13 +26,14 @@ const MAX_REASON = 2000;
 export function parseReviewSubmission(
 	body: Record<string, unknown>,
 	requests: ApprovalRequest[],
-	options: { now: string },
+	options: { now: string; reviewer?: string },
 ): SubmissionResult {
 	const previous: Record<string, string> = {};
-	for (const [key, value] of Object.entries(body)) if (typeof value === 'string') previous[key] = value;
+	// Shown again after an error; a password never is.
+	for (const [key, value] of Object.entries(body)) if (typeof value === 'string' && key !== 'password') previous[key] = value;
 	const fromJson = Array.isArray(body.decisions) ? indexJsonDecisions(body.decisions as JsonDecision[]) : undefined;
 	const errors: string[] = [];
-	const reviewer = typeof body.reviewer === 'string' ? body.reviewer.trim().slice(0, 200) : '';
+	const reviewer = options.reviewer ?? (typeof body.reviewer === 'string' ? body.reviewer.trim().slice(0, 200) : '');
 	if (!reviewer) errors.push('Enter your name as the reviewer.');
 	const known = new Set(requests.flatMap((r) => r.calls.map((c) => `${r.approvalId}/${c.callId}`)));
 	if (fromJson) for (const key of fromJson.keys()) if (!known.has(key)) errors.push(`The decision for ${key} does not match any pending call.`);

@@ -10,6 +10,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { isApprovalRequest, type ApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { renderMessagePage, renderReviewPage } from '../../lib/approvals/reviewPage';
 import { parseReviewSubmission } from '../../lib/approvals/reviewSubmission';
+import { verifyN8nSignIn } from '../../lib/approvals/n8nSignIn';
 
 /**
  * Waits for a person's decision on the Agent's pending tool calls. While the execution waits, the
@@ -39,6 +40,13 @@ export class McpApproval implements INodeType {
 				name: 'notice',
 				type: 'notice',
 				default: '',
+			},
+			{
+				displayName: 'Require N8n Login',
+				name: 'requireLogin',
+				type: 'boolean',
+				default: false,
+				description: 'Whether the reviewer must sign in on the review page with their account on this n8n; that account is recorded as the reviewer',
 			},
 			{
 				displayName: 'Pending Requests',
@@ -82,14 +90,25 @@ export class McpApproval implements INodeType {
 			send(404, renderMessagePage('Nothing to review', 'There are no pending tool calls here.'), { error: 'nothing pending' });
 			return { noWebhookResponse: true };
 		}
+		const requireSignIn = this.getNodeParameter('requireLogin', false) as boolean;
 		if (request.method !== 'POST') {
-			send(200, renderReviewPage(requests), { pending: requests });
+			send(200, renderReviewPage(requests, { requireSignIn }), { pending: requests });
 			return { noWebhookResponse: true };
 		}
 		const body = (this.getBodyData() ?? {}) as Record<string, unknown>;
-		const result = parseReviewSubmission(body, requests, { now: new Date().toISOString() });
+		let reviewer: string | undefined;
+		if (requireSignIn) {
+			const signIn = await verifyN8nSignIn(body);
+			if (!signIn.ok) {
+				const previous = Object.fromEntries(Object.entries(body).filter(([k, v]) => typeof v === 'string' && k !== 'password')) as Record<string, string>;
+				send(401, renderReviewPage(requests, { errors: [signIn.error ?? 'Sign-in failed.'], previous, requireSignIn }), { errors: [signIn.error] });
+				return { noWebhookResponse: true };
+			}
+			reviewer = signIn.reviewer;
+		}
+		const result = parseReviewSubmission(body, requests, { now: new Date().toISOString(), reviewer });
 		if (!result.ok) {
-			send(400, renderReviewPage(requests, { errors: result.errors, previous: result.previous }), { errors: result.errors });
+			send(400, renderReviewPage(requests, { errors: result.errors, previous: result.previous, requireSignIn }), { errors: result.errors });
 			return { noWebhookResponse: true };
 		}
 		const count = result.decisions.reduce((n, d) => n + d.decisions.length, 0);

@@ -58,15 +58,9 @@ module.exports = function agentCases(e2e, ctx, { plan, call, finalResults, MANUA
 	});
 };
 
-module.exports.credentialTests = function credentialTestCases(e2e, ctx, { credentials }) {
+module.exports.credentialTests = function credentialTestCases(e2e, ctx, { credentials, ownerSession }) {
 	e2e('credential Test buttons work in n8n: provider keys and real MCP handshakes', async () => {
-		const owner = { email: 'owner@example.com', firstName: 'Olga', lastName: 'Owner', password: 'E2e-Passw0rd!' };
-		const headers = { 'content-type': 'application/json', 'browser-id': 'e2e-browser' };
-		const setup = await fetch(`${ctx.n8n.baseUrl}/rest/owner/setup`, { method: 'POST', headers, body: JSON.stringify(owner) });
-		assert.equal(setup.status, 200, await setup.text());
-		const login = await fetch(`${ctx.n8n.baseUrl}/rest/login`, { method: 'POST', headers, body: JSON.stringify({ emailOrLdapLoginId: owner.email, password: owner.password }) });
-		assert.equal(login.status, 200, await login.text());
-		const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+		const { cookie, headers } = await ownerSession();
 		const test = async (credential) => {
 			const response = await fetch(`${ctx.n8n.baseUrl}/rest/credentials/test`, { method: 'POST', headers: { ...headers, cookie }, body: JSON.stringify({ credentials: credential }) });
 			const text = await response.text();

@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 
 module.exports = function approvalCases(e2e, ctx, h) {
-	const { plan, call, finalResults, reviewPage, decide, counterLabels, latestStatus } = h;
+	const { plan, call, finalResults, reviewPage, decide, counterLabels, latestStatus, ownerSession, OWNER } = h;
 	const start = (name, rounds, extra = {}) => ctx.n8n.trigger(`agent-${name}`, { plan: rounds, ...extra });
 
 	e2e('approve: the reviewed call runs exactly once and the result reaches the model', async () => {
@@ -165,6 +165,28 @@ module.exports = function approvalCases(e2e, ctx, h) {
 		const done = await ctx.inbox.next('done', 'waitnode');
 		assert.ok(counterLabels().includes('wait-yes'));
 		assert.equal(done.toolCalls[0].review.decision, 'approved');
+	});
+
+	e2e('Require n8n Login: the reviewer signs in with their n8n account, which the audit records', async () => {
+		await ownerSession();
+		await start('login', plan([call('record', { label: 'login-1' })]));
+		const pending = await ctx.inbox.next('pending', 'login');
+		const page = await reviewPage(pending.reviewUrl);
+		assert.match(page, /Sign in with your n8n account to decide/);
+		const c = pending.calls[0];
+		const form = (password) => new URLSearchParams({ [`decision__${pending.approvalId}__${c.callId}`]: 'approve', [`hash__${pending.approvalId}__${c.callId}`]: c.argsHash, email: OWNER.email, password, reviewer: 'someone else' });
+		const wrong = await fetch(pending.reviewUrl, { method: 'POST', body: form('not-the-password') });
+		assert.equal(wrong.status, 401);
+		const wrongPage = await wrong.text();
+		assert.match(wrongPage, /e-mail or password is not correct/);
+		assert.ok(!wrongPage.includes('not-the-password'), 'a password must never be echoed');
+		assert.equal(await latestStatus(ctx.ids.login), 'waiting');
+		assert.ok(!counterLabels().includes('login-1'));
+		const right = await fetch(pending.reviewUrl, { method: 'POST', body: form(OWNER.password) });
+		assert.equal(right.status, 200, await right.text());
+		const done = await ctx.inbox.next('done', 'login');
+		assert.equal(done.toolCalls[0].review.reviewer, 'Olga Owner <owner@example.com>');
+		assert.ok(counterLabels().includes('login-1'));
 	});
 
 	e2e('approval timeout: pending calls are denied as expired and the run continues', async () => {

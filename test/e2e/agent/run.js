@@ -81,6 +81,21 @@ process.stdout.write(row ? row.status : 'none');`;
 	return out.stdout.trim();
 }
 
+const OWNER = { email: 'owner@example.com', firstName: 'Olga', lastName: 'Owner', password: 'E2e-Passw0rd!' };
+
+/** Sets up n8n's owner account once per run; returns a logged-in session cookie. */
+async function ownerSession() {
+	ctx.ownerSession ??= (async () => {
+		const headers = { 'content-type': 'application/json', 'browser-id': 'e2e-browser' };
+		const setup = await fetch(`${ctx.n8n.baseUrl}/rest/owner/setup`, { method: 'POST', headers, body: JSON.stringify(OWNER) });
+		assert.equal(setup.status, 200, await setup.text());
+		const login = await fetch(`${ctx.n8n.baseUrl}/rest/login`, { method: 'POST', headers, body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }) });
+		assert.equal(login.status, 200, await login.text());
+		return { cookie: (login.headers.get('set-cookie') ?? '').split(';')[0], headers };
+	})();
+	return ctx.ownerSession;
+}
+
 function credentials() {
 	const stdio = (cred, args, environment = '') => ({ ...cred, type: 'mcpServerStdioApi', data: { command: process.execPath, args: JSON.stringify(args), environment: `${environment}\n${ctx.runMarker}`, secretEnvironment: '', cwd: '', trustAnnotations: false } });
 	return [
@@ -109,6 +124,7 @@ function workflows() {
 		approvalWorkflow({ name: 'hostile', inboxUrl, requireApprovalFor: 'all' }),
 		approvalWorkflow({ name: 'drift', inboxUrl, server: CREDENTIALS.counterDrift }),
 		approvalWorkflow({ name: 'waitnode', inboxUrl, approval: 'wait' }),
+		approvalWorkflow({ name: 'login', inboxUrl, approvalParameters: { requireLogin: true } }),
 	];
 }
 
@@ -165,8 +181,8 @@ function e2e(name, fn, timeout = 240000) {
 }
 
 require('./agentCases')(e2e, ctx, { plan, call, finalResults, MANUAL_PLAN });
-require('./approvalCases')(e2e, ctx, { plan, call, finalResults, reviewPage, decide, counterLabels, latestStatus });
-require('./agentCases').credentialTests(e2e, ctx, { credentials });
+require('./approvalCases')(e2e, ctx, { plan, call, finalResults, reviewPage, decide, counterLabels, latestStatus, ownerSession, OWNER });
+require('./agentCases').credentialTests(e2e, ctx, { credentials, ownerSession });
 
 e2e('stopping n8n and the servers leaves no process of this run behind', async () => {
 	await ctx.n8n.stop();
