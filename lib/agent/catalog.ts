@@ -1,4 +1,5 @@
 import { scanToolDescription } from '../approvals/poisoning';
+import { parseJsonParameter } from '../util/jsonParameter';
 import { toProviderToolName } from '../tools/providerNames';
 import { fingerprintTool } from '../tools/fingerprint';
 import type { ToolDefinition } from '../tools/toolDefinition';
@@ -95,16 +96,8 @@ export function buildCatalog(servers: ServerTools[], options: CatalogOptions = {
  * array of those, or an object { toolName: fingerprint }.
  */
 export function parsePinnedFingerprints(value: unknown): Map<string, Set<string>> | undefined {
-	if (value === undefined || value === null || value === '') return undefined;
-	let parsed = value;
-	if (typeof value === 'string') {
-		if (!value.trim()) return undefined;
-		try {
-			parsed = JSON.parse(value);
-		} catch (error) {
-			throw new Error(`Pinned Fingerprints is not valid JSON: ${(error as Error).message}`);
-		}
-	}
+	const parsed = parseJsonParameter(value, 'Pinned Fingerprints');
+	if (parsed === undefined) return undefined;
 	const pins = new Map<string, Set<string>>();
 	const add = (name: unknown, fingerprint: unknown, where: string) => {
 		if (typeof name !== 'string' || typeof fingerprint !== 'string') throw new Error(`Pinned Fingerprints: ${where} needs a string "name" and "fingerprint"`);

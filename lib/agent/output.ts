@@ -1,3 +1,4 @@
+import { parseJsonParameter } from '../util/jsonParameter';
 import type { AgentState } from './types';
 
 /** The Agent node's output for one finished run. */
@@ -20,15 +21,7 @@ export function agentRunOutput(state: AgentState, includeTranscript: boolean): R
 
 /** Prior conversation from the node option: an array, or a JSON string of one. */
 export function parseHistory(value: unknown): unknown[] {
-	if (value === undefined || value === null || value === '') return [];
-	let parsed = value;
-	if (typeof value === 'string') {
-		try {
-			parsed = JSON.parse(value);
-		} catch (error) {
-			throw new Error(`Prior Conversation is not valid JSON: ${(error as Error).message}`);
-		}
-	}
+	const parsed = parseJsonParameter(value, 'Prior Conversation', []);
 	if (!Array.isArray(parsed)) throw new Error('Prior Conversation must be a JSON array of { role, content } messages');
 	return parsed;
 }

@@ -1,3 +1,4 @@
+import { parseJsonParameter } from '../util/jsonParameter';
 import type { RunSettings } from './types';
 
 /** The Agent node's raw options, as n8n hands them over. */
@@ -25,16 +26,13 @@ function positiveInteger(value: unknown, fallback: number, name: string, allowZe
 
 /** Object, or a JSON string of one (n8n's json parameters arrive as either). */
 export function parseJsonObjectOption(value: unknown, name: string): Record<string, unknown> | undefined {
-	if (value === undefined || value === null || value === '') return undefined;
-	let parsed = value;
-	if (typeof value === 'string') {
-		if (value.trim() === '' || value.trim() === '{}') return undefined;
-		try {
-			parsed = JSON.parse(value);
-		} catch (error) {
-			throw new SettingsError(`${name} is not valid JSON: ${(error as Error).message}`);
-		}
+	let parsed: unknown;
+	try {
+		parsed = parseJsonParameter(value, name);
+	} catch (error) {
+		throw new SettingsError((error as Error).message);
 	}
+	if (parsed === undefined) return undefined;
 	if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SettingsError(`${name} must be a JSON object`);
 	return Object.keys(parsed).length ? (parsed as Record<string, unknown>) : undefined;
 }

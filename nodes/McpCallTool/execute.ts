@@ -6,6 +6,7 @@ import { extractToolResult } from '../../lib/tools/callResult';
 import { coerceFieldValues } from '../../lib/tools/schemaFields';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
 import { mapWithConcurrency } from '../../lib/util/mapWithConcurrency';
+import { parseJsonParameter } from '../../lib/util/jsonParameter';
 import { itemParameter } from '../shared/itemParameter';
 import { failEveryItem, openServerConnection, toNodeError } from '../shared/serverConnection';
 
@@ -108,13 +109,10 @@ async function callForItem(
 
 function readArguments(this: IExecuteFunctions, itemIndex: number, tool: ToolDefinition, params: ItemParameters): unknown {
 	if (params.argumentsMode(itemIndex) === 'json') {
-		const raw = params.argumentsJson(itemIndex);
-		if (typeof raw !== 'string') return raw;
-		if (raw.trim() === '') return {};
 		try {
-			return JSON.parse(raw);
+			return parseJsonParameter(params.argumentsJson(itemIndex), 'Arguments (JSON)', {});
 		} catch (error) {
-			throw new NodeOperationError(this.getNode(), `Arguments (JSON) is not valid JSON: ${(error as Error).message}`, { itemIndex });
+			throw new NodeOperationError(this.getNode(), (error as Error).message, { itemIndex });
 		}
 	}
 	const mapped = params.arguments(itemIndex);

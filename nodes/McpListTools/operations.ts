@@ -5,6 +5,7 @@ import { listAllPrompts, listAllResources, listAllResourceTemplates, listAllTool
 import { extractResourceContents, type ExtractedBinary } from '../../lib/tools/callResult';
 import { createNameMatcher, parsePatternList } from '../../lib/tools/nameFilter';
 import { describeTools } from '../../lib/tools/toolCatalog';
+import { parseJsonParameter } from '../../lib/util/jsonParameter';
 
 /**
  * One function per operation. Listings are fetched once per execution (`once`) and filtered per
@@ -84,14 +85,11 @@ const readResource: Operation = async function (itemIndex, connection) {
 const getPrompt: Operation = async function (itemIndex, connection) {
 	const name = String(this.getNodeParameter('promptName', itemIndex, '')).trim();
 	if (!name) throw new NodeOperationError(this.getNode(), 'Prompt Name is empty', { itemIndex });
-	const raw = this.getNodeParameter('promptArguments', itemIndex, '{}') as unknown;
-	let args: unknown = raw;
-	if (typeof raw === 'string') {
-		try {
-			args = raw.trim() ? JSON.parse(raw) : {};
-		} catch (error) {
-			throw new NodeOperationError(this.getNode(), `Prompt Arguments is not valid JSON: ${(error as Error).message}`, { itemIndex });
-		}
+	let args: unknown;
+	try {
+		args = parseJsonParameter(this.getNodeParameter('promptArguments', itemIndex, '{}'), 'Prompt Arguments', {});
+	} catch (error) {
+		throw new NodeOperationError(this.getNode(), (error as Error).message, { itemIndex });
 	}
 	if (!args || typeof args !== 'object' || Array.isArray(args)) {
 		throw new NodeOperationError(this.getNode(), 'Prompt Arguments must be a JSON object', { itemIndex });

@@ -1,0 +1,14 @@
+/**
+ * n8n's json parameters arrive as JSON text, or as the value itself when an expression produced
+ * it. Empty text (or a missing value) gives `fallback`; invalid text an error naming the field.
+ */
+export function parseJsonParameter(value: unknown, field: string, fallback?: unknown): unknown {
+	if (value === undefined || value === null) return fallback;
+	if (typeof value !== 'string') return value;
+	if (value.trim() === '') return fallback;
+	try {
+		return JSON.parse(value);
+	} catch (error) {
+		throw new Error(`${field} is not valid JSON: ${(error as Error).message}`);
+	}
+}
