@@ -155,7 +155,7 @@ before(async () => {
 	ctx.ids = Object.fromEntries(flows.map((wf) => [wf.name.replace('E2E agent: ', ''), wf.id]));
 	// The scheduled-style run: a Manual Trigger workflow executed once from the CLI (before the server
 	// starts: the CLI must not share the SQLite file with a running n8n).
-	ctx.manualOutput = await ctx.n8n.cli(['execute', `--id=${ctx.ids.manual}`, '--rawOutput']);
+	ctx.manualOutput = await ctx.n8n.cli(['execute', `--id=${ctx.ids.manual}`, '--rawOutput'], { stdoutOnly: true });
 	await ctx.n8n.start();
 }, { timeout: 10 * 60 * 1000 });
 

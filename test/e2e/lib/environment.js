@@ -36,10 +36,22 @@ function resolveN8n() {
 }
 
 /** The JSON that `n8n execute --rawOutput` prints after whatever n8n logged first. */
+/** The run object `n8n execute --rawOutput` prints: the first top-level JSON object, log lines around it ignored. */
 function parseExecuteOutput(output) {
 	const start = output.search(/^\{/m);
 	if (start < 0) throw new Error(`no JSON in n8n execute output:\n${output.slice(-2000)}`);
-	return JSON.parse(output.slice(start));
+	let depth = 0;
+	let inString = false;
+	for (let i = start; i < output.length; i++) {
+		const ch = output[i];
+		if (inString) {
+			if (ch === '\\') i++;
+			else if (ch === '"') inString = false;
+		} else if (ch === '"') inString = true;
+		else if (ch === '{' || ch === '[') depth++;
+		else if ((ch === '}' || ch === ']') && --depth === 0) return JSON.parse(output.slice(start, i + 1));
+	}
+	throw new Error(`unterminated JSON in n8n execute output:\n${output.slice(-2000)}`);
 }
 
 function loadExamples() {
@@ -150,7 +162,7 @@ class E2eEnvironment {
 		for (const wf of examples.filter((w) => w.nodes.some((n) => n.type === 'n8n-nodes-base.manualTrigger'))) {
 			step(`executing example ${wf.id} (${wf.name})`);
 			try {
-				this.exampleRuns[wf.id] = { run: parseExecuteOutput(await this.trackCli(['execute', `--id=${wf.id}`, '--rawOutput'])) };
+				this.exampleRuns[wf.id] = { run: parseExecuteOutput(await this.trackCli(['execute', `--id=${wf.id}`, '--rawOutput'], { stdoutOnly: true })) };
 			} catch (error) {
 				this.exampleRuns[wf.id] = { error };
 			}
@@ -187,10 +199,10 @@ class E2eEnvironment {
 		this.reaperPid = null;
 	}
 
-	async trackCli(args) {
+	async trackCli(args, options) {
 		// Record the CLI's process group for the leftover check as soon as it is spawned.
 		const before = new Set(processes.groups);
-		const promise = this.n8n.cli(args);
+		const promise = this.n8n.cli(args, options);
 		for (const pgid of processes.groups) if (!before.has(pgid)) this.everPgids.add(pgid);
 		return promise;
 	}

@@ -48,7 +48,7 @@ class N8n {
 	}
 
 	/** Run an n8n CLI command to completion; throws with its output when it fails. */
-	async cli(args, { timeoutMs = 180000 } = {}) {
+	async cli(args, { timeoutMs = 180000, stdoutOnly = false } = {}) {
 		this.log(`n8n ${args.join(' ')}`);
 		const child = spawnGroup(path.join(this.node24Bin, 'node'), [this.n8nBin, ...args], {
 			cwd: this.userFolder,
@@ -56,7 +56,9 @@ class N8n {
 			stdio: ['ignore', 'pipe', 'pipe'],
 		});
 		let output = '';
-		child.stdout.on('data', (d) => (output += d));
+		// stdout alone too: `execute --rawOutput` prints JSON there, and stderr chunks would land inside it.
+		let stdout = '';
+		child.stdout.on('data', (d) => ((output += d), (stdout += d)));
 		child.stderr.on('data', (d) => (output += d));
 		const timer = setTimeout(() => stopGroup(child.pid, { graceMs: 2000 }), timeoutMs);
 		const { code, signal, error } = await child.exited;
@@ -68,7 +70,7 @@ class N8n {
 				`n8n ${args.join(' ')} failed (exit ${code}${signal ? `, ${signal}` : ''}${error ? `, ${error.message}` : ''}):\n${output.trim().split('\n').slice(-30).join('\n')}`,
 			);
 		}
-		return output;
+		return stdoutOnly ? stdout : output;
 	}
 
 	async start() {
