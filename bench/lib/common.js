@@ -1,0 +1,81 @@
+'use strict';
+// Shared by the benchmark orchestrator (bench/run.js) and its child scripts: paths, the Node 24 /
+// n8n install, statistics and a JSON-on-the-last-line protocol for child scripts.
+
+const { spawnSync } = require('node:child_process');
+const os = require('node:os');
+const path = require('node:path');
+
+const REPO = path.resolve(__dirname, '..', '..');
+const BENCH = path.join(REPO, 'bench');
+const CACHE = process.env.MCP_AGENT_CACHE || path.join(os.homedir(), '.cache', 'n8n-nodes-mcp-agent');
+const EVERYTHING_ENTRY = path.join(REPO, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+/** Environment variable every process of a benchmark run carries, so leftovers can be found. */
+const RUN_MARKER_NAME = 'MCP_AGENT_BENCH_RUN';
+
+function log(message) {
+	process.stderr.write(`[bench ${new Date().toISOString().slice(11, 23)}] ${message}\n`);
+}
+
+/** Node 24 and n8n 2.41.1 from scripts/ensure-n8n.sh (installs them into the cache when missing). */
+function resolveN8n() {
+	const result = spawnSync('bash', [path.join(REPO, 'scripts', 'ensure-n8n.sh'), '--env'], {
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
+	if (result.status !== 0) throw new Error('scripts/ensure-n8n.sh failed');
+	const vars = Object.fromEntries(
+		result.stdout
+			.trim()
+			.split('\n')
+			.map((line) => line.split('='))
+			.map(([k, ...v]) => [k, v.join('=').replace(/^'(.*)'$/, '$1')]),
+	);
+	const node24Bin = vars.MCP_AGENT_NODE24_BIN;
+	const n8nBin = vars.MCP_AGENT_N8N_BIN;
+	if (!node24Bin || !n8nBin) throw new Error(`unexpected output of ensure-n8n.sh: ${result.stdout}`);
+	return { node24Bin, node24: path.join(node24Bin, 'node'), n8nBin, n8nModules: path.resolve(path.dirname(n8nBin), '..', '..') };
+}
+
+function sorted(values) {
+	return [...values].sort((a, b) => a - b);
+}
+
+function quantile(values, q) {
+	if (values.length === 0) return NaN;
+	const s = sorted(values);
+	const pos = (s.length - 1) * q;
+	const lo = Math.floor(pos);
+	const hi = Math.ceil(pos);
+	return s[lo] + (s[hi] - s[lo]) * (pos - lo);
+}
+
+const median = (values) => quantile(values, 0.5);
+
+/** Median with the interquartile range, for "x (IQR a-b)" reporting. */
+function summary(values) {
+	return { median: median(values), p25: quantile(values, 0.25), p75: quantile(values, 0.75), min: Math.min(...values), max: Math.max(...values), n: values.length };
+}
+
+function round(value, digits = 3) {
+	if (!Number.isFinite(value)) return value;
+	const f = 10 ** digits;
+	return Math.round(value * f) / f;
+}
+
+/** A child script prints one JSON document as its last stdout line. */
+function emitResult(result) {
+	process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+function machine() {
+	const cpus = os.cpus();
+	return {
+		cpu: cpus[0] ? cpus[0].model.replace(/\s+/g, ' ').trim() : 'unknown',
+		cores: cpus.length,
+		memoryGb: round(os.totalmem() / 1024 ** 3, 1),
+		os: `${os.type()} ${os.release()} ${os.arch()}`,
+	};
+}
+
+module.exports = { REPO, BENCH, CACHE, EVERYTHING_ENTRY, RUN_MARKER_NAME, log, resolveN8n, median, quantile, summary, round, emitResult, machine };

@@ -1,0 +1,233 @@
+'use strict';
+// The Markdown report (bench/results/latest.md), meant for the README's "Performance" section.
+
+const LABELS = {
+	raw: 'Raw MCP SDK client (the limit)',
+	lib: 'Our library, without n8n',
+	ours: '**MCP Call Tool (this package)**',
+	builtin: "n8n's MCP Client node",
+	nodesMcp: 'n8n-nodes-mcp 0.1.37 (Loop Over Items, 1 item per run)',
+};
+
+function variantLabel(v) {
+	return v.constantArguments ? `${LABELS[v.kind]}, constant arguments (no per-item expression)` : LABELS[v.kind];
+}
+
+function ms(value, digits) {
+	if (!Number.isFinite(value)) return '–';
+	const d = digits ?? (value >= 100 ? 0 : value >= 10 ? 1 : value >= 1 ? 2 : 3);
+	return `${value.toFixed(d)} ms`;
+}
+
+function x(value, digits = 2) {
+	return Number.isFinite(value) ? `${value.toFixed(digits)}×` : '–';
+}
+
+function chars(value) {
+	if (!Number.isFinite(value)) return '–';
+	if (value >= 1e6) return `${(value / 1e6).toFixed(2)} M`;
+	if (value >= 1e3) return `${(value / 1e3).toFixed(1)} k`;
+	return String(value);
+}
+
+function mb(value) {
+	return Number.isFinite(value) ? `${value.toFixed(1)} MB` : '–';
+}
+
+function table(header, rows, align) {
+	const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => ((align || [])[i] === 'l' ? '---' : '---:')).join('|')}|`];
+	for (const row of rows) lines.push(`| ${row.join(' | ')} |`);
+	return lines.join('\n');
+}
+
+function callToolSection(call) {
+	const find = (list, key) => list.find((e) => e.key === key);
+	const out = ['### MCP Call Tool: 1,000 items, server-everything `echo`, n8n 2.41.1', ''];
+	const rawSeq = { stdio: find(call.raw, 'raw-stdio-c1-1000'), http: find(call.raw, 'raw-http-c1-1000') };
+	const rows = [];
+	for (const transport of ['stdio', 'http']) {
+		const tname = transport === 'stdio' ? 'stdio' : 'Streamable HTTP';
+		for (const client of ['raw', 'lib']) {
+			for (const c of [1, 8]) {
+				const e = find(call.raw, `${client}-${transport}-c${c}-1000`);
+				if (!e) continue;
+				rows.push([LABELS[client], tname, String(c), ms(e.totalMs), ms(e.perCallMs), x(e.totalMs / rawSeq[transport]?.totalMs), ms(e.cpuPerCallMs), '–', '–']);
+			}
+		}
+		for (const v of call.variants.filter((e) => e.transport === transport && e.items > 1)) {
+			const perRun = v.kind === 'nodesMcp' ? `${ms(v.nodeMs / v.items)} × ${v.items}` : ms(v.nodeMs);
+			const vsRaw = v.kind === 'nodesMcp' ? x((v.perCallMs * 1000) / rawSeq[transport]?.totalMs, 0) : x(v.nodeMs / rawSeq[transport]?.totalMs);
+			rows.push([
+				variantLabel(v),
+				tname,
+				String(v.concurrency),
+				perRun,
+				ms(v.perCallMs),
+				vsRaw,
+				ms(v.cpuPerCallMinusEmptyMs),
+				v.kind === 'nodesMcp' ? '–' : ms(v.wallPerCallMinusEmptyMs),
+				mb(v.rss.peakDeltaMb),
+			]);
+		}
+	}
+	out.push(
+		table(['Client', 'Transport', 'In flight', 'Time per run', 'Per call', 'vs raw SDK, sequential', 'CPU per call', 'Webhook wall − empty, per call', 'n8n RSS peak Δ'], rows, ['l', 'l']),
+		'',
+	);
+	const v = (key) => find(call.variants, key);
+	const one = ['ours-stdio-c1-1', 'ours-http-c1-1', 'builtin-http-1'].map((key) => v(key)).filter(Boolean);
+	if (one.length) {
+		out.push(
+			`Fixed cost of one execution (1 item: credentials, connect or spawn, tools/list, one call, close): ${one
+				.map((e) => `${e.kind === 'ours' ? 'ours' : "n8n's MCP Client"} over ${e.transport === 'stdio' ? 'stdio' : 'HTTP'} ${ms(e.nodeMs)}`)
+				.join(', ')}.`,
+			'',
+		);
+	}
+	const nodesMcp = v('nodesmcp-stdio-20');
+	const builtin = v('builtin-http-1000');
+	const cmp = [];
+	const against = (other, keys) =>
+		keys
+			.map((key) => v(key))
+			.filter(Boolean)
+			.map((o) => `${x(other.perCallMs / o.perCallMs, other === nodesMcp ? 0 : 2)} (${o.concurrency} in flight)`)
+			.join(', ');
+	if (nodesMcp) cmp.push(`n8n-nodes-mcp ÷ ours over stdio: ${against(nodesMcp, ['ours-stdio-c1-1000', 'ours-stdio-c8-1000'])}`);
+	if (builtin) cmp.push(`n8n's MCP Client ÷ ours over HTTP: ${against(builtin, ['ours-http-c1-1000', 'ours-http-c8-1000'])}`);
+	if (cmp.length) out.push(`Per-call time of the competitor ÷ ours (above 1: ours is faster): ${cmp.join('; ')}.`, '');
+	out.push(
+		'How it is measured: **Time per run** for n8n nodes is the node\'s own `executionTime` from n8n\'s execution data (read from the SQLite `execution_data`, flatted), ' +
+			'which covers credentials, connecting (spawning the server for stdio), tools/list, every call and closing; median of ' +
+			`${call.variants.find((e) => e.kind === 'ours')?.reps ?? '?'} runs after a warm-up run, interleaved with the other variants. ` +
+			'The raw SDK client and our library without n8n do the same work (connect, tools/list, 1,000 calls, close) in a plain Node script on the same server, ' +
+			`median of ${call.raw[0]?.reps ?? '?'} runs. Every run's output is checked: 1,000 items, each the echo of its own input, in input order. ` +
+			'n8n-nodes-mcp processes only the first item of each execution of its node, so it runs 20 times in a Loop Over Items (batch size 1); its per-call time is its node time per run. ' +
+			'**CPU per call**: CPU time of the n8n process, its exited children (stdio servers) and the HTTP server, minus an empty workflow of the same shape (Webhook, Code with 1,000 items, No-Op). ' +
+			'**Webhook wall − empty**: the webhook round trip minus the same empty workflow\'s, as a cross-check of the node time. ' +
+			'**n8n RSS peak Δ**: peak resident memory of the n8n main process during the run minus before it (sampled every 5 ms, and the kernel\'s high-water mark).',
+		'',
+	);
+	return out.join('\n');
+}
+
+function agentSection(agent) {
+	const out = ['### Agent host overhead: our loop vs a hand-written loop with the raw SDKs', ''];
+	const rows = agent.configs.map((c) => [
+		c.provider === 'anthropic' ? 'Anthropic Messages' : 'OpenAI Chat Completions',
+		c.mode === 'http' ? 'SDK client → loopback fake' : 'fake called in-process',
+		String(c.turns),
+		ms(c.raw.cpuPerTurnMs),
+		ms(c.ours.cpuPerTurnMs),
+		`**${x(c.ratioCpu)}**`,
+		x(c.ratioWall),
+		ms(c.overheadPerTurnCpuMs, 3),
+	]);
+	out.push(table(['Provider API', 'Model path', 'Turns', 'Raw loop, per turn', 'Ours, per turn', 'Ratio (CPU)', 'Ratio (wall)', 'Added per turn'], rows, ['l', 'l']), '');
+	out.push(
+		'A turn = one model call that asks for one tool call, the MCP `tools/call`, and the result back into the conversation; then a final answer. ' +
+			'Both loops use the same zero-latency fake model (wire-compatible; stateless, it reads the turn from the conversation) and the same kind of in-process MCP server (SDK `Server` over `InMemoryTransport`, 5 tools). ' +
+			'The raw loop is the seed example (`messages.create` → `tool_use` → `client.callTool` → `tool_result` → repeat; OpenAI: `tool_calls` → role `tool`); ' +
+			'ours is `createRun` + `runAgent` + `runToolCalls` over an `McpConnection`, with the node\'s default settings (argument validation, result capping, tool log). ' +
+			'"SDK client → loopback fake": both use the real Anthropic/OpenAI SDK clients (ours through `createModelClient`) against a loopback HTTP fake; "in-process": both call the fake function directly, which leaves only the host\'s own work. ' +
+			'Times are CPU time of the benchmark process, which holds the host side (both loops, the MCP server; the fake model too when called in-process, but not the loopback fake server, which runs in its own process): the host\'s own work, and much steadier than wall-clock on a busy machine. ' +
+				'Runs are timed in alternating batches (ours, raw, raw, ours, ...); medians over batches; wall-clock ratios alongside. ' +
+				'"Added per turn" is ours minus raw, per turn.',
+		'',
+	);
+	return out.join('\n');
+}
+
+function manyToolsSection(many) {
+	const out = [`### A server with ${many.tools.toLocaleString('en')} tools`, ''];
+	const p = many.phases;
+	const names = {
+		list: 'List (`McpConnection` + `listAllTools`, stdio)',
+		fingerprint: 'Fingerprint (`fingerprintTool`)',
+		toAnthropic: 'Convert: `toAnthropicTool`',
+		toOpenAiChat: 'Convert: `toOpenAiChatTool`',
+		toOpenAiResponses: 'Convert: `toOpenAiResponsesTool`',
+		catalog: "Agent catalog (`buildCatalog`: fingerprints, poisoning scan, names)",
+		compileValidators: 'Compile argument validators (`compileArgumentValidator`)',
+	};
+	const rows = Object.entries(names)
+		.filter(([key]) => p[key])
+		.map(([key, label]) => [label, ms(p[key].coldMs), key === 'compileValidators' ? `${ms(p[key].cachedMs)} (cached)` : ms(p[key].warmMs), mb(p[key].retainedMb)]);
+	rows.push([`**List + fingerprint + 3 conversions**`, `**${ms(many.handling.coldMs)}**`, `**${ms(many.handling.warmMs)}**`, '']);
+	out.push(table(['Step', 'First pass', 'Later passes (median)', 'Heap retained'], rows, ['l']), '');
+	out.push(
+		`The tool list is ${chars(many.listedJsonChars)} characters of JSON (descriptions of ~300 characters; flat, nested, enum, format, \`$ref\` and \`anyOf\` schemas; a quarter with output schemas). ` +
+			`"First pass" is the first time in a fresh process (as on the first execution after n8n starts), later passes are the steady state. Connecting (spawning the server) took ${ms(many.connectMs)}, not included. ` +
+			'Validators compile lazily, one per tool actually called, and are cached by schema.',
+		'',
+	);
+	return out.join('\n');
+}
+
+function memorySection(results) {
+	const out = ['### Memory', ''];
+	const call = results.callTool;
+	if (call) {
+		const rows = call.variants
+			.filter((v) => v.items === 1000)
+			.map((v) => [
+				v.kind === 'empty' ? 'Empty workflow (Webhook, Code, No-Op)' : `${variantLabel(v)}, ${v.transport === 'stdio' ? 'stdio' : 'HTTP'}, ${v.concurrency} in flight`,
+				mb(v.rss.beforeMb),
+				mb(v.rss.peakDeltaMb),
+				mb(v.rss.peakDeltaMaxMb),
+				chars(v.executionDataChars),
+			]);
+		out.push(
+			'Resident memory of the n8n main process during one 1,000-item run (peak minus the value just before the run):',
+			'',
+			table(['Workflow', 'RSS before', 'Peak Δ, median', 'Peak Δ, max', 'Stored execution data (chars)'], rows, ['l']),
+			'',
+		);
+	}
+	const paused = results.pausedState;
+	if (paused) {
+		const caps = [...new Set(paused.rows.map((r) => r.cap))];
+		const rows = caps.map((cap) => {
+			const a = paused.rows.find((r) => r.cap === cap && r.provider === 'anthropic');
+			const o = paused.rows.find((r) => r.cap === cap && r.provider === 'openaiChat');
+			return [`${cap.toLocaleString('en')}${cap === paused.defaultCap ? ' (default)' : ''}`, chars(a?.stateChars), chars(a?.storeFlattedChars), chars(o?.stateChars), ms(a?.stringifyMs)];
+		});
+		out.push(
+			`Paused Agent run after ${paused.bigResults} approved tool calls that each returned ${chars(paused.bigResultChars)} characters, waiting for approval of a sixth (approval mode "all"):`,
+			'',
+			table(['Max Tool Result Characters', 'State, Anthropic (JSON chars)', 'As stored by n8n (flatted)', 'State, OpenAI Chat (JSON chars)', 'JSON.stringify'], rows, ['l']),
+			'',
+			`The first pause of the same run (no results yet) stores ${chars(paused.rows[0]?.firstPauseChars)} characters; what grows is the conversation, capped per result.`,
+			'',
+		);
+	}
+	return out.join('\n');
+}
+
+function targetsSection(targets) {
+	const rows = targets.map((t) => [t.target, t.measured, t.met === null ? '–' : t.met ? '✅ met' : '❌ missed']);
+	return ['### Targets', '', table(['Target', 'Measured', 'Result'], rows, ['l', 'l', 'l']), ''].join('\n');
+}
+
+function renderMarkdown(results) {
+	const m = results.meta;
+	const out = [
+		'## Performance',
+		'',
+		`Measured ${m.date.slice(0, 10)} on ${m.machine.cpu} (${m.machine.cores} cores, ${m.machine.memoryGb} GB RAM, ${m.machine.os}); ` +
+			`benchmarks and n8n on Node ${m.node.benchmarks}, n8n ${m.n8n}; ${m.package} at ${m.commit}. ` +
+			`Load average (1 min) ${m.loadAverageStart[0]} at the start, ${m.loadAverageEnd ? m.loadAverageEnd[0] : '?'} at the end. ` +
+			(m.loadAverageStart[0] > m.machine.cores ? 'The machine was shared with other work during the run (load above its core count), which inflates and scatters times. ' : '') +
+			'One run on one machine: the ratios are the point, not the absolute numbers. Reproduce with `npm run bench` (results in `bench/results/`).' +
+			(m.quick ? ' **Quick run (`--quick`): few repetitions, rough numbers.**' : ''),
+		'',
+	];
+	if (results.targets?.length) out.push(targetsSection(results.targets));
+	if (results.callTool) out.push(callToolSection(results.callTool));
+	if (results.agent) out.push(agentSection(results.agent));
+	if (results.manyTools) out.push(manyToolsSection(results.manyTools));
+	if (results.callTool || results.pausedState) out.push(memorySection(results));
+	return `${out.join('\n')}\n`;
+}
+
+module.exports = { renderMarkdown };

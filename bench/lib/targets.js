@@ -1,0 +1,103 @@
+'use strict';
+// The performance targets, checked against one run's numbers. Reported as met/missed; nothing fails.
+
+function find(list, key) {
+	return (list || []).find((entry) => entry.key === key);
+}
+
+function fmt(value, digits = 2) {
+	return Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
+}
+
+/** One row per target: { id, target, measured, met } (met is null when the part did not run). */
+function evaluateTargets(results) {
+	const targets = [];
+	const call = results.callTool;
+	if (call) {
+		const v = (key) => find(call.variants, key);
+		const r = (key) => find(call.raw, key);
+		const nodesMcp = v('nodesmcp-stdio-20');
+		const oursStdio = v('ours-stdio-c1-1000');
+		const oursStdio8 = v('ours-stdio-c8-1000');
+		if (nodesMcp && oursStdio) {
+			const ratio = nodesMcp.perCallMs / oursStdio.perCallMs;
+			const ratio8 = oursStdio8 ? nodesMcp.perCallMs / oursStdio8.perCallMs : NaN;
+			targets.push({
+				id: 'stdio-vs-n8n-nodes-mcp',
+				target: 'stdio, 1,000 items: ≥ 500× faster per call than n8n-nodes-mcp 0.1.37',
+				measured: `${fmt(ratio, 0)}× sequential (default), ${fmt(ratio8, 0)}× with 8 in flight`,
+				value: ratio,
+				met: ratio >= 500,
+			});
+		}
+		const builtin = v('builtin-http-1000');
+		const oursHttp8 = v('ours-http-c8-1000');
+		if (builtin && oursHttp8) {
+			const ratio = builtin.perCallMs / oursHttp8.perCallMs;
+			targets.push({
+				id: 'http-vs-n8n-mcp-client',
+				target: "HTTP, 1,000 items: ≥ 3× faster than n8n's MCP Client node (8 in flight, output order kept)",
+				measured: `${fmt(ratio)}×`,
+				value: ratio,
+				met: ratio >= 3,
+			});
+		}
+		for (const transport of ['stdio', 'http']) {
+			const ours = v(`ours-${transport}-c1-1000`);
+			const raw = r(`raw-${transport}-c1-1000`);
+			if (!ours || !raw) continue;
+			const ratio = ours.nodeMs / raw.totalMs;
+			targets.push({
+				id: `sequential-vs-raw-${transport}`,
+				target: `${transport === 'http' ? 'HTTP' : 'stdio'}, sequential: per call within 1.25× of the raw SDK client`,
+				measured: `${fmt(ratio, 3)}× (${fmt(ours.perCallMs, 3)} vs ${fmt(raw.perCallMs, 3)} ms per call)`,
+				value: ratio,
+				met: ratio <= 1.25,
+			});
+		}
+	}
+	const agent = results.agent;
+	if (agent) {
+		for (const mode of ['http', 'direct']) {
+			const rows = agent.configs.filter((c) => c.mode === mode);
+			if (rows.length === 0) continue;
+			const worst = rows.reduce((a, b) => (b.ratioCpu > a.ratioCpu ? b : a));
+			targets.push({
+				id: `agent-overhead-${mode}`,
+				target: `Agent loop within 1.1× of the raw-SDK loop at 10 and 100 turns (${mode === 'http' ? 'real SDK clients, loopback fake' : 'fake called in-process'})`,
+				measured: `worst ${fmt(worst.ratioCpu)}× (${worst.provider}, ${worst.turns} turns); ${rows.map((c) => `${c.provider === 'anthropic' ? 'Anthropic' : 'OpenAI Chat'} ${c.turns}: ${fmt(c.ratioCpu)}×`).join(', ')}`,
+				value: worst.ratioCpu,
+				met: worst.ratioCpu <= 1.1,
+			});
+			// Linear: time per turn may grow only as fast as the raw loop's (both resend the history).
+			const growth = [];
+			for (const provider of new Set(rows.map((c) => c.provider))) {
+				const at = (side, turns) => rows.find((c) => c.provider === provider && c.turns === turns)?.[side].cpuPerTurnMs;
+				const ours = at('ours', 100) / at('ours', 10);
+				const raw = at('raw', 100) / at('raw', 10);
+				growth.push({ provider, ours, raw, excess: ours / Math.max(1, raw) });
+			}
+			const worstGrowth = growth.reduce((a, b) => (b.excess > a.excess ? b : a));
+			targets.push({
+				id: `agent-growth-${mode}`,
+				target: `Agent time per turn grows no more than linearly (10 → 100 turns, ${mode === 'http' ? 'real SDK clients' : 'in-process'})`,
+				measured: growth.map((g) => `${g.provider === 'anthropic' ? 'Anthropic' : 'OpenAI Chat'}: per turn ×${fmt(g.ours)} (raw loop ×${fmt(g.raw)})`).join('; '),
+				value: worstGrowth.excess,
+				met: worstGrowth.excess <= 1.1,
+			});
+		}
+	}
+	const many = results.manyTools;
+	if (many) {
+		targets.push({
+			id: 'thousand-tools',
+			target: '1,000-tool server: list + fingerprint + convert to the 3 provider formats in < 200 ms',
+			measured: `${fmt(many.handling.warmMs, 0)} ms warm, ${fmt(many.handling.coldMs, 0)} ms on the first pass (list alone ${fmt(many.phases.list.warmMs, 0)} ms)`,
+			value: many.handling.warmMs,
+			met: many.handling.warmMs < 200,
+		});
+	}
+	return targets;
+}
+
+module.exports = { evaluateTargets };

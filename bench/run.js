@@ -1,0 +1,232 @@
+'use strict';
+// `npm run bench`: performance of n8n-nodes-mcp-agent next to its limits and its competitors.
+// Writes bench/results/latest.json and bench/results/latest.md and prints the Markdown (a partial,
+// --quick or --profile run writes partial.json/.md to a temp folder instead).
+//
+//   1. MCP Call Tool, 1,000 items, in a real n8n 2.41.1 (our node over stdio and HTTP, sequential
+//      and concurrent; n8n's MCP Client node; n8n-nodes-mcp 0.1.37) and the raw SDK client.
+//   2. Agent host overhead: our agent loop vs a hand-written loop with the raw SDKs.
+//   3. A server with 1,000 tools: list, fingerprint, convert, compile validators.
+//   4. Memory: n8n's RSS during 1,000-item runs; stored size of a paused agent run.
+//
+// Benchmarks, not tests: numbers come from one run on one machine; nothing here asserts timings.
+// Options:
+//   --only=callTool,agent,manyTools,pausedState   run some parts (default: all)
+//   --variants=key,key                            Call Tool variants to run (see suites/callTool.js)
+//   --quick                                       fewer repetitions (a smoke run; numbers are rough)
+//   --profile                                     run n8n with --cpu-prof; summary in the partial folder's profile.md
+//   --keep                                        keep the temporary n8n folder
+//   --render                                      only rewrite latest.md from latest.json (no measuring)
+// Environment: MCP_AGENT_CACHE as in scripts/ensure-n8n.sh.
+
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+const processes = require('../test/e2e/lib/processes');
+const { BENCH, EVERYTHING_ENTRY, REPO, RUN_MARKER_NAME, log, machine, resolveN8n } = require('./lib/common');
+const { runScript } = require('./lib/child');
+const { renderMarkdown } = require('./lib/report');
+const { evaluateTargets } = require('./lib/targets');
+const { profileMarkdown, summarizeProfile } = require('./lib/profile');
+const { runCallToolSuite } = require('./suites/callTool');
+
+const PARTS = ['callTool', 'agent', 'manyTools', 'pausedState'];
+
+function parseArgs(argv) {
+	const options = { only: PARTS, variants: undefined, quick: false, profile: false, keep: false, render: false };
+	for (const arg of argv) {
+		const [name, value] = arg.replace(/^--/, '').split('=');
+		if (name === 'only') options.only = value.split(',');
+		else if (name === 'variants') options.variants = value.split(',');
+		else if (name === 'quick') options.quick = true;
+		else if (name === 'profile') options.profile = true;
+		else if (name === 'keep') options.keep = true;
+		else if (name === 'render') options.render = true;
+		else throw new Error(`unknown option ${arg}`);
+	}
+	for (const part of options.only) if (!PARTS.includes(part)) throw new Error(`unknown part ${part} (parts: ${PARTS.join(', ')})`);
+	return options;
+}
+
+const runId = crypto.randomBytes(6).toString('hex');
+const marker = `${RUN_MARKER_NAME}=${runId}`;
+const everPgids = new Set();
+let runDirs = [];
+
+/** Every process this run started, however it was started (own groups, n8n's detached stdio servers). */
+function leftovers() {
+	const found = new Map();
+	for (const dir of runDirs.length ? runDirs : [undefined]) {
+		for (const p of processes.findLeftovers({ pgids: everPgids, runDir: dir, envMarker: marker })) found.set(p.pid, p);
+	}
+	// n8n-nodes-mcp passes MCP_* variables on with the prefix cut off.
+	for (const p of processes.findLeftovers({ pgids: new Set(), envMarker: `${RUN_MARKER_NAME.replace(/^MCP_/, '')}=${runId}` })) found.set(p.pid, p);
+	return [...found.values()];
+}
+
+function killLeftoversNow() {
+	processes.killAllGroupsNow();
+	for (const p of leftovers()) {
+		try {
+			process.kill(p.pid, 'SIGKILL');
+		} catch {
+			/* gone */
+		}
+	}
+}
+
+function onSignal(signal) {
+	process.stderr.write(`\n[bench] ${signal}: stopping every process this run started\n`);
+	killLeftoversNow();
+	process.exit(130);
+}
+process.once('SIGINT', onSignal);
+process.once('SIGTERM', onSignal);
+process.on('exit', () => processes.killAllGroupsNow());
+
+function gitCommit() {
+	const result = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO, encoding: 'utf8' });
+	const dirty = spawnSync('git', ['status', '--porcelain', '--', 'lib', 'nodes', 'credentials'], { cwd: REPO, encoding: 'utf8' });
+	return result.status === 0 ? `${result.stdout.trim()}${dirty.stdout.trim() ? ' (lib/nodes modified)' : ''}` : 'unknown';
+}
+
+function writeAtomically(file, text) {
+	const tmp = `${file}.tmp`;
+	fs.writeFileSync(tmp, text);
+	fs.renameSync(tmp, file);
+}
+
+async function tracked(start) {
+	const before = new Set(processes.groups);
+	const promise = start();
+	for (const pgid of processes.groups) if (!before.has(pgid)) everPgids.add(pgid);
+	return promise;
+}
+
+function render() {
+	const dir = path.join(BENCH, 'results');
+	const results = JSON.parse(fs.readFileSync(path.join(dir, 'latest.json'), 'utf8'));
+	results.targets = evaluateTargets(results);
+	const markdown = renderMarkdown(results);
+	writeAtomically(path.join(dir, 'latest.md'), markdown);
+	process.stdout.write(`${markdown}\n`);
+}
+
+async function main() {
+	const options = parseArgs(process.argv.slice(2));
+	if (options.render) {
+		render();
+		return options;
+	}
+	const started = Date.now();
+	const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'));
+	for (const file of [...pkg.n8n.nodes, ...pkg.n8n.credentials, 'dist/lib/agent/step.js']) {
+		if (!fs.existsSync(path.join(REPO, file))) throw new Error(`missing ${file}: run 'npm run build' first`);
+	}
+	if (!fs.existsSync(EVERYTHING_ENTRY)) throw new Error(`${EVERYTHING_ENTRY} is missing: run 'npm ci' first`);
+	const n8n = resolveN8n();
+	const nodeVersion = spawnSync(n8n.node24, ['-v'], { encoding: 'utf8' }).stdout.trim();
+	const results = {
+		meta: {
+			date: new Date().toISOString(),
+			package: `${pkg.name}@${pkg.version}`,
+			commit: gitCommit(),
+			machine: machine(),
+			loadAverageStart: os.loadavg().map((v) => Math.round(v * 100) / 100),
+			node: { orchestrator: process.version, benchmarks: nodeVersion },
+			n8n: '2.41.1',
+			quick: options.quick,
+			parts: options.only,
+		},
+	};
+	// Only a complete, full-length run replaces latest.*; partial, quick or profiled runs go to a temp folder.
+	const complete = !options.quick && !options.profile && !options.variants && PARTS.every((part) => options.only.includes(part));
+	const outDir = complete ? path.join(BENCH, 'results') : fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-agent-bench-partial-'));
+	const outName = complete ? 'latest' : 'partial';
+	const childEnv = { [RUN_MARKER_NAME]: runId };
+	const reps = options.quick ? { reps: 1, loopReps: 1, rawReps: 1 } : { reps: 5, loopReps: 2, rawReps: 3 };
+
+	if (options.only.includes('agent')) {
+		log('part 2: agent host overhead (ours vs a hand-written raw-SDK loop)');
+		results.agent = await tracked(() => runScript(n8n.node24, 'agent-overhead.js', { quick: options.quick }, { env: childEnv }));
+	}
+	if (options.only.includes('manyTools')) {
+		log('part 3: a server with 1,000 tools');
+		results.manyTools = await tracked(() => runScript(n8n.node24, 'many-tools.js', { tools: 1000, quick: options.quick }, { env: childEnv }));
+	}
+	if (options.only.includes('pausedState')) {
+		log('part 4: stored size of a paused agent run with large tool results');
+		results.pausedState = await tracked(() => runScript(n8n.node24, 'paused-state.js', { flatted: path.join(n8n.n8nModules, 'flatted') }, { env: childEnv }));
+	}
+	if (options.only.includes('callTool')) {
+		log('part 1: MCP Call Tool in n8n 2.41.1 (and part 4: n8n memory)');
+		const profileDir = options.profile ? fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-agent-bench-prof-')) : undefined;
+		if (profileDir) runDirs.push(profileDir);
+		let bench;
+		try {
+			const out = await runCallToolSuite({ ...n8n, runId, ...reps, only: options.variants, profileDir });
+			bench = out.bench;
+			results.callTool = out.result;
+		} catch (error) {
+			bench = error.bench;
+			throw error;
+		} finally {
+			if (bench) {
+				for (const pgid of bench.pgids) everPgids.add(pgid);
+				runDirs.push(bench.runDir);
+			}
+			if (profileDir && bench) {
+				const profiles = fs.readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile') && f.includes(`.${bench.n8nPid}.`));
+				const sections = profiles.map((f) => profileMarkdown(summarizeProfile(path.join(profileDir, f), { focus: /n8n-nodes-mcp-agent\/dist\/nodes|n8n-nodes-langchain\/dist\/nodes\/mcp|n8n-nodes-mcp\/dist\/nodes/ }), `n8n main process (${options.variants ? options.variants.join(', ') : 'all variants'})`));
+				const out = path.join(outDir, 'profile.md');
+				writeAtomically(out, `# CPU profile of n8n during the Call Tool benchmark\n\n${sections.join('\n') || 'no profile was written'}\n`);
+				log(`profile summary: ${out} (raw profiles in ${profileDir})`);
+			}
+		}
+	}
+
+	results.meta.loadAverageEnd = os.loadavg().map((v) => Math.round(v * 100) / 100);
+	results.meta.durationS = Math.round((Date.now() - started) / 1000);
+	results.targets = evaluateTargets(results);
+
+	const markdown = renderMarkdown(results);
+	fs.mkdirSync(outDir, { recursive: true });
+	writeAtomically(path.join(outDir, `${outName}.json`), `${JSON.stringify(results, null, 2)}\n`);
+	writeAtomically(path.join(outDir, `${outName}.md`), markdown);
+	process.stdout.write(`${markdown}\n`);
+	log(`wrote ${path.join(outDir, outName)}.json and .md in ${results.meta.durationS} s${complete ? '' : ' (not a complete run: bench/results/latest.* left as they were)'}`);
+	return options;
+}
+
+main()
+	.then(async (options) => {
+		await finish(options);
+	})
+	.catch(async (error) => {
+		process.stderr.write(`\n[bench] failed: ${error.stack || error.message}\n`);
+		await finish({ keep: true });
+		process.exitCode = 1;
+	});
+
+async function finish(options) {
+	// Whatever is still alive after the parts stopped their processes is a bug worth failing for.
+	const deadline = Date.now() + 5000;
+	let left = leftovers();
+	while (left.length && Date.now() < deadline) {
+		await processes.sleep(250);
+		left = leftovers();
+	}
+	if (left.length) {
+		process.stderr.write(`[bench] processes left behind (killed now):\n${left.map((p) => `  pid ${p.pid} (group ${p.pgid}): ${p.cmdline}`).join('\n')}\n`);
+		killLeftoversNow();
+		process.exitCode = 1;
+	}
+	for (const dir of runDirs) {
+		if (options && options.keep) log(`kept ${dir}`);
+		else fs.rmSync(dir, { recursive: true, force: true });
+	}
+	runDirs = [];
+}

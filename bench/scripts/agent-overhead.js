@@ -1,0 +1,249 @@
+'use strict';
+// Agent host overhead: our agent loop (dist/lib: createRun + runAgent + runToolCalls over an
+// McpConnection, the provider adapters, argument validation) against the hand-written loop of
+// the seed example (messages.create -> tool_use -> client.callTool -> tool_result -> repeat), on
+// the same zero-latency fake model and the same in-process MCP server, N tool turns then an answer.
+//
+// Model path, identical for both sides:
+//   'http'   the real SDK clients (ours: createModelClient) against a loopback fake server (in a
+//            child process, so only the host's side of each request counts as CPU time here)
+//   'direct' both call the fake function in-process (ours: a ModelClient whose send() calls it),
+//            which leaves nothing but the host's own work to compare
+//
+// Input (argv[2], JSON): { quick }
+// Output (last stdout line, JSON): { configs: [{ provider, mode, turns, ours: {cpu, wall}, raw: {cpu, wall}, ratioCpu, ratioWall }], setup }
+//
+// The host side (both loops, the MCP server, in 'direct' mode the fake) runs in this one process,
+// so its CPU time is the host's own work and hardly moves with other load on the machine;
+// wall-clock is recorded too.
+
+const { spawn } = require('node:child_process');
+const path = require('node:path');
+const Anthropic = require('@anthropic-ai/sdk').default;
+const OpenAI = require('openai').default;
+const { REPO, emitResult, summary } = require('../lib/common');
+const fake = require('../lib/fakeModel');
+const { connectOurConnection, connectRawClient } = require('../lib/inProcess');
+
+const DIST = path.join(REPO, 'dist', 'lib');
+const { createRun } = require(path.join(DIST, 'agent', 'step.js'));
+const { runAgent } = require(path.join(DIST, 'agent', 'runAgent.js'));
+const { runToolCalls } = require(path.join(DIST, 'agent', 'toolRunner.js'));
+const { DEFAULT_OUTCOME_LIMITS } = require(path.join(DIST, 'agent', 'toolOutcome.js'));
+const { buildCatalog } = require(path.join(DIST, 'agent', 'catalog.js'));
+const { buildRunSettings } = require(path.join(DIST, 'agent', 'settings.js'));
+const { listAllTools } = require(path.join(DIST, 'mcp', 'listing.js'));
+const { createModelClient } = require(path.join(DIST, 'providers', 'clients.js'));
+
+const input = JSON.parse(process.argv[2] || '{}');
+const PROMPT = 'Run the benchmark.';
+
+// ---- ours ----------------------------------------------------------------------------------
+
+async function setupOurs(provider, mode, server) {
+	const { connection, close } = await connectOurConnection();
+	const t0 = performance.now();
+	const tools = await listAllTools(connection);
+	const { tools: catalog } = buildCatalog([{ id: 'bench', name: 'bench', tools, trustAnnotations: false }]);
+	const setupMs = performance.now() - t0;
+	const model =
+		mode === 'http'
+			? createModelClient({ provider, apiKey: 'bench-not-a-key', baseUrl: provider === 'anthropic' ? server.anthropicBaseUrl : server.openAiBaseUrl, maxRetries: 2, timeoutMs: 600_000 })
+			: { send: async (body) => fake[provider](body), listModels: async () => [] };
+	const connections = new Map([['bench', connection]]);
+	/** One agent run of `turns` tool turns, as the Agent node runs one item. */
+	const run = async (turns) => {
+		const settings = buildRunSettings(`bench:echo*${turns}`, undefined, { maxIterations: turns + 1 });
+		const state = createRun({ provider, settings, tools: catalog, userMessage: PROMPT });
+		const final = await runAgent(state, {
+			model,
+			runTools: (calls) =>
+				runToolCalls(calls, { connections, concurrency: 4, timeoutMs: 60_000, limits: { ...DEFAULT_OUTCOME_LIMITS, maxChars: settings.maxToolResultChars } }),
+		});
+		if (final.phase.name !== 'finished' || final.phase.status !== 'completed' || final.toolLog.length !== turns || final.toolLog.some((e) => e.isError)) {
+			throw new Error(`ours (${provider}, ${mode}, ${turns}): unexpected end ${JSON.stringify(final.phase).slice(0, 300)}, ${final.toolLog.length} tool calls`);
+		}
+	};
+	return { run, setupMs, close };
+}
+
+// ---- the raw loop (seed 002) -----------------------------------------------------------------
+
+async function setupRaw(provider, mode, server) {
+	const { client, close } = await connectRawClient();
+	const t0 = performance.now();
+	const listed = await client.listTools();
+	const tools =
+		provider === 'anthropic'
+			? listed.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema }))
+			: listed.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }));
+	const setupMs = performance.now() - t0;
+	let create;
+	if (provider === 'anthropic') {
+		const anthropic = mode === 'http' ? new Anthropic({ apiKey: 'bench-not-a-key', baseURL: server.anthropicBaseUrl, maxRetries: 2, timeout: 600_000 }) : null;
+		create = mode === 'http' ? (params) => anthropic.messages.create(params) : async (params) => fake.anthropic(params);
+	} else {
+		const openai = mode === 'http' ? new OpenAI({ apiKey: 'bench-not-a-key', baseURL: server.openAiBaseUrl, maxRetries: 2, timeout: 600_000 }) : null;
+		create = mode === 'http' ? (params) => openai.chat.completions.create(params) : async (params) => fake.openaiChat(params);
+	}
+	const runAnthropic = async (turns) => {
+		const model = `bench:echo*${turns}`;
+		const messages = [{ role: 'user', content: PROMPT }];
+		let calls = 0;
+		let response = await create({ model, max_tokens: 4096, tools, messages });
+		while (response.stop_reason === 'tool_use') {
+			const toolUseBlocks = response.content.filter((b) => b.type === 'tool_use');
+			messages.push({ role: 'assistant', content: response.content });
+			const toolResults = await Promise.all(
+				toolUseBlocks.map(async (block) => {
+					const result = await client.callTool({ name: block.name, arguments: block.input });
+					calls++;
+					return { type: 'tool_result', tool_use_id: block.id, content: result.content[0].type === 'text' ? result.content[0].text : '' };
+				}),
+			);
+			messages.push({ role: 'user', content: toolResults });
+			response = await create({ model, max_tokens: 4096, tools, messages });
+		}
+		if (calls !== turns) throw new Error(`raw anthropic: ${calls} calls, expected ${turns}`);
+	};
+	const runOpenAi = async (turns) => {
+		const model = `bench:echo*${turns}`;
+		const messages = [{ role: 'user', content: PROMPT }];
+		let calls = 0;
+		let response = await create({ model, max_completion_tokens: 4096, tools, messages });
+		while (response.choices[0].finish_reason === 'tool_calls') {
+			const message = response.choices[0].message;
+			messages.push(message);
+			const toolResults = await Promise.all(
+				message.tool_calls.map(async (call) => {
+					const result = await client.callTool({ name: call.function.name, arguments: JSON.parse(call.function.arguments) });
+					calls++;
+					return { role: 'tool', tool_call_id: call.id, content: result.content[0].type === 'text' ? result.content[0].text : '' };
+				}),
+			);
+			messages.push(...toolResults);
+			response = await create({ model, max_completion_tokens: 4096, tools, messages });
+		}
+		if (calls !== turns) throw new Error(`raw openai: ${calls} calls, expected ${turns}`);
+	};
+	return { run: provider === 'anthropic' ? runAnthropic : runOpenAi, setupMs, close };
+}
+
+/** The fake model server in a child process (see fake-model-server.js). */
+async function startFakeServerProcess() {
+	const child = spawn(process.execPath, [path.join(__dirname, 'fake-model-server.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
+	const port = await new Promise((resolve, reject) => {
+		let out = '';
+		child.stdout.on('data', (chunk) => {
+			out += chunk;
+			const line = out.split('\n')[0];
+			if (out.includes('\n')) resolve(JSON.parse(line).port);
+		});
+		child.once('exit', (code) => reject(new Error(`fake model server exited (${code})`)));
+	});
+	const exited = new Promise((resolve) => child.once('exit', resolve));
+	return {
+		anthropicBaseUrl: `http://127.0.0.1:${port}`,
+		openAiBaseUrl: `http://127.0.0.1:${port}/v1`,
+		close: async () => {
+			child.stdin.end();
+			await exited;
+		},
+	};
+}
+
+// ---- measurement -------------------------------------------------------------------------------
+
+/**
+ * Runs are timed in batches (a batch of ours, a batch of the raw loop, alternating), so garbage
+ * collection lands in the batch whose allocations caused it, and the machine's other load hits
+ * both sides alike. The figure per run is a batch's total divided by its size; medians are over batches.
+ */
+function plan(mode, turns) {
+	const base =
+		mode === 'direct'
+			? turns <= 10
+				? { warmup: 100, batch: 20, batches: 40 }
+				: { warmup: 10, batch: 5, batches: 30 }
+			: turns <= 10
+				? { warmup: 20, batch: 4, batches: 30 }
+				: { warmup: 3, batch: 2, batches: 16 };
+	return input.quick ? { ...base, warmup: Math.ceil(base.warmup / 4), batches: Math.ceil(base.batches / 4) } : base;
+}
+
+/** Wall-clock and CPU time (user + system, all threads of this process) per run of a batch, in ms. */
+async function timedBatch(fn, size) {
+	global.gc?.();
+	const c0 = process.cpuUsage();
+	const t0 = performance.now();
+	for (let i = 0; i < size; i++) await fn();
+	const wall = performance.now() - t0;
+	const cpu = process.cpuUsage(c0);
+	return { wall: wall / size, cpu: (cpu.user + cpu.system) / 1000 / size };
+}
+
+(async () => {
+	const server = await startFakeServerProcess();
+	const configs = [];
+	const setup = [];
+	try {
+		for (const provider of ['anthropic', 'openaiChat']) {
+			for (const mode of ['direct', 'http']) {
+				const oursSide = await setupOurs(provider, mode, server);
+				const rawSide = await setupRaw(provider, mode, server);
+				setup.push({ provider, mode, oursSetupMs: oursSide.setupMs, rawSetupMs: rawSide.setupMs });
+				try {
+					for (const turns of [10, 100]) {
+						const { warmup, batch, batches } = plan(mode, turns);
+						for (let i = 0; i < warmup; i++) {
+							await oursSide.run(turns);
+							await rawSide.run(turns);
+						}
+						const ours = [];
+						const raw = [];
+						for (let i = 0; i < batches; i++) {
+							if (i % 2 === 0) {
+								ours.push(await timedBatch(() => oursSide.run(turns), batch));
+								raw.push(await timedBatch(() => rawSide.run(turns), batch));
+							} else {
+								raw.push(await timedBatch(() => rawSide.run(turns), batch));
+								ours.push(await timedBatch(() => oursSide.run(turns), batch));
+							}
+						}
+						const side = (runs) => {
+							const cpu = summary(runs.map((r) => r.cpu));
+							const wall = summary(runs.map((r) => r.wall));
+							return { cpu, wall, cpuPerTurnMs: cpu.median / turns, wallPerTurnMs: wall.median / turns };
+						};
+						const o = side(ours);
+						const r = side(raw);
+						configs.push({
+							provider,
+							mode,
+							turns,
+							runs: batch * batches,
+							batches,
+							ours: o,
+							raw: r,
+							ratioCpu: o.cpu.median / r.cpu.median,
+							ratioWall: o.wall.median / r.wall.median,
+							overheadPerTurnCpuMs: (o.cpu.median - r.cpu.median) / turns,
+						});
+						process.stderr.write(
+							`[agent] ${provider} ${mode} ${turns} turns: cpu ours ${o.cpu.median.toFixed(2)} ms, raw ${r.cpu.median.toFixed(2)} ms (x${(o.cpu.median / r.cpu.median).toFixed(3)}); wall x${(o.wall.median / r.wall.median).toFixed(3)}\n`,
+						);
+					}
+				} finally {
+					await oursSide.close();
+					await rawSide.close();
+				}
+			}
+		}
+	} finally {
+		await server.close();
+	}
+	emitResult({ node: process.version, configs, setup });
+})().catch((error) => {
+	console.error(error);
+	process.exit(1);
+});

@@ -1,0 +1,318 @@
+'use strict';
+// Part 1 (and the n8n half of part 4): MCP Call Tool with 1,000 items in a real n8n 2.41.1, next to
+// n8n's built-in MCP Client node, the community package n8n-nodes-mcp, and the raw SDK client.
+//
+// Timing source: each node run's `executionTime` from n8n's execution data (n8n measures it around
+// the node's execute(): credentials, connect, list, every call, close). Webhook wall-clock minus
+// an empty workflow of the same shape is recorded as a cross-check.
+
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const { N8n } = require('../../test/e2e/lib/n8n');
+const { startEverythingHttp } = require('../../test/e2e/lib/everything');
+const { buildCredentials, CREDENTIAL_IDS } = require('../../test/e2e/lib/fixtures');
+const { freePorts } = require('../../test/e2e/lib/net');
+const processes = require('../../test/e2e/lib/processes');
+const { EVERYTHING_ENTRY, REPO, RUN_MARKER_NAME, log, median } = require('../lib/common');
+const { runScript } = require('../lib/child');
+const { finishedExecutionAfter, latestExecutionId } = require('../lib/executions');
+const { installPeers } = require('../lib/peers');
+const { cpuTimes, sampleRss } = require('../lib/rss');
+const { WORKFLOW_ID, buildWorkflow, peerCredentials } = require('../lib/workflow');
+
+const ITEMS = 1000;
+const LOOP_ITEMS = 20;
+
+/** What the run measures; `reps` measured runs each, after one warm-up run. */
+function variants({ reps, loopReps }) {
+	return [
+		{ key: 'empty-1000', kind: 'empty', items: ITEMS, reps },
+		{ key: 'ours-stdio-c1-1000', kind: 'ours', transport: 'stdio', concurrency: 1, items: ITEMS, reps },
+		{ key: 'ours-stdio-c8-1000', kind: 'ours', transport: 'stdio', concurrency: 8, items: ITEMS, reps },
+		{ key: 'ours-http-c1-1000', kind: 'ours', transport: 'http', concurrency: 1, items: ITEMS, reps },
+		{ key: 'ours-http-c8-1000', kind: 'ours', transport: 'http', concurrency: 8, items: ITEMS, reps },
+		// The same node with constant arguments: what the per-item expression costs in n8n 2.41.
+		{ key: 'ours-stdio-c1-const-1000', kind: 'ours', transport: 'stdio', concurrency: 1, items: ITEMS, reps, constantArguments: true },
+		{ key: 'ours-http-c8-const-1000', kind: 'ours', transport: 'http', concurrency: 8, items: ITEMS, reps, constantArguments: true },
+		{ key: 'ours-stdio-c1-1', kind: 'ours', transport: 'stdio', concurrency: 1, items: 1, reps },
+		{ key: 'ours-http-c1-1', kind: 'ours', transport: 'http', concurrency: 1, items: 1, reps },
+		{ key: 'builtin-http-1000', kind: 'builtin', transport: 'http', concurrency: 1, items: ITEMS, reps },
+		{ key: 'builtin-http-1', kind: 'builtin', transport: 'http', concurrency: 1, items: 1, reps },
+		{ key: 'nodesmcp-stdio-20', kind: 'nodesMcp', transport: 'stdio', concurrency: 1, items: LOOP_ITEMS, reps: loopReps },
+	];
+}
+
+/** Throws unless the webhook's response holds every item's echo, in input order. */
+function verifyOutput(variant, status, body) {
+	if (status !== 200) throw new Error(`${variant.key}: webhook answered ${status}: ${JSON.stringify(body).slice(0, 500)}`);
+	if (!Array.isArray(body) || body.length !== variant.items) {
+		throw new Error(`${variant.key}: expected ${variant.items} items, got ${Array.isArray(body) ? body.length : typeof body}: ${JSON.stringify(body).slice(0, 500)}`);
+	}
+	const textOf = {
+		empty: (item) => `Echo: ${item.message}`,
+		ours: (item) => (item.isError === false ? item.text : `isError ${item.isError}`),
+		builtin: (item) => item.content?.[0]?.text,
+		nodesMcp: (item) => item.result?.content?.[0]?.text,
+	}[variant.kind];
+	body.forEach((item, i) => {
+		const text = textOf(item);
+		const expected = variant.constantArguments ? 'Echo: constant' : `Echo: m${i}`;
+		if (text !== expected) throw new Error(`${variant.key}: item ${i} is ${JSON.stringify(item).slice(0, 300)}`);
+	});
+}
+
+class CallToolBench {
+	/**
+	 * @param only        variant keys to run (default: all)
+	 * @param profileDir  when set, n8n runs with --cpu-prof and writes its profile there on exit
+	 */
+	constructor({ node24, node24Bin, n8nBin, n8nModules, runId, reps, loopReps, rawReps, only, profileDir }) {
+		Object.assign(this, { node24, node24Bin, n8nBin, n8nModules, runId, reps, loopReps, rawReps, only, profileDir });
+		this.runMarker = `${RUN_MARKER_NAME}=${runId}`;
+		this.pgids = new Set();
+	}
+
+	async setup() {
+		this.runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-agent-bench-'));
+		this.userFolder = path.join(this.runDir, 'n8n');
+		fs.mkdirSync(this.userFolder);
+		log(`call-tool benchmark in ${this.runDir}`);
+
+		log('installing the packed package into the n8n user folder (Community Nodes way)');
+		const install = spawnSync('bash', [path.join(REPO, 'scripts', 'install-package-into-n8n.sh'), this.userFolder], {
+			encoding: 'utf8',
+			env: { ...process.env, MCP_AGENT_NODE24_BIN: this.node24Bin },
+		});
+		fs.writeFileSync(path.join(this.runDir, 'install.log'), `${install.stdout}\n${install.stderr}`);
+		if (install.status !== 0) throw new Error(`install-package-into-n8n.sh failed:\n${install.stderr}`);
+		this.peers = installPeers(this.userFolder, this.node24Bin);
+		log(`installed peers: ${this.peers.join(', ')}`);
+
+		const [n8nPort, brokerPort, everythingPort, deadPort] = await freePorts(4);
+		log(`starting server-everything (Streamable HTTP) on 127.0.0.1:${everythingPort}`);
+		this.everything = await startEverythingHttp({
+			port: everythingPort,
+			logFile: path.join(this.runDir, 'everything-http.log'),
+			env: { [RUN_MARKER_NAME]: this.runId },
+		});
+		this.pgids.add(this.everything.pid);
+
+		this.n8n = new N8n({
+			node24Bin: this.node24Bin,
+			n8nBin: this.n8nBin,
+			userFolder: this.userFolder,
+			port: n8nPort,
+			brokerPort,
+			logFile: path.join(this.runDir, 'n8n.log'),
+			runMarker: this.runMarker,
+			extraEnv: {
+				N8N_LOG_LEVEL: 'warn',
+				...(this.profileDir ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${this.profileDir}`.trim() } : {}),
+			},
+		});
+
+		this.variants = variants({ reps: this.reps, loopReps: this.loopReps }).filter((v) => !this.only || v.kind === 'empty' || this.only.includes(v.key));
+		const ours = buildCredentials({ everythingUrl: this.everything.url, deadPort, runMarker: this.runMarker });
+		const credentialRef = (id) => {
+			const credential = ours.find((c) => c.id === id);
+			return { id: credential.id, name: credential.name };
+		};
+		const { workflow, chains } = buildWorkflow(this.variants, {
+			everythingUrl: this.everything.url,
+			ourCredentials: { stdio: credentialRef(CREDENTIAL_IDS.stdioEverything), http: credentialRef(CREDENTIAL_IDS.httpEverything) },
+		});
+		this.chains = chains;
+		const credentialsFile = path.join(this.runDir, 'credentials.json');
+		fs.writeFileSync(credentialsFile, JSON.stringify([...ours, ...peerCredentials({ everythingEntry: EVERYTHING_ENTRY })], null, 2));
+		const workflowFile = path.join(this.runDir, 'workflow.json');
+		fs.writeFileSync(workflowFile, JSON.stringify([workflow], null, 2));
+
+		log('importing credentials and the benchmark workflow, publishing it');
+		await this.cli(['import:credentials', `--input=${credentialsFile}`]);
+		await this.cli(['import:workflow', `--input=${workflowFile}`]);
+		await this.cli(['publish:workflow', `--id=${WORKFLOW_ID}`]);
+
+		log(`starting n8n on ${this.n8n.baseUrl}`);
+		const started = this.n8n.start();
+		this.n8nPid = this.n8n.child.pid;
+		this.pgids.add(this.n8nPid);
+		await started;
+		this.dbContext = { node24: this.node24, userFolder: this.userFolder, n8nModules: this.n8nModules };
+		this.lastExecutionId = await latestExecutionId(this.dbContext, WORKFLOW_ID);
+	}
+
+	/** Runs `start()`, remembering every process group it spawns (for the leftover check). */
+	track(start) {
+		const before = new Set(processes.groups);
+		const promise = start();
+		for (const pgid of processes.groups) if (!before.has(pgid)) this.pgids.add(pgid);
+		return promise;
+	}
+
+	cli(args) {
+		return this.track(() => this.n8n.cli(args));
+	}
+
+	/** One webhook-triggered run: response checked, node time from the execution record, RSS of n8n. */
+	async runVariant(variant) {
+		const chain = this.chains[variant.key];
+		const sampler = sampleRss(this.n8nPid);
+		const n8nCpu0 = cpuTimes(this.n8nPid);
+		const serverCpu0 = cpuTimes(this.everything.pid).selfMs;
+		const t0 = performance.now();
+		const { status, body } = await this.n8n.trigger(chain.path, {}, { timeoutMs: 10 * 60_000 });
+		const wallMs = performance.now() - t0;
+		const memory = sampler.stop();
+		verifyOutput(variant, status, body);
+		const execution = await finishedExecutionAfter(this.dbContext, WORKFLOW_ID, this.lastExecutionId);
+		const n8nCpu1 = cpuTimes(this.n8nPid);
+		const serverCpu1 = cpuTimes(this.everything.pid).selfMs;
+		this.lastExecutionId = Number(execution.id);
+		if (execution.status !== 'success') throw new Error(`${variant.key}: execution ${execution.id} ended ${execution.status}: ${execution.error}`);
+		const runs = execution.nodes[chain.node] ?? [];
+		if (runs.length === 0) throw new Error(`${variant.key}: node "${chain.node}" did not run`);
+		const expectedRuns = variant.kind === 'nodesMcp' ? variant.items : 1;
+		if (runs.length !== expectedRuns) throw new Error(`${variant.key}: node ran ${runs.length} times, expected ${expectedRuns}`);
+		return {
+			wallMs,
+			nodeMs: runs.reduce((sum, r) => sum + r.executionTime, 0),
+			nodeRuns: runs.length,
+			executionMs: Date.parse(execution.stoppedAt) - Date.parse(execution.startedAt),
+			executionDataChars: execution.dataChars,
+			// n8n main process + its reaped children (stdio servers) + the HTTP server.
+			cpuMs: n8nCpu1.selfMs - n8nCpu0.selfMs + (n8nCpu1.childrenMs - n8nCpu0.childrenMs) + (serverCpu1 - serverCpu0),
+			rss: memory,
+		};
+	}
+
+	/** The raw SDK client and our library without n8n, same server, same work (bench/scripts/call-loop.js). */
+	async runClientLoops() {
+		const configs = [];
+		for (const client of ['raw', 'lib']) {
+			for (const transport of ['stdio', 'http']) {
+				for (const concurrency of [1, 8]) configs.push({ client, transport, url: transport === 'http' ? this.everything.url : undefined, items: ITEMS, concurrency });
+			}
+		}
+		const output = await this.track(() =>
+			runScript(this.node24, 'call-loop.js', { configs, warmup: 1, warmupItems: 100, reps: 1, httpServerPid: this.everything.pid }, { env: { [RUN_MARKER_NAME]: this.runId } }),
+		);
+		return output.results;
+	}
+
+	/**
+	 * Warm-up once per variant, then measured rounds; every round runs each variant once and the
+	 * raw SDK client once, interleaved, so that load changes on the machine hit all of them alike.
+	 */
+	async measure() {
+		const samples = Object.fromEntries(this.variants.map((v) => [v.key, []]));
+		const raw = {};
+		for (const variant of this.variants) {
+			log(`warm-up: ${variant.key}`);
+			await this.runVariant(variant);
+		}
+		const rounds = Math.max(this.rawReps, ...this.variants.map((v) => v.reps));
+		for (let round = 0; round < rounds; round++) {
+			for (const variant of this.variants) {
+				if (round >= variant.reps) continue;
+				const sample = await this.runVariant(variant);
+				samples[variant.key].push(sample);
+				log(`round ${round + 1}/${rounds}: ${variant.key}: node ${sample.nodeMs} ms, wall ${Math.round(sample.wallMs)} ms`);
+			}
+			if (round < this.rawReps) {
+				for (const result of await this.runClientLoops()) {
+					const key = `${result.client}-${result.transport}-c${result.concurrency}-${result.items}`;
+					(raw[key] ??= { ...result, runs: [] }).runs.push(...result.runs);
+					log(`round ${round + 1}/${rounds}: ${key}: total ${Math.round(result.runs[0].totalMs)} ms (calls ${Math.round(result.runs[0].callsMs)} ms)`);
+				}
+			}
+		}
+		return { samples, raw };
+	}
+
+	async stop() {
+		if (this.n8n) await this.n8n.stop();
+		if (this.everything) await this.everything.stop();
+	}
+}
+
+/** Medians and per-call figures for the report. */
+function analyse(bench, { samples, raw }) {
+	const emptyWall = median(samples['empty-1000'].map((s) => s.wallMs));
+	const emptyCpu = median(samples['empty-1000'].map((s) => s.cpuMs));
+	const variantsOut = bench.variants.map((variant) => {
+		const list = samples[variant.key];
+		const nodeMs = median(list.map((s) => s.nodeMs));
+		const wallMs = median(list.map((s) => s.wallMs));
+		const calls = variant.items;
+		const rssPeakDelta = median(list.map((s) => Math.max(s.rss.peakSampled, s.rss.peakKernel ?? 0) - s.rss.before));
+		return {
+			key: variant.key,
+			kind: variant.kind,
+			transport: variant.transport ?? null,
+			concurrency: variant.concurrency ?? null,
+			constantArguments: variant.constantArguments === true,
+			items: variant.items,
+			reps: list.length,
+			nodeMs,
+			nodeMsAll: list.map((s) => s.nodeMs),
+			perCallMs: variant.kind === 'empty' ? null : nodeMs / calls,
+			wallMs,
+			wallPerCallMinusEmptyMs: variant.kind === 'empty' || variant.items !== ITEMS ? null : (wallMs - emptyWall) / calls,
+			executionMs: median(list.map((s) => s.executionMs)),
+			cpuMs: median(list.map((s) => s.cpuMs)),
+			cpuPerCallMinusEmptyMs: variant.kind === 'empty' ? null : (median(list.map((s) => s.cpuMs)) - (variant.items === ITEMS ? emptyCpu : 0)) / calls,
+			executionDataChars: median(list.map((s) => s.executionDataChars)),
+			rss: {
+				beforeMb: median(list.map((s) => s.rss.before)) / 2 ** 20,
+				peakMb: median(list.map((s) => Math.max(s.rss.peakSampled, s.rss.peakKernel ?? 0))) / 2 ** 20,
+				peakDeltaMb: rssPeakDelta / 2 ** 20,
+				peakDeltaMaxMb: Math.max(...list.map((s) => Math.max(s.rss.peakSampled, s.rss.peakKernel ?? 0) - s.rss.before)) / 2 ** 20,
+				kernelPeak: list.every((s) => s.rss.peakKernel !== null),
+			},
+		};
+	});
+	const rawOut = Object.entries(raw).map(([key, r]) => {
+		const phase = (name) => median(r.runs.map((run) => run[name]));
+		return {
+			key,
+			client: r.client,
+			transport: r.transport,
+			concurrency: r.concurrency,
+			items: r.items,
+			reps: r.runs.length,
+			totalMs: phase('totalMs'),
+			totalMsAll: r.runs.map((run) => run.totalMs),
+			connectMs: phase('connectMs'),
+			listMs: phase('listMs'),
+			callsMs: phase('callsMs'),
+			closeMs: phase('closeMs'),
+			perCallMs: phase('totalMs') / r.items,
+			perCallCallsOnlyMs: phase('callsMs') / r.items,
+			cpuMs: phase('cpuMs'),
+			cpuPerCallMs: phase('cpuMs') / r.items,
+		};
+	});
+	return { emptyWallMs: emptyWall, emptyCpuMs: emptyCpu, variants: variantsOut, raw: rawOut };
+}
+
+async function runCallToolSuite(options) {
+	const bench = new CallToolBench(options);
+	try {
+		await bench.setup();
+		const measured = await bench.measure();
+		const result = analyse(bench, measured);
+		result.peers = bench.peers;
+		return { result, bench };
+	} catch (error) {
+		if (bench.n8n) process.stderr.write(`\n[bench] n8n log tail (${bench.n8n.logFile}):\n${bench.n8n.logTail(60)}\n`);
+		bench.failed = true;
+		throw Object.assign(error, { bench });
+	} finally {
+		await bench.stop();
+	}
+}
+
+module.exports = { runCallToolSuite, ITEMS, LOOP_ITEMS };
