@@ -17,23 +17,10 @@ function log(message) {
 	process.stderr.write(`[bench ${new Date().toISOString().slice(11, 23)}] ${message}\n`);
 }
 
-/** Node 24 and n8n 2.41.1 from scripts/ensure-n8n.sh (installs them into the cache when missing). */
+/** Node 24 and n8n 2.41.1 from scripts/ensure-n8n.sh, resolved as the end-to-end harness does. */
 function resolveN8n() {
-	const result = spawnSync('bash', [path.join(REPO, 'scripts', 'ensure-n8n.sh'), '--env'], {
-		encoding: 'utf8',
-		stdio: ['ignore', 'pipe', 'inherit'],
-	});
-	if (result.status !== 0) throw new Error('scripts/ensure-n8n.sh failed');
-	const vars = Object.fromEntries(
-		result.stdout
-			.trim()
-			.split('\n')
-			.map((line) => line.split('='))
-			.map(([k, ...v]) => [k, v.join('=').replace(/^'(.*)'$/, '$1')]),
-	);
-	const node24Bin = vars.MCP_AGENT_NODE24_BIN;
-	const n8nBin = vars.MCP_AGENT_N8N_BIN;
-	if (!node24Bin || !n8nBin) throw new Error(`unexpected output of ensure-n8n.sh: ${result.stdout}`);
+	const { node24Bin, n8nBin } = require('../../test/e2e/lib/environment').resolveN8n();
+	if (!node24Bin || !n8nBin) throw new Error('scripts/ensure-n8n.sh printed no paths');
 	return { node24Bin, node24: path.join(node24Bin, 'node'), n8nBin, n8nModules: path.resolve(path.dirname(n8nBin), '..', '..') };
 }
 

@@ -3,7 +3,7 @@
 // n8n around the node's execute()) from execution_data, which is stored in `flatted` format.
 // Read with Node 24's node:sqlite, read-only, once per finished execution (see N8N-NOTES).
 
-const { spawn } = require('node:child_process');
+const { runNode24Script } = require('../../test/e2e/lib/node24Script');
 const path = require('node:path');
 const { sleep } = require('../../test/e2e/lib/processes');
 
@@ -48,18 +48,7 @@ process.stdout.write(JSON.stringify(result));
 `;
 
 function readOnce(ctx, workflowId, afterId) {
-	return new Promise((resolve, reject) => {
-		const child = spawn(ctx.node24, ['--no-warnings', '-e', READER, path.join(ctx.userFolder, '.n8n', 'database.sqlite'), workflowId, String(afterId)], {
-			env: { ...process.env, NODE_PATH: ctx.n8nModules },
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
-		let out = '';
-		let err = '';
-		child.stdout.on('data', (d) => (out += d));
-		child.stderr.on('data', (d) => (err += d));
-		child.on('error', reject);
-		child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out || 'null')) : reject(new Error(`execution reader: ${err}`))));
-	});
+	return runNode24Script(ctx.node24, READER, [path.join(ctx.userFolder, '.n8n', 'database.sqlite'), workflowId, String(afterId)], ctx.n8nModules);
 }
 
 /**

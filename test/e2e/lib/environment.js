@@ -273,4 +273,4 @@ class E2eEnvironment {
 	}
 }
 
-module.exports = { E2eEnvironment, step, parseExecuteOutput };
+module.exports = { E2eEnvironment, step, parseExecuteOutput, resolveN8n };

@@ -3,9 +3,9 @@
 // Node 24's built-in node:sqlite does the reading (Node 20 has none), and n8n's own `flatted`
 // decodes execution_data.data, so this adds no dependency to the repo.
 
-const { spawn } = require('node:child_process');
 const path = require('node:path');
 const { sleep } = require('./processes');
+const { runNode24Script } = require('./node24Script');
 
 const READER = String.raw`
 const { DatabaseSync } = require('node:sqlite');
@@ -26,23 +26,9 @@ process.stdout.write(JSON.stringify(result));
 `;
 
 function readLatest(n8n, workflowId, withData) {
-	return new Promise((resolve, reject) => {
-		const child = spawn(
-			path.join(n8n.node24Bin, 'node'),
-			['--no-warnings', '-e', READER, path.join(n8n.userFolder, '.n8n', 'database.sqlite'), workflowId, withData ? '1' : '0'],
-			{
-				// Resolve `flatted` from n8n's install.
-				env: { ...process.env, NODE_PATH: path.resolve(path.dirname(n8n.n8nBin), '..', '..') },
-				stdio: ['ignore', 'pipe', 'pipe'],
-			},
-		);
-		let out = '';
-		let err = '';
-		child.stdout.on('data', (d) => (out += d));
-		child.stderr.on('data', (d) => (err += d));
-		child.on('error', reject);
-		child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out || 'null')) : reject(new Error(`execution reader: ${err}`))));
-	});
+	// `flatted` resolves from n8n's install.
+	const nodePath = path.resolve(path.dirname(n8n.n8nBin), '..', '..');
+	return runNode24Script(path.join(n8n.node24Bin, 'node'), READER, [path.join(n8n.userFolder, '.n8n', 'database.sqlite'), workflowId, withData ? '1' : '0'], nodePath);
 }
 
 /** The latest execution of a workflow once it has finished (any status but running/new/waiting). */
