@@ -2,7 +2,6 @@
 // Shared by the benchmark orchestrator (bench/run.js) and its child scripts: paths, the Node 24 /
 // n8n install, statistics and a JSON-on-the-last-line protocol for child scripts.
 
-const { spawnSync } = require('node:child_process');
 const os = require('node:os');
 const path = require('node:path');
 

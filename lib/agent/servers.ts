@@ -9,6 +9,8 @@ import type { CatalogTool } from './types';
 export interface ConnectedServers {
 	connections: Map<string, McpConnection>;
 	catalog: CatalogTool[];
+	/** Output schemas of the listed tools, by outputSchemaKey(server, tool), for checkToolOutput. */
+	outputSchemas: Map<string, Record<string, unknown>>;
 	withheld: CatalogResult['withheld'];
 	/** Servers' `instructions` from initialize, for the system prompt when the user wants them. */
 	instructions: Array<{ server: string; text: string }>;
@@ -42,19 +44,25 @@ export async function connectServers(handles: ServerHandle[], catalogOptions: Ca
 	try {
 		const servers: ServerTools[] = [];
 		const instructions: Array<{ server: string; text: string }> = [];
+		const outputSchemas = new Map<string, Record<string, unknown>>();
 		for (const handle of handles) {
 			const connection = connections.get(handle.name) as McpConnection;
 			const matches = createNameMatcher({ include: handle.include, exclude: handle.exclude });
 			const tools = serverOffers(connection, 'tools') ? await listAllTools(connection) : [];
 			servers.push({ id: handle.name, name: handle.name, tools: tools.filter((tool) => matches(tool.name)), trustAnnotations: handle.config.trustAnnotations });
+			for (const tool of tools) if (tool.outputSchema) outputSchemas.set(outputSchemaKey(handle.name, tool.name), tool.outputSchema);
 			if (connection.instructions?.trim()) instructions.push({ server: handle.name, text: connection.instructions.trim() });
 		}
 		const { tools: catalog, withheld } = buildCatalog(servers, catalogOptions);
-		return { connections, catalog, withheld, instructions, close: closeAll };
+		return { connections, catalog, outputSchemas, withheld, instructions, close: closeAll };
 	} catch (error) {
 		await closeAll();
 		throw error;
 	}
+}
+
+export function outputSchemaKey(serverId: string, toolName: string): string {
+	return `${serverId}\u0000${toolName}`;
 }
 
 function prefixed(prefix: string, error: unknown): Error {

@@ -1,6 +1,8 @@
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnection } from '../mcp/connection';
 import { McpFailure } from '../mcp/errors';
+import { checkToolOutput } from '../mcp/toolCall';
+import { outputSchemaKey } from './servers';
 import { mapWithConcurrency } from '../util/mapWithConcurrency';
 import { errorOutcome, toolOutcomeFromMcp, type OutcomeLimits } from './toolOutcome';
 import type { PlannedCall, ToolOutcome } from './types';
@@ -10,6 +12,8 @@ export interface ToolRunnerOptions {
 	concurrency: number;
 	timeoutMs: number;
 	limits: OutcomeLimits;
+	/** From connectServers(): the output schemas to check results against. */
+	outputSchemas?: Map<string, Record<string, unknown>>;
 }
 
 export interface ToolRunResult {
@@ -30,11 +34,13 @@ export async function runToolCalls(calls: PlannedCall[], options: ToolRunnerOpti
 			const connection = options.connections.get(call.tool.serverId);
 			if (!connection) return errorOutcome(call.id, `Server "${call.tool.serverName}" is not connected.`, options.limits);
 			const { mcpName } = call.tool;
-			const result = await connection.request(`calling tool "${mcpName}"`, (client) =>
-				client.callTool({ name: mcpName, arguments: call.arguments as Record<string, unknown> }, CallToolResultSchema, {
+			const result = await connection.request(`calling tool "${mcpName}"`, async (client) => {
+				const output = (await client.callTool({ name: mcpName, arguments: call.arguments as Record<string, unknown> }, CallToolResultSchema, {
 					timeout: options.timeoutMs,
-				}),
-			);
+				})) as Record<string, unknown>;
+				checkToolOutput({ name: mcpName, outputSchema: options.outputSchemas?.get(outputSchemaKey(call.tool?.serverId ?? '', mcpName)) }, output);
+				return output;
+			});
 			return toolOutcomeFromMcp(call.id, result as Record<string, unknown>, options.limits);
 		} catch (error) {
 			const message = error instanceof McpFailure ? error.summary : (error as Error).message;

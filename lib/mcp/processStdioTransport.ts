@@ -35,7 +35,8 @@ export class ProcessStdioTransport implements Transport {
 	readonly stderr = new OutputTail();
 	readonly stdoutNoise = new OutputTail(5);
 	private child?: ChildProcess;
-	private buffer = '';
+	/** Pieces of the line being received; joined once its newline arrives. */
+	private pending: string[] = [];
 	private exited = false;
 	private closing = false;
 	private exitPromise?: Promise<void>;
@@ -103,27 +104,38 @@ export class ProcessStdioTransport implements Transport {
 		});
 	}
 
+	/**
+	 * Splits stdout into lines. Only the new chunk is searched and a long line is joined once, so a
+	 * large message (a 1,000-tool list is ~1 MB) costs O(size), not O(size × chunks).
+	 */
 	private readStdout(chunk: string): void {
-		this.buffer += chunk;
+		let start = 0;
 		let newline: number;
-		while ((newline = this.buffer.indexOf('\n')) !== -1) {
-			const line = this.buffer.slice(0, newline).replace(/\r$/, '');
-			this.buffer = this.buffer.slice(newline + 1);
-			if (line.trim() === '') continue;
-			let parsed: unknown;
-			try {
-				parsed = JSON.parse(line);
-			} catch {
-				this.stdoutNoise.push(line);
-				continue;
-			}
-			const message = JSONRPCMessageSchema.safeParse(parsed);
-			if (!message.success) {
-				this.stdoutNoise.push(line);
-				continue;
-			}
-			this.onmessage?.(message.data);
+		while ((newline = chunk.indexOf('\n', start)) !== -1) {
+			const piece = chunk.slice(start, newline);
+			const line = this.pending.length > 0 ? this.pending.join('') + piece : piece;
+			this.pending = [];
+			start = newline + 1;
+			this.readLine(line.endsWith('\r') ? line.slice(0, -1) : line);
 		}
+		if (start < chunk.length) this.pending.push(start === 0 ? chunk : chunk.slice(start));
+	}
+
+	private readLine(line: string): void {
+		if (line.trim() === '') return;
+		let parsed: unknown;
+		try {
+			parsed = JSON.parse(line);
+		} catch {
+			this.stdoutNoise.push(line);
+			return;
+		}
+		const message = JSONRPCMessageSchema.safeParse(parsed);
+		if (!message.success) {
+			this.stdoutNoise.push(line);
+			return;
+		}
+		this.onmessage?.(message.data);
 	}
 
 	async send(message: JSONRPCMessage): Promise<void> {

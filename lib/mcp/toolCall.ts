@@ -1,7 +1,7 @@
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnection } from './connection';
 import type { ToolDefinition } from '../tools/toolDefinition';
-import { validateArguments, type ArgumentProblem } from '../tools/argumentValidator';
+import { compileArgumentValidator, validateArguments, type ArgumentProblem } from '../tools/argumentValidator';
 
 export interface ToolCallOptions {
 	timeoutMs?: number;
@@ -32,12 +32,37 @@ export async function callToolValidated(
 	const outcome = validateArguments(tool.inputSchema, args);
 	if (!outcome.valid) throw new ArgumentValidationError(tool.name, outcome.problems, outcome.summary);
 	const timeout = options.timeoutMs ?? connection.config.requestTimeoutMs;
-	return connection.request(`calling tool "${tool.name}"`, async (client) =>
-		(await client.callTool({ name: tool.name, arguments: args as Record<string, unknown> }, CallToolResultSchema, {
+	return connection.request(`calling tool "${tool.name}"`, async (client) => {
+		const result = (await client.callTool({ name: tool.name, arguments: args as Record<string, unknown> }, CallToolResultSchema, {
 			timeout,
 			resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
 			...(options.resetTimeoutOnProgress ? { maxTotalTimeout: options.maxTotalTimeoutMs ?? timeout * 10, onprogress: () => undefined } : {}),
 			...(options.signal ? { signal: options.signal } : {}),
-		})) as Record<string, unknown>,
-	);
+		})) as Record<string, unknown>;
+		checkToolOutput(tool, result);
+		return result;
+	});
+}
+
+/**
+ * The check Client.callTool() makes when Client.listTools() cached the tool's output schema, which
+ * no longer happens since listAllTools() skips listTools() for speed: a tool with an outputSchema
+ * must return structuredContent that matches it, unless isError. Only the tool actually called is
+ * compiled (on first use, cached by schema).
+ */
+export function checkToolOutput(tool: Pick<ToolDefinition, 'name' | 'outputSchema'>, result: Record<string, unknown>): void {
+	if (!tool.outputSchema || result.isError === true) return;
+	if (result.structuredContent === undefined) {
+		throw new McpError(ErrorCode.InvalidRequest, `Tool ${tool.name} has an output schema but did not return structured content`);
+	}
+	let validate: ReturnType<typeof compileArgumentValidator>;
+	try {
+		validate = compileArgumentValidator(tool.outputSchema);
+	} catch (error) {
+		throw new McpError(ErrorCode.InvalidParams, `Failed to validate structured content: ${(error as Error).message}`);
+	}
+	if (!validate(result.structuredContent)) {
+		const details = (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`).join(', ');
+		throw new McpError(ErrorCode.InvalidParams, `Structured content does not match the tool's output schema: ${details}`);
+	}
 }

@@ -198,6 +198,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 					runTools: (calls) =>
 						runToolCalls(calls, {
 							connections: servers.connections,
+							outputSchemas: servers.outputSchemas,
 							concurrency: options.toolConcurrency ?? 4,
 							timeoutMs: options.toolTimeout ?? 60_000,
 							limits: { ...DEFAULT_OUTCOME_LIMITS, maxChars: initial.settings.maxToolResultChars },

@@ -15,6 +15,7 @@ interface ItemParameters {
 	tool: (itemIndex: number) => string;
 	argumentsMode: (itemIndex: number) => string;
 	argumentsJson: (itemIndex: number) => unknown;
+	argumentsField: (itemIndex: number) => string;
 	arguments: (itemIndex: number) => { value?: Record<string, unknown> | null };
 }
 
@@ -50,6 +51,7 @@ export async function executeCallTool(this: IExecuteFunctions): Promise<INodeExe
 			tool: itemParameter(this, 'tool', '', { extractValue: true }),
 			argumentsMode: itemParameter(this, 'argumentsMode', 'fields'),
 			argumentsJson: itemParameter<unknown>(this, 'argumentsJson', '{}'),
+			argumentsField: itemParameter(this, 'argumentsField', ''),
 			arguments: itemParameter<{ value?: Record<string, unknown> | null }>(this, 'arguments', { value: null }),
 		};
 		const results = await mapWithConcurrency(items, options.concurrency ?? 1, async (_item, itemIndex) => {
@@ -108,7 +110,24 @@ async function callForItem(
 }
 
 function readArguments(this: IExecuteFunctions, itemIndex: number, tool: ToolDefinition, params: ItemParameters): unknown {
-	if (params.argumentsMode(itemIndex) === 'json') {
+	const mode = params.argumentsMode(itemIndex);
+	if (mode === 'item') {
+		// The item itself (or one of its fields) is the arguments object: no expression runs per
+		// item, and n8n 2.x evaluates each expression in an isolate (1-2 ms per item).
+		const json = this.getInputData()[itemIndex].json as Record<string, unknown>;
+		const field = String(params.argumentsField(itemIndex) ?? '').trim();
+		const value = field
+			? field.split('.').reduce<unknown>((at, key) => (at && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined), json)
+			: json;
+		if (value === undefined) {
+			throw new NodeOperationError(this.getNode(), `The input item has no field "${field}"`, {
+				itemIndex,
+				description: 'Set Arguments Field to the path of the arguments object, or leave it empty to use the whole item.',
+			});
+		}
+		return value;
+	}
+	if (mode === 'json') {
 		try {
 			return parseJsonParameter(params.argumentsJson(itemIndex), 'Arguments (JSON)', {});
 		} catch (error) {

@@ -11,4 +11,12 @@ module.exports = function callToolFieldsCases(e2eTest, env) {
 		assert.equal(item.isError, false, describeBody(item));
 		assert.match(item.text, /\b5\b/, describeBody(item));
 	});
+
+	e2eTest('MCP Call Tool with a field of the input item as the arguments (no per-item expression)', async () => {
+		const { status, body } = await env.n8n.trigger('mcp-e2e-call-item', { numbers: { a: 4, b: 5 } });
+		assert.equal(status, 200, describeBody(body));
+		const item = Array.isArray(body) ? body[0] : body;
+		assert.equal(item.isError, false, describeBody(item));
+		assert.match(item.text, /\b9\b/, describeBody(item));
+	});
 };
