@@ -10,7 +10,9 @@ const LABELS = {
 };
 
 function variantLabel(v) {
-	return v.constantArguments ? `${LABELS[v.kind]}, constant arguments (no per-item expression)` : LABELS[v.kind];
+	if (v.constantArguments) return `${LABELS[v.kind]}, constant arguments (no per-item expression)`;
+	if (v.argumentsFromItem) return `${LABELS[v.kind]}, arguments mode Input Item (no per-item expression)`;
+	return v.kind === 'ours' ? `${LABELS[v.kind]}, arguments by expression` : LABELS[v.kind];
 }
 
 function ms(value, digits) {

@@ -64,8 +64,12 @@ function buildWorkflow(variants, ctx) {
 				parameters: {
 					connection: variant.transport,
 					tool: { __rl: true, mode: 'name', value: 'echo' },
-					argumentsMode: 'json',
-					argumentsJson: variant.constantArguments ? '{"message":"constant"}' : '={{ JSON.stringify({ message: $json.message }) }}',
+					...(variant.argumentsFromItem
+						? { argumentsMode: 'item', argumentsField: '' }
+						: {
+								argumentsMode: 'json',
+								argumentsJson: variant.constantArguments ? '{"message":"constant"}' : '={{ JSON.stringify({ message: $json.message }) }}',
+							}),
 					options: { concurrency: variant.concurrency },
 				},
 				credentials: { [variant.transport === 'stdio' ? 'mcpServerStdioApi' : 'mcpServerHttpApi']: credential },

@@ -35,6 +35,11 @@ function variants({ reps, loopReps }) {
 		{ key: 'ours-http-c1-1000', kind: 'ours', transport: 'http', concurrency: 1, items: ITEMS, reps },
 		{ key: 'ours-http-c8-1000', kind: 'ours', transport: 'http', concurrency: 8, items: ITEMS, reps },
 		// The same node with constant arguments: what the per-item expression costs in n8n 2.41.
+		// Arguments mode "Input Item": the item is the arguments object, no expression per item.
+		{ key: 'ours-stdio-c1-item-1000', kind: 'ours', transport: 'stdio', concurrency: 1, items: ITEMS, reps, argumentsFromItem: true },
+		{ key: 'ours-stdio-c8-item-1000', kind: 'ours', transport: 'stdio', concurrency: 8, items: ITEMS, reps, argumentsFromItem: true },
+		{ key: 'ours-http-c1-item-1000', kind: 'ours', transport: 'http', concurrency: 1, items: ITEMS, reps, argumentsFromItem: true },
+		{ key: 'ours-http-c8-item-1000', kind: 'ours', transport: 'http', concurrency: 8, items: ITEMS, reps, argumentsFromItem: true },
 		{ key: 'ours-stdio-c1-const-1000', kind: 'ours', transport: 'stdio', concurrency: 1, items: ITEMS, reps, constantArguments: true },
 		{ key: 'ours-http-c8-const-1000', kind: 'ours', transport: 'http', concurrency: 8, items: ITEMS, reps, constantArguments: true },
 		{ key: 'ours-stdio-c1-1', kind: 'ours', transport: 'stdio', concurrency: 1, items: 1, reps },
@@ -254,6 +259,7 @@ function analyse(bench, { samples, raw }) {
 			transport: variant.transport ?? null,
 			concurrency: variant.concurrency ?? null,
 			constantArguments: variant.constantArguments === true,
+			argumentsFromItem: variant.argumentsFromItem === true,
 			items: variant.items,
 			reps: list.length,
 			nodeMs,
