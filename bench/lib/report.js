@@ -93,10 +93,11 @@ function callToolSection(call) {
 		keys
 			.map((key) => v(key))
 			.filter(Boolean)
-			.map((o) => `${x(other.perCallMs / o.perCallMs, other === nodesMcp ? 0 : 2)} (${o.concurrency} in flight)`)
+			.map((o) => `${x(other.perCallMs / o.perCallMs, other === nodesMcp ? 0 : 2)} (${o.argumentsFromItem ? 'Input Item' : o.constantArguments ? 'constant arguments' : 'by expression'}, ${o.concurrency} in flight)`)
 			.join(', ');
-	if (nodesMcp) cmp.push(`n8n-nodes-mcp ÷ ours over stdio: ${against(nodesMcp, ['ours-stdio-c1-1000', 'ours-stdio-c8-1000'])}`);
-	if (builtin) cmp.push(`n8n's MCP Client ÷ ours over HTTP: ${against(builtin, ['ours-http-c1-1000', 'ours-http-c8-1000'])}`);
+	const oursKeys = (transport) => call.variants.filter((e) => e.kind === 'ours' && e.transport === transport && e.items > 1).map((e) => e.key);
+	if (nodesMcp) cmp.push(`n8n-nodes-mcp ÷ ours over stdio: ${against(nodesMcp, oursKeys('stdio'))}`);
+	if (builtin) cmp.push(`n8n's MCP Client ÷ ours over HTTP: ${against(builtin, oursKeys('http'))}`);
 	if (cmp.length) out.push(`Per-call time of the competitor ÷ ours (above 1: ours is faster): ${cmp.join('; ')}.`, '');
 	out.push(
 		'How it is measured: **Time per run** for n8n nodes is the node\'s own `executionTime` from n8n\'s execution data (read from the SQLite `execution_data`, flatted), ' +

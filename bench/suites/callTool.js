@@ -202,7 +202,7 @@ class CallToolBench {
 			}
 		}
 		const output = await this.track(() =>
-			runScript(this.node24, 'call-loop.js', { configs, warmup: 1, warmupItems: 100, reps: 1, httpServerPid: this.everything.pid }, { env: { [RUN_MARKER_NAME]: this.runId } }),
+			runScript(this.node24, 'call-loop.js', { configs, warmup: 1, warmupItems: ITEMS, reps: 1, httpServerPid: this.everything.pid }, { env: { [RUN_MARKER_NAME]: this.runId } }),
 		);
 		return output.results;
 	}
