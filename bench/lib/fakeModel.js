@@ -3,8 +3,8 @@
 // Stateless like the real APIs: the turn number comes from the length of the conversation sent,
 // the plan from the model name ("bench:echo*100" = call echo in 100 turns, then answer;
 // "bench:fetch_page*5,delete_record*1" = five fetch_page turns, one delete_record turn, answer).
-// The same functions answer in-process (called directly) and over loopback HTTP, so both sides of a
-// comparison always talk to the same fake.
+// The same functions answer in-process (called directly, or through fakeFetch for the SDK clients)
+// and over loopback HTTP, so both sides of a comparison always talk to the same fake.
 
 const http = require('node:http');
 
@@ -72,29 +72,31 @@ function openaiChat(body) {
 	};
 }
 
+/**
+ * One request to the fake, as status and body text: the same bytes whether it arrives over
+ * loopback HTTP or through the in-process fetch below.
+ */
+function answer(pathname, bodyText) {
+	let reply;
+	try {
+		const body = JSON.parse(bodyText);
+		if (pathname.endsWith('/v1/messages')) reply = anthropic(body);
+		else if (pathname.endsWith('/chat/completions')) reply = openaiChat(body);
+	} catch (error) {
+		return { status: 400, text: JSON.stringify({ error: { message: error.message } }) };
+	}
+	if (!reply) return { status: 404, text: JSON.stringify({ error: { message: `no route ${pathname}` } }) };
+	return { status: 200, text: JSON.stringify(reply) };
+}
+
 /** The fake behind a loopback HTTP server, for the real SDK clients (ours through createModelClient). */
 async function startFakeModelServer() {
 	const server = http.createServer((req, res) => {
 		const chunks = [];
 		req.on('data', (chunk) => chunks.push(chunk));
 		req.on('end', () => {
-			let reply;
-			try {
-				const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-				if (req.url.endsWith('/v1/messages')) reply = anthropic(body);
-				else if (req.url.endsWith('/chat/completions')) reply = openaiChat(body);
-			} catch (error) {
-				res.writeHead(400, { 'content-type': 'application/json' });
-				res.end(JSON.stringify({ error: { message: error.message } }));
-				return;
-			}
-			if (!reply) {
-				res.writeHead(404, { 'content-type': 'application/json' });
-				res.end(JSON.stringify({ error: { message: `no route ${req.url}` } }));
-				return;
-			}
-			const text = JSON.stringify(reply);
-			res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+			const { status, text } = answer(req.url.split('?')[0], Buffer.concat(chunks).toString('utf8'));
+			res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
 			res.end(text);
 		});
 	});
@@ -112,4 +114,79 @@ async function startFakeModelServer() {
 	};
 }
 
-module.exports = { anthropic, openaiChat, startFakeModelServer, planOf };
+/**
+ * CPU time spent inside the fake provider in this process (its JSON.parse of the request, the answer,
+ * JSON.stringify of the response), in ms. A real provider does that work on its own servers, and the
+ * loopback fake runs in a child process for the same reason; in-process callers subtract this from
+ * their CPU time so that what remains is the host's own (and its SDK's). Read with process.cpuUsage()
+ * (microseconds; process.threadCpuUsage() counts in scheduler ticks on some kernels, 4 ms here).
+ */
+const providerCpu = { ms: 0, calls: 0 };
+const readCpu = () => process.cpuUsage();
+
+/** Runs fn() (synchronous) and adds its CPU time to providerCpu, with the cost of measuring it. */
+function asProvider(fn) {
+	const c0 = readCpu();
+	try {
+		return fn();
+	} finally {
+		const c = readCpu();
+		providerCpu.ms += (c.user - c0.user + c.system - c0.system) / 1000 + meterOutsideMs;
+		providerCpu.calls++;
+	}
+}
+
+/**
+ * The part of asProvider()'s own cost that its two readings do not see (~1 µs: reading the clock
+ * itself), calibrated once on an empty call, so the host is not charged for the metering either.
+ */
+let meterOutsideMs = 0;
+let calibrated = false;
+function calibrateMeter() {
+	calibrated = true;
+	const n = 10_000;
+	const rounds = [];
+	for (let round = 0; round < 5; round++) {
+		const before = providerCpu.ms;
+		const c0 = readCpu();
+		for (let i = 0; i < n; i++) asProvider(() => undefined);
+		const c = readCpu();
+		rounds.push(((c.user - c0.user + c.system - c0.system) / 1000 - (providerCpu.ms - before)) / n);
+	}
+	rounds.sort((a, b) => a - b);
+	meterOutsideMs = Math.max(0, rounds[2]);
+	providerCpu.ms = 0;
+	providerCpu.calls = 0;
+}
+
+/** Base URLs for the SDK clients when they use fakeFetch (never resolved: no socket is opened). */
+const FETCH_BASE_URLS = { anthropic: 'http://fake-model.invalid', openai: 'http://fake-model.invalid/v1' };
+
+/**
+ * The fake as a `fetch` for the SDK clients' `fetch` option: zero latency and no socket. The SDK
+ * still builds and serializes the request and parses the Response as it would over the network.
+ */
+async function fakeFetch(input, init) {
+	const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+	const query = url.indexOf('?');
+	if (!calibrated) calibrateMeter();
+	const { status, text } = asProvider(() => answer(query < 0 ? url : url.slice(0, query), typeof init?.body === 'string' ? init.body : ''));
+	recording?.push(`${status} ${text}`);
+	return new Response(text, { status, headers: { 'content-type': 'application/json' } });
+}
+
+let recording = null;
+
+/** Collects what fakeFetch answers while fn() runs (status and body text per request). */
+async function recordResponses(fn) {
+	const list = [];
+	recording = list;
+	try {
+		await fn();
+	} finally {
+		recording = null;
+	}
+	return list;
+}
+
+module.exports = { anthropic, openaiChat, answer, startFakeModelServer, fakeFetch, recordResponses, FETCH_BASE_URLS, providerCpu, asProvider, planOf };

@@ -114,28 +114,48 @@ function callToolSection(call) {
 	return out.join('\n');
 }
 
+const AGENT_PATHS = {
+	sdk: 'SDK client, in-process fetch (target)',
+	http: 'SDK client → loopback fake',
+	direct: 'no SDK, fake called in-process',
+};
+
 function agentSection(agent) {
 	const out = ['### Agent host overhead: our loop vs a hand-written loop with the raw SDKs', ''];
-	const rows = agent.configs.map((c) => [
+	const order = ['sdk', 'http', 'direct'];
+	const configs = [...agent.configs].sort((a, b) => order.indexOf(a.mode) - order.indexOf(b.mode) || a.provider.localeCompare(b.provider) || a.turns - b.turns);
+	const rows = configs.map((c) => [
 		c.provider === 'anthropic' ? 'Anthropic Messages' : 'OpenAI Chat Completions',
-		c.mode === 'http' ? 'SDK client → loopback fake' : 'fake called in-process',
+		AGENT_PATHS[c.mode] ?? c.mode,
 		String(c.turns),
 		ms(c.raw.cpuPerTurnMs),
 		ms(c.ours.cpuPerTurnMs),
 		`**${x(c.ratioCpu)}**`,
+		x(c.ratioCpuPaired),
+		c.mode === 'sdk' ? x(c.ratioCpuWithProvider) : '–',
 		x(c.ratioWall),
 		ms(c.overheadPerTurnCpuMs, 3),
 	]);
-	out.push(table(['Provider API', 'Model path', 'Turns', 'Raw loop, per turn', 'Ours, per turn', 'Ratio (CPU)', 'Ratio (wall)', 'Added per turn'], rows, ['l', 'l']), '');
+	out.push(
+		table(
+			['Provider API', 'Model path', 'Turns', 'Raw loop, per turn', 'Ours, per turn', 'Ratio (CPU)', 'Paired ratio (CPU)', 'Ratio with the fake\'s CPU', 'Ratio (wall)', 'Added per turn'],
+			rows,
+			['l', 'l'],
+		),
+		'',
+	);
 	out.push(
 		'A turn = one model call that asks for one tool call, the MCP `tools/call`, and the result back into the conversation; then a final answer. ' +
-			'Both loops use the same zero-latency fake model (wire-compatible; stateless, it reads the turn from the conversation) and the same kind of in-process MCP server (SDK `Server` over `InMemoryTransport`, 5 tools). ' +
+			'Both loops use the same zero-latency fake model (wire-compatible; stateless, it reads the turn from the conversation; both get byte-identical responses) and the same kind of in-process MCP server (SDK `Server` over `InMemoryTransport`, 5 tools). ' +
 			'The raw loop is the seed example (`messages.create` → `tool_use` → `client.callTool` → `tool_result` → repeat; OpenAI: `tool_calls` → role `tool`); ' +
-			'ours is `createRun` + `runAgent` + `runToolCalls` over an `McpConnection`, with the node\'s default settings (argument validation, result capping, tool log). ' +
-			'"SDK client → loopback fake": both use the real Anthropic/OpenAI SDK clients (ours through `createModelClient`) against a loopback HTTP fake; "in-process": both call the fake function directly, which leaves only the host\'s own work. ' +
-			'Times are CPU time of the benchmark process, which holds the host side (both loops, the MCP server; the fake model too when called in-process, but not the loopback fake server, which runs in its own process): the host\'s own work, and much steadier than wall-clock on a busy machine. ' +
-				'Runs are timed in alternating batches (ours, raw, raw, ours, ...); medians over batches; wall-clock ratios alongside. ' +
-				'"Added per turn" is ours minus raw, per turn.',
+			'ours is `createRun` + `runAgent` + `runToolCalls` over an `McpConnection`, with the node\'s default settings (argument validation, result capping, tool log, immutable JSON state). ' +
+			'Model paths: **SDK client, in-process fetch** (the target\'s measurement): both sides use the real Anthropic/OpenAI SDK clients (ours through `createModelClient`), given a `fetch` that answers from the fake in-process, so the SDKs build, serialize and parse every request and response but no socket is opened. ' +
+			'**SDK client → loopback fake**: the same clients against the fake as an HTTP server in a child process (adds the HTTP stack on both sides). ' +
+			'**No SDK, fake called in-process**: both call the fake function directly, which leaves only the loops\' own work (the raw loop there is a few lines of code, so this is the strictest view of what our loop adds). ' +
+			'Times are CPU time of the benchmark process, which holds the host side (both loops, the MCP server), minus, on the in-process fetch path, the CPU time spent inside the fake provider (parsing the request, answering), which a real provider spends on its own servers and which the loopback fake spends in its own process ("with the fake\'s CPU" keeps it in). ' +
+			'Our requests are a little larger than the raw loop\'s for Anthropic (tool results as content blocks, `tool_choice`, cache markers), which the SDK serializes on every turn. ' +
+			'Runs are timed in small alternating batches (ours, raw, raw, ours, ...) in a warm process without forced GCs; "Ratio (CPU)" is the ratio of the medians over batches, "Paired ratio" the median of ours ÷ raw over adjacent batches (steadier when the machine is shared); wall-clock ratios alongside. ' +
+			'"Added per turn" is ours minus raw, per turn.',
 		'',
 	);
 	return out.join('\n');

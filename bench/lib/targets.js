@@ -68,16 +68,29 @@ function evaluateTargets(results) {
 	}
 	const agent = results.agent;
 	if (agent) {
-		for (const mode of ['http', 'direct']) {
+		// 'sdk' (real SDK clients, in-process zero-latency fetch) is the measurement the target names;
+		// the other model paths are reported beside it (see the report's Agent section).
+		const PATHS = [
+			['sdk', 'real SDK clients, zero-latency in-process fetch', ''],
+			['http', 'real SDK clients, loopback fake server', 'supplementary: '],
+			['direct', 'no SDK, fake called in-process', 'supplementary: '],
+		];
+		const name = (provider) => (provider === 'anthropic' ? 'Anthropic' : 'OpenAI Chat');
+		// Both estimators must be within the target: the ratio of the medians and the median of the
+		// paired (adjacent-batch) ratios, which is the steadier of the two on a shared machine.
+		const ratio = (c) => Math.max(c.ratioCpu, c.ratioCpuPaired ?? c.ratioCpu);
+		for (const [mode, label, prefix] of PATHS) {
 			const rows = agent.configs.filter((c) => c.mode === mode);
 			if (rows.length === 0) continue;
-			const worst = rows.reduce((a, b) => (b.ratioCpu > a.ratioCpu ? b : a));
+			const worst = rows.reduce((a, b) => (ratio(b) > ratio(a) ? b : a));
 			targets.push({
 				id: `agent-overhead-${mode}`,
-				target: `Agent loop within 1.1× of the raw-SDK loop at 10 and 100 turns (${mode === 'http' ? 'real SDK clients, loopback fake' : 'fake called in-process'})`,
-				measured: `worst ${fmt(worst.ratioCpu)}× (${worst.provider}, ${worst.turns} turns); ${rows.map((c) => `${c.provider === 'anthropic' ? 'Anthropic' : 'OpenAI Chat'} ${c.turns}: ${fmt(c.ratioCpu)}×`).join(', ')}`,
-				value: worst.ratioCpu,
-				met: worst.ratioCpu <= 1.1,
+				target: `${prefix}Agent loop within 1.1× of the raw-SDK loop at 10 and 100 turns, host CPU (${label})`,
+				measured: `worst ${fmt(ratio(worst))}× (${name(worst.provider)}, ${worst.turns} turns); ${rows
+					.map((c) => `${name(c.provider)} ${c.turns}: ${fmt(c.ratioCpu)}×${c.ratioCpuPaired !== undefined ? ` (paired ${fmt(c.ratioCpuPaired)}×)` : ''}`)
+					.join(', ')}`,
+				value: ratio(worst),
+				met: ratio(worst) <= 1.1,
 			});
 			// Linear: time per turn may grow only as fast as the raw loop's (both resend the history).
 			const growth = [];
@@ -90,8 +103,8 @@ function evaluateTargets(results) {
 			const worstGrowth = growth.reduce((a, b) => (b.excess > a.excess ? b : a));
 			targets.push({
 				id: `agent-growth-${mode}`,
-				target: `Agent time per turn grows no more than linearly (10 → 100 turns, ${mode === 'http' ? 'real SDK clients' : 'in-process'})`,
-				measured: growth.map((g) => `${g.provider === 'anthropic' ? 'Anthropic' : 'OpenAI Chat'}: per turn ×${fmt(g.ours)} (raw loop ×${fmt(g.raw)})`).join('; '),
+				target: `${prefix}Agent time per turn grows no more than linearly (10 → 100 turns, ${label})`,
+				measured: growth.map((g) => `${name(g.provider)}: per turn ×${fmt(g.ours)} (raw loop ×${fmt(g.raw)})`).join('; '),
 				value: worstGrowth.excess,
 				met: worstGrowth.excess <= 1.1,
 			});

@@ -5,17 +5,25 @@
 // the same zero-latency fake model and the same in-process MCP server, N tool turns then an answer.
 //
 // Model path, identical for both sides:
-//   'http'   the real SDK clients (ours: createModelClient) against a loopback fake server (in a
-//            child process, so only the host's side of each request counts as CPU time here)
+//   'sdk'    the real SDK clients (ours: createModelClient; raw: new Anthropic / new OpenAI) with an
+//            in-process, zero-latency `fetch` (fakeModel.fakeFetch, the SDKs' `fetch` option): the
+//            SDKs build, serialize and parse every request and response, but no socket is opened.
+//            The primary measurement ("zero-latency fake provider ... raw SDKs").
+//   'http'   the real SDK clients against a loopback fake server (in a child process, so only the
+//            host's side of each request counts as CPU time here)
 //   'direct' both call the fake function in-process (ours: a ModelClient whose send() calls it),
-//            which leaves nothing but the host's own work to compare
+//            no SDK at all, which leaves nothing but the host's own work to compare
 //
-// Input (argv[2], JSON): { quick }
-// Output (last stdout line, JSON): { configs: [{ provider, mode, turns, ours: {cpu, wall}, raw: {cpu, wall}, ratioCpu, ratioWall }], setup }
+// Input (argv[2], JSON): { quick, modes? (default ['sdk', 'direct', 'http']), gc? (forced GC before each batch) }
+// Output (last stdout line, JSON): { configs: [{ provider, mode, turns, ours: {cpu, wall, cpuWithProvider}, raw: {...},
+//   ratioCpu, ratioCpuPaired, ratioCpuWithProvider, ratioWall }], setup }
 //
-// The host side (both loops, the MCP server, in 'direct' mode the fake) runs in this one process,
-// so its CPU time is the host's own work and hardly moves with other load on the machine;
-// wall-clock is recorded too.
+// The host side (both loops, the MCP server; in 'sdk' and 'direct' mode the fake too) runs in this one
+// process, so its CPU time is the host's own work and moves much less with other load on the machine
+// than wall-clock (recorded too). In 'sdk' mode the fake provider's own CPU time (JSON.parse of the
+// request, the answer, JSON.stringify of it) is measured around each request and left out, as in
+// 'http' mode, where the fake runs in a child process: a real provider does that work on its
+// servers. In 'direct' mode the fake only builds an object (no JSON), and that stays in, both sides.
 
 const { spawn } = require('node:child_process');
 const path = require('node:path');
@@ -37,6 +45,14 @@ const { createModelClient } = require(path.join(DIST, 'providers', 'clients.js')
 
 const input = JSON.parse(process.argv[2] || '{}');
 const PROMPT = 'Run the benchmark.';
+const MODES = input.modes || ['sdk', 'direct', 'http'];
+
+/** SDK client options for a model path: where the requests go. */
+function sdkTarget(provider, mode, server) {
+	if (mode === 'direct') return {};
+	if (mode === 'sdk') return { baseURL: provider === 'anthropic' ? fake.FETCH_BASE_URLS.anthropic : fake.FETCH_BASE_URLS.openai, fetch: fake.fakeFetch };
+	return { baseURL: provider === 'anthropic' ? server.anthropicBaseUrl : server.openAiBaseUrl };
+}
 
 // ---- ours ----------------------------------------------------------------------------------
 
@@ -46,10 +62,11 @@ async function setupOurs(provider, mode, server) {
 	const tools = await listAllTools(connection);
 	const { tools: catalog } = buildCatalog([{ id: 'bench', name: 'bench', tools, trustAnnotations: false }]);
 	const setupMs = performance.now() - t0;
+	const target = sdkTarget(provider, mode, server);
 	const model =
-		mode === 'http'
-			? createModelClient({ provider, apiKey: 'bench-not-a-key', baseUrl: provider === 'anthropic' ? server.anthropicBaseUrl : server.openAiBaseUrl, maxRetries: 2, timeoutMs: 600_000 })
-			: { send: async (body) => fake[provider](body), listModels: async () => [] };
+		mode === 'direct'
+			? { send: async (body) => fake[provider](body), listModels: async () => [] }
+			: createModelClient({ provider, apiKey: 'bench-not-a-key', baseUrl: target.baseURL, fetch: target.fetch, maxRetries: 2, timeoutMs: 600_000 });
 	const connections = new Map([['bench', connection]]);
 	/** One agent run of `turns` tool turns, as the Agent node runs one item. */
 	const run = async (turns) => {
@@ -79,12 +96,13 @@ async function setupRaw(provider, mode, server) {
 			: listed.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }));
 	const setupMs = performance.now() - t0;
 	let create;
+	const options = { apiKey: 'bench-not-a-key', maxRetries: 2, timeout: 600_000, ...sdkTarget(provider, mode, server) };
 	if (provider === 'anthropic') {
-		const anthropic = mode === 'http' ? new Anthropic({ apiKey: 'bench-not-a-key', baseURL: server.anthropicBaseUrl, maxRetries: 2, timeout: 600_000 }) : null;
-		create = mode === 'http' ? (params) => anthropic.messages.create(params) : async (params) => fake.anthropic(params);
+		const anthropic = mode === 'direct' ? null : new Anthropic(options);
+		create = mode === 'direct' ? async (params) => fake.anthropic(params) : (params) => anthropic.messages.create(params);
 	} else {
-		const openai = mode === 'http' ? new OpenAI({ apiKey: 'bench-not-a-key', baseURL: server.openAiBaseUrl, maxRetries: 2, timeout: 600_000 }) : null;
-		create = mode === 'http' ? (params) => openai.chat.completions.create(params) : async (params) => fake.openaiChat(params);
+		const openai = mode === 'direct' ? null : new OpenAI(options);
+		create = mode === 'direct' ? async (params) => fake.openaiChat(params) : (params) => openai.chat.completions.create(params);
 	}
 	const runAnthropic = async (turns) => {
 		const model = `bench:echo*${turns}`;
@@ -155,44 +173,72 @@ async function startFakeServerProcess() {
 // ---- measurement -------------------------------------------------------------------------------
 
 /**
- * Runs are timed in batches (a batch of ours, a batch of the raw loop, alternating), so garbage
- * collection lands in the batch whose allocations caused it, and the machine's other load hits
- * both sides alike. The figure per run is a batch's total divided by its size; medians are over batches.
+ * Runs are timed in small batches, a batch of ours and a batch of the raw loop in turn (ours first
+ * in even pairs, raw first in odd ones), so the machine's other load hits both sides alike; the
+ * figure per run is a batch's total divided by its size, medians are over batches, and the paired
+ * ratio is the median of (ours ÷ raw) over adjacent batches.
+ *
+ * The heap is in its steady state (after the warm-up), as in a worker that has been running for a
+ * while: no forced GC before a batch. With a forced full GC before each batch (`{"gc": true}`, the
+ * earlier method) the runs after it were far slower than steady ones (on the 'sdk' path the first
+ * ~10×, still ~2× ten runs later), so a batch's time was mostly that recovery, in proportion to what
+ * it allocated: the GC gives memory back, and on this VM touching fresh memory costs ~3 ms of CPU
+ * per MB.
  */
 function plan(mode, turns) {
 	const base =
 		mode === 'direct'
 			? turns <= 10
-				? { warmup: 100, batch: 20, batches: 40 }
-				: { warmup: 10, batch: 5, batches: 30 }
-			: turns <= 10
-				? { warmup: 20, batch: 4, batches: 30 }
-				: { warmup: 3, batch: 2, batches: 16 };
+				? { warmup: 200, batch: 10, batches: 120 }
+				: { warmup: 20, batch: 2, batches: 80 }
+			: mode === 'sdk'
+				? turns <= 10
+					? { warmup: 60, batch: 4, batches: 100 }
+					: { warmup: 6, batch: 1, batches: 100 }
+				: turns <= 10
+					? { warmup: 20, batch: 4, batches: 60 }
+					: { warmup: 4, batch: 1, batches: 80 };
 	return input.quick ? { ...base, warmup: Math.ceil(base.warmup / 4), batches: Math.ceil(base.batches / 4) } : base;
 }
 
-/** Wall-clock and CPU time (user + system, all threads of this process) per run of a batch, in ms. */
+/**
+ * Wall-clock and CPU time per run of a batch, in ms. `cpu` is the host's: CPU time of this process
+ * (user + system, all threads) minus the time spent inside the fake provider (fake.providerCpu: its
+ * request parsing and answer, which a real provider does on its own servers, and which the loopback
+ * fake does in its own process); `cpuWithProvider` keeps it in.
+ */
 async function timedBatch(fn, size) {
-	global.gc?.();
+	if (input.gc) global.gc?.();
+	const p0 = fake.providerCpu.ms;
 	const c0 = process.cpuUsage();
 	const t0 = performance.now();
 	for (let i = 0; i < size; i++) await fn();
 	const wall = performance.now() - t0;
 	const cpu = process.cpuUsage(c0);
-	return { wall: wall / size, cpu: (cpu.user + cpu.system) / 1000 / size };
+	const total = (cpu.user + cpu.system) / 1000;
+	const provider = fake.providerCpu.ms - p0;
+	return { wall: wall / size, cpu: (total - provider) / size, cpuWithProvider: total / size, providerCpu: provider / size };
 }
 
 (async () => {
-	const server = await startFakeServerProcess();
+	const server = MODES.includes('http') ? await startFakeServerProcess() : null;
 	const configs = [];
 	const setup = [];
 	try {
 		for (const provider of ['anthropic', 'openaiChat']) {
-			for (const mode of ['direct', 'http']) {
+			for (const mode of MODES) {
 				const oursSide = await setupOurs(provider, mode, server);
 				const rawSide = await setupRaw(provider, mode, server);
 				setup.push({ provider, mode, oursSetupMs: oursSide.setupMs, rawSetupMs: rawSide.setupMs });
 				try {
+					if (mode === 'sdk') {
+						// Both sides must be answered with the same bytes.
+						const oursAnswers = await fake.recordResponses(() => oursSide.run(10));
+						const rawAnswers = await fake.recordResponses(() => rawSide.run(10));
+						if (oursAnswers.length !== 11 || oursAnswers.join('\n') !== rawAnswers.join('\n')) {
+							throw new Error(`${provider} sdk: the fake answered the two loops differently (${oursAnswers.length} and ${rawAnswers.length} responses)`);
+						}
+					}
 					for (const turns of [10, 100]) {
 						const { warmup, batch, batches } = plan(mode, turns);
 						for (let i = 0; i < warmup; i++) {
@@ -213,10 +259,13 @@ async function timedBatch(fn, size) {
 						const side = (runs) => {
 							const cpu = summary(runs.map((r) => r.cpu));
 							const wall = summary(runs.map((r) => r.wall));
-							return { cpu, wall, cpuPerTurnMs: cpu.median / turns, wallPerTurnMs: wall.median / turns };
+							const cpuWithProvider = summary(runs.map((r) => r.cpuWithProvider));
+							const providerCpu = summary(runs.map((r) => r.providerCpu));
+							return { cpu, wall, cpuWithProvider, providerCpuMs: providerCpu.median, cpuPerTurnMs: cpu.median / turns, wallPerTurnMs: wall.median / turns };
 						};
 						const o = side(ours);
 						const r = side(raw);
+						const paired = summary(ours.map((b, i) => b.cpu / raw[i].cpu));
 						configs.push({
 							provider,
 							mode,
@@ -226,11 +275,13 @@ async function timedBatch(fn, size) {
 							ours: o,
 							raw: r,
 							ratioCpu: o.cpu.median / r.cpu.median,
+							ratioCpuPaired: paired.median,
+							ratioCpuWithProvider: o.cpuWithProvider.median / r.cpuWithProvider.median,
 							ratioWall: o.wall.median / r.wall.median,
 							overheadPerTurnCpuMs: (o.cpu.median - r.cpu.median) / turns,
 						});
 						process.stderr.write(
-							`[agent] ${provider} ${mode} ${turns} turns: cpu ours ${o.cpu.median.toFixed(2)} ms, raw ${r.cpu.median.toFixed(2)} ms (x${(o.cpu.median / r.cpu.median).toFixed(3)}); wall x${(o.wall.median / r.wall.median).toFixed(3)}\n`,
+							`[agent] ${provider} ${mode} ${turns} turns: cpu ours ${o.cpu.median.toFixed(3)} ms, raw ${r.cpu.median.toFixed(3)} ms (x${(o.cpu.median / r.cpu.median).toFixed(3)}, paired x${paired.median.toFixed(3)}, with the fake's own CPU x${(o.cpuWithProvider.median / r.cpuWithProvider.median).toFixed(3)}); wall x${(o.wall.median / r.wall.median).toFixed(3)}\n`,
 						);
 					}
 				} finally {
@@ -240,7 +291,7 @@ async function timedBatch(fn, size) {
 			}
 		}
 	} finally {
-		await server.close();
+		await server?.close();
 	}
 	emitResult({ node: process.version, configs, setup });
 })().catch((error) => {

@@ -29,7 +29,7 @@ export function applyDecisions(
 	if (!phase.approval || phase.approval.id !== event.approvalId) {
 		throw new DecisionRejected(`the decision is for approval ${event.approvalId}, which is not the open approval of this run`);
 	}
-	const pending = new Map(phase.calls.filter((c) => c.review?.status === 'pending' && !(c.id in phase.outcomes)).map((c) => [c.id, c]));
+	const pending = new Map(phase.calls.filter((c) => c.review?.status === 'pending' && !Object.hasOwn(phase.outcomes, c.id)).map((c) => [c.id, c]));
 	const byCall = new Map<string, ReviewDecision>();
 	for (const decision of event.decisions) {
 		const call = pending.get(decision.callId);
@@ -74,7 +74,7 @@ export function expireApproval(phase: RunToolsPhase, approvalId: string, at: str
 	if (!phase.approval || phase.approval.id !== approvalId) throw new DecisionRejected(`approval ${approvalId} is not the open approval of this run`);
 	const outcomes = { ...phase.outcomes };
 	const calls = phase.calls.map((call): PlannedCall => {
-		if (call.review?.status !== 'pending' || call.id in outcomes) return call;
+		if (call.review?.status !== 'pending' || Object.hasOwn(outcomes, call.id)) return call;
 		outcomes[call.id] = errorOutcome(call.id, 'Approval expired: nobody approved this call within the time limit, so it was not run.');
 		return { ...call, review: { ...call.review, status: 'expired', decidedAt: at, reason: 'approval expired' } };
 	});
@@ -90,7 +90,7 @@ export function expireApproval(phase: RunToolsPhase, approvalId: string, at: str
 export function refreshCatalog(phase: RunToolsPhase, tools: CatalogTool[]): RunToolsPhase {
 	const outcomes = { ...phase.outcomes };
 	const calls = phase.calls.map((call): PlannedCall => {
-		if (!call.tool || call.rejection || call.id in outcomes) return call;
+		if (!call.tool || call.rejection || Object.hasOwn(outcomes, call.id)) return call;
 		const current = tools.find((t) => t.serverId === call.tool?.serverId && t.mcpName === call.tool?.mcpName);
 		if (!current) {
 			outcomes[call.id] = errorOutcome(call.id, `The tool "${call.tool.mcpName}" is no longer offered by server "${call.tool.serverName}", so it was not run.`);

@@ -57,12 +57,12 @@ export function createRun(init: RunInit): AgentState {
 /** Calls that may run now: valid, not yet run, and either needing no review or approved. */
 export function runnableCalls(phase: RunToolsPhase): PlannedCall[] {
 	return phase.calls.filter(
-		(call) => !call.rejection && !(call.id in phase.outcomes) && (!call.review || call.review.status === 'approved' || call.review.status === 'edited'),
+		(call) => !call.rejection && !Object.hasOwn(phase.outcomes, call.id) && (!call.review || call.review.status === 'approved' || call.review.status === 'edited'),
 	);
 }
 
 export function pendingReviews(phase: RunToolsPhase): PlannedCall[] {
-	return phase.calls.filter((call) => call.review?.status === 'pending' && !(call.id in phase.outcomes));
+	return phase.calls.filter((call) => call.review?.status === 'pending' && !Object.hasOwn(phase.outcomes, call.id));
 }
 
 export function nextEffect(state: AgentState): AgentEffect {
@@ -87,26 +87,28 @@ export function step(state: AgentState, event: AgentEvent): AgentState {
 	if (event.type === 'catalog_refreshed') {
 		// Outside a tool turn there is nothing to re-check; later model calls see the current tools.
 		if (state.phase.name !== 'run_tools') return { ...state, tools: event.tools };
-		return settle({ ...state, tools: event.tools, phase: refreshCatalog(state.phase, event.tools) });
+		return settle({ ...state, tools: event.tools }, refreshCatalog(state.phase, event.tools));
 	}
 	if (state.phase.name !== 'run_tools') throw new Error(`${event.type} received while ${state.phase.name}`);
 	const phase = state.phase;
 	switch (event.type) {
-		case 'tool_outcomes':
-			return settle({
-				...state,
-				phase: {
-					...phase,
-					outcomes: { ...phase.outcomes, ...Object.fromEntries(event.outcomes.map((o) => [o.id, noteEdits(phase, o)])) },
-					durations: { ...phase.durations, ...(event.durations ?? {}) },
-				},
-			});
+		case 'tool_outcomes': {
+			const outcomes = { ...phase.outcomes };
+			// Indexed loops: no iterator objects in the per-turn path.
+			for (let i = 0; i < event.outcomes.length; i++) setEntry(outcomes, event.outcomes[i].id, noteEdits(phase, event.outcomes[i]));
+			const durations = { ...phase.durations };
+			if (event.durations) {
+				const ids = Object.keys(event.durations);
+				for (let i = 0; i < ids.length; i++) setEntry(durations, ids[i], event.durations[ids[i]]);
+			}
+			return settle(state, { ...phase, outcomes, durations });
+		}
 		case 'approval_opened':
 			return { ...state, phase: { ...phase, approval: event.approval } };
 		case 'approval_decided':
-			return settle({ ...state, phase: applyDecisions(state, phase, event) });
+			return settle(state, applyDecisions(state, phase, event));
 		case 'approval_expired':
-			return settle({ ...state, phase: expireApproval(phase, event.approvalId, event.at) });
+			return settle(state, expireApproval(phase, event.approvalId, event.at));
 	}
 }
 
@@ -129,7 +131,7 @@ function finish(state: AgentState, status: RunStatus, stop?: StopKind, detail?: 
 function afterModelTurn(previous: AgentState, turn: ModelTurn): AgentState {
 	const state: AgentState = {
 		...previous,
-		transcript: [...previous.transcript, ...turn.transcriptItems],
+		transcript: appended(previous.transcript, turn.transcriptItems),
 		iterations: previous.iterations + 1,
 		usage: addUsage(previous.usage, turn.usage),
 		lastText: turn.text || previous.lastText,
@@ -140,7 +142,13 @@ function afterModelTurn(previous: AgentState, turn: ModelTurn): AgentState {
 	}
 	if (turn.toolCalls.length > 0 && (turn.stop === 'tool_use' || turn.stop === 'end_turn' || turn.stop === 'other')) {
 		const calls = turn.toolCalls.map((call) => planCall(state, call));
-		return settle({ ...state, phase: { name: 'run_tools', calls, assistantText: turn.text, outcomes: {}, durations: {}, decidedApprovals: [] } });
+		const phase: RunToolsPhase = { name: 'run_tools', calls, assistantText: turn.text, outcomes: {}, durations: {}, decidedApprovals: [] };
+		// A call that was not rejected is still to run: `state` is this step's own new object, so it takes the phase.
+		if (calls.some((call) => !call.rejection)) {
+			state.phase = phase;
+			return state;
+		}
+		return settle(state, phase);
 	}
 	switch (turn.stop) {
 		case 'pause_turn':
@@ -190,7 +198,7 @@ function continueOrStop(state: AgentState): AgentState {
 
 function planCall(state: AgentState, call: ModelTurn['toolCalls'][number]): PlannedCall {
 	const base = { id: call.id, providerName: call.name };
-	const tool = state.tools.find((candidate) => candidate.providerName === call.name);
+	const tool = toolByProviderName(state.tools, call.name);
 	if (!tool) {
 		const names = state.tools.map((t) => t.providerName);
 		return { ...base, arguments: call.rawArguments, rejection: `Unknown tool "${call.name}". Available tools: ${names.join(', ') || '(none)'}.` };
@@ -214,51 +222,131 @@ function planCall(state: AgentState, call: ModelTurn['toolCalls'][number]): Plan
 
 /** The model is told when a person changed the arguments it asked for. */
 function noteEdits(phase: RunToolsPhase, outcome: ToolOutcome): ToolOutcome {
-	const call = phase.calls.find((c) => c.id === outcome.id);
+	let call: PlannedCall | undefined;
+	for (let i = 0; i < phase.calls.length; i++) {
+		if (phase.calls[i].id === outcome.id) {
+			call = phase.calls[i];
+			break;
+		}
+	}
 	if (call?.review?.status !== 'edited') return outcome;
 	return { ...outcome, text: `Note: a person reviewing this call edited its arguments before it ran; it ran with ${JSON.stringify(call.arguments)}.\n${outcome.text}` };
 }
 
-/** Once every call has a result (run, rejected, denied or expired), the results go to the model. */
-function settle(state: AgentState): AgentState {
-	if (state.phase.name !== 'run_tools') return state;
-	const phase = state.phase;
-	const resolved = (call: PlannedCall) => Boolean(call.rejection) || call.id in phase.outcomes;
-	if (!phase.calls.every(resolved)) return state;
-	const ordered: ToolOutcome[] = phase.calls.map((call) =>
-		call.rejection ? { id: call.id, isError: true, text: call.rejection, images: [] } : phase.outcomes[call.id],
-	);
-	const log: ToolLogEntry[] = phase.calls.map((call, index) => ({
-		iteration: state.iterations,
-		id: call.id,
-		...(call.tool ? { server: call.tool.serverName } : {}),
-		tool: call.tool?.mcpName ?? call.providerName,
-		arguments: call.arguments,
-		isError: ordered[index].isError,
-		resultSummary: summarize(ordered[index]),
-		durationMs: phase.durations[call.id] ?? 0,
-		...(call.review
-			? {
-					review: {
-						decision: call.review.status,
-						...(call.review.reviewer ? { reviewer: call.review.reviewer } : {}),
-						...(call.review.decidedAt ? { decidedAt: call.review.decidedAt } : {}),
-						...(call.review.reason ? { reason: call.review.reason } : {}),
-						...(call.review.originalArguments !== undefined ? { editedFrom: call.review.originalArguments } : {}),
-						warnings: call.review.warnings,
-					},
-				}
-			: {}),
-	}));
-	return continueOrStop({
+/**
+ * The state in a tool turn with `phase`. Once every call has a result (run, rejected, denied or
+ * expired), the results go to the model: one new state with the results in the transcript and the
+ * tool log, and the phase after it.
+ */
+function settle(state: AgentState, phase: RunToolsPhase): AgentState {
+	const { calls, outcomes } = phase;
+	for (let i = 0; i < calls.length; i++) {
+		if (!calls[i].rejection && !Object.hasOwn(outcomes, calls[i].id)) return { ...state, phase };
+	}
+	const ordered: ToolOutcome[] = new Array(calls.length);
+	const log: ToolLogEntry[] = new Array(calls.length);
+	for (let index = 0; index < calls.length; index++) {
+		const call = calls[index];
+		const outcome = call.rejection ? { id: call.id, isError: true, text: call.rejection, images: [] } : outcomes[call.id];
+		ordered[index] = outcome;
+		log[index] = logEntry(state.iterations, call, outcome, phase.durations[call.id]);
+	}
+	const next: AgentState = {
 		...state,
-		transcript: [...state.transcript, ...adapterFor(state.provider).toolResultItems(ordered)],
-		toolLog: [...state.toolLog, ...log],
-	});
+		transcript: appended(state.transcript, adapterFor(state.provider).toolResultItems(ordered)),
+		toolLog: appended(state.toolLog, log),
+		phase: { name: 'call_model' },
+	};
+	return next.iterations >= next.settings.maxIterations ? continueOrStop(next) : next;
 }
 
-function summarize(outcome: ToolOutcome): string {
-	const text = outcome.text.replace(/\s+/g, ' ').trim();
+/** The audit entry of one call; optional fields only when set, in a fixed key order (it is node output). */
+function logEntry(iteration: number, call: PlannedCall, outcome: ToolOutcome, durationMs: number | undefined): ToolLogEntry {
+	const entry: ToolLogEntry = call.tool
+		? {
+				iteration,
+				id: call.id,
+				server: call.tool.serverName,
+				tool: call.tool.mcpName,
+				arguments: call.arguments,
+				isError: outcome.isError,
+				resultSummary: summarize(outcome),
+				durationMs: durationMs ?? 0,
+			}
+		: {
+				iteration,
+				id: call.id,
+				tool: call.providerName,
+				arguments: call.arguments,
+				isError: outcome.isError,
+				resultSummary: summarize(outcome),
+				durationMs: durationMs ?? 0,
+			};
+	const review = call.review;
+	if (review) {
+		entry.review = {
+			decision: review.status,
+			...(review.reviewer ? { reviewer: review.reviewer } : {}),
+			...(review.decidedAt ? { decidedAt: review.decidedAt } : {}),
+			...(review.reason ? { reason: review.reason } : {}),
+			...(review.originalArguments !== undefined ? { editedFrom: review.originalArguments } : {}),
+			warnings: review.warnings,
+		};
+	}
+	return entry;
+}
+
+/** How much of a result's text is normalized for its summary before falling back to all of it. */
+const SUMMARY_SCAN = 1024;
+
+/** The result's text with whitespace runs collapsed, trimmed, cut to 200 characters; images counted. */
+export function summarize(outcome: ToolOutcome): string {
 	const images = outcome.images.length ? ` [+${outcome.images.length} image${outcome.images.length > 1 ? 's' : ''}]` : '';
+	const raw = outcome.text;
+	if (raw.length > SUMMARY_SCAN) {
+		// A large result: normalize a prefix only. Collapsing a prefix gives a prefix of the collapsed
+		// whole, and 202 collapsed characters hold a non-space at index 200 or 201, so the whole is
+		// longer than 200 too. Otherwise (mostly whitespace) the whole text is normalized below.
+		const head = raw.slice(0, SUMMARY_SCAN).replace(/\s+/g, ' ').trimStart();
+		if (head.length >= 202) return `${head.slice(0, 200)}…${images}`;
+	}
+	const text = UNNORMALIZED.test(raw) ? raw.replace(/\s+/g, ' ').trim() : raw;
 	return (text.length > 200 ? `${text.slice(0, 200)}…` : text) + images;
+}
+
+/** Whitespace other than single spaces between words: where collapsing and trimming change the text. */
+const UNNORMALIZED = /[^\S ]| \s|^\s|\s$/;
+
+/** `record[key] = value` as an own data property, also for keys such as "__proto__" (call ids come from the model). */
+function setEntry<T>(record: Record<string, T>, key: string, value: T): void {
+	if (key === '__proto__') Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+	else record[key] = value;
+}
+
+/**
+ * A new array: `items` after `list` (states are never changed in place), of the exact size. A plain
+ * copy loop is the quickest for the short arrays of most runs (concat's generic checks cost more
+ * than the copy, spread grows its result as it goes); concat copies long ones in one block.
+ */
+function appended<T>(list: T[], items: T[]): T[] {
+	const length = list.length;
+	if (length > 128) return list.concat(items);
+	const result = new Array<T>(length + items.length);
+	for (let i = 0; i < length; i++) result[i] = list[i];
+	for (let i = 0; i < items.length; i++) result[length + i] = items[i];
+	return result;
+}
+
+const toolIndex = new WeakMap<CatalogTool[], Map<string, CatalogTool>>();
+
+/** The catalog tool a provider name refers to (the first match), through an index built once per catalog when it is large. */
+function toolByProviderName(tools: CatalogTool[], name: string): CatalogTool | undefined {
+	if (tools.length <= 16) return tools.find((tool) => tool.providerName === name);
+	let index = toolIndex.get(tools);
+	if (!index) {
+		index = new Map();
+		for (const tool of tools) if (!index.has(tool.providerName)) index.set(tool.providerName, tool);
+		toolIndex.set(tools, index);
+	}
+	return index.get(name);
 }

@@ -21,6 +21,10 @@ export function capText(text: string, max: number): string {
  */
 export function toolOutcomeFromMcp(id: string, result: Record<string, unknown>, limits: OutcomeLimits): ToolOutcome {
 	const blocks = Array.isArray(result.content) ? (result.content as Array<Record<string, unknown>>) : [];
+	// The common result: one text block.
+	if (blocks.length === 1 && blocks[0].type === 'text') {
+		return { id, isError: result.isError === true, text: capText(String(blocks[0].text ?? ''), limits.maxChars), images: [] };
+	}
 	const parts: string[] = [];
 	const images: ToolImage[] = [];
 	for (const block of blocks) {

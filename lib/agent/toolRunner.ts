@@ -25,29 +25,34 @@ export interface ToolRunResult {
  * Runs every requested call of a turn (bounded concurrency, per-call timeout). Nothing here
  * throws: a timeout, a dead server or an MCP isError all become error results for the model.
  */
-export async function runToolCalls(calls: PlannedCall[], options: ToolRunnerOptions): Promise<ToolRunResult> {
+export function runToolCalls(calls: PlannedCall[], options: ToolRunnerOptions): Promise<ToolRunResult> {
 	const durations: Record<string, number> = {};
-	const outcomes = await mapWithConcurrency(calls, options.concurrency, async (call) => {
-		const started = performance.now();
-		try {
-			if (!call.tool) return errorOutcome(call.id, call.rejection ?? 'Unknown tool.', options.limits);
-			const connection = options.connections.get(call.tool.serverId);
-			if (!connection) return errorOutcome(call.id, `Server "${call.tool.serverName}" is not connected.`, options.limits);
-			const { mcpName } = call.tool;
-			const result = await connection.request(`calling tool "${mcpName}"`, async (client) => {
-				const output = (await client.callTool({ name: mcpName, arguments: call.arguments as Record<string, unknown> }, CallToolResultSchema, {
-					timeout: options.timeoutMs,
-				})) as Record<string, unknown>;
-				checkToolOutput({ name: mcpName, outputSchema: options.outputSchemas?.get(outputSchemaKey(call.tool?.serverId ?? '', mcpName)) }, output);
-				return output;
-			});
-			return toolOutcomeFromMcp(call.id, result as Record<string, unknown>, options.limits);
-		} catch (error) {
-			const message = error instanceof McpFailure ? error.summary : (error as Error).message;
-			return errorOutcome(call.id, `The tool call failed: ${message}`, options.limits);
-		} finally {
-			durations[call.id] = Math.round(performance.now() - started);
-		}
-	});
-	return { outcomes, durations };
+	// One call per turn is the common case: no lanes to schedule. (Not an async function: one
+	// suspended frame less per turn; runOne and mapWithConcurrency never throw synchronously.)
+	if (calls.length === 1) return runOne(calls[0], options, durations).then((outcome) => ({ outcomes: [outcome], durations }));
+	return mapWithConcurrency(calls, options.concurrency, (call) => runOne(call, options, durations)).then((outcomes) => ({ outcomes, durations }));
+}
+
+async function runOne(call: PlannedCall, options: ToolRunnerOptions, durations: Record<string, number>): Promise<ToolOutcome> {
+	const started = performance.now();
+	try {
+		if (!call.tool) return errorOutcome(call.id, call.rejection ?? 'Unknown tool.', options.limits);
+		const connection = options.connections.get(call.tool.serverId);
+		if (!connection) return errorOutcome(call.id, `Server "${call.tool.serverName}" is not connected.`, options.limits);
+		const { mcpName, serverId } = call.tool;
+		const result = await connection.request(`calling tool "${mcpName}"`, (client) =>
+			client
+				.callTool({ name: mcpName, arguments: call.arguments as Record<string, unknown> }, CallToolResultSchema, { timeout: options.timeoutMs })
+				.then((output) => {
+					checkToolOutput({ name: mcpName, outputSchema: options.outputSchemas?.get(outputSchemaKey(serverId, mcpName)) }, output);
+					return output as Record<string, unknown>;
+				}),
+		);
+		return toolOutcomeFromMcp(call.id, result, options.limits);
+	} catch (error) {
+		const message = error instanceof McpFailure ? error.summary : (error as Error).message;
+		return errorOutcome(call.id, `The tool call failed: ${message}`, options.limits);
+	} finally {
+		durations[call.id] = Math.round(performance.now() - started);
+	}
 }

@@ -1,4 +1,4 @@
-import type { ModelTurn, StopKind, ToolOutcome } from '../agent/types';
+import type { CatalogTool, ModelTurn, StopKind, ToolOutcome } from '../agent/types';
 import { toAnthropicTool } from '../tools/providerFormats';
 import type { ProviderAdapter } from './types';
 import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, numberOr0, parseJsonArguments, systemWithStructuredOutput } from './shared';
@@ -15,6 +15,27 @@ const STOPS: Record<string, StopKind> = {
 
 const CACHE = { type: 'ephemeral' } as const;
 
+/** One tool_result block: the text, then any images; is_error only when set. */
+function toolResultBlock(outcome: ToolOutcome): Record<string, unknown> {
+	const content: unknown[] = [{ type: 'text', text: outcome.text || '(empty result)' }];
+	for (let i = 0; i < outcome.images.length; i++) {
+		const image = outcome.images[i];
+		content.push({ type: 'image', source: { type: 'base64', media_type: image.mimeType, data: image.data } });
+	}
+	return outcome.isError ? { type: 'tool_result', tool_use_id: outcome.id, content, is_error: true } : { type: 'tool_result', tool_use_id: outcome.id, content };
+}
+
+function anthropicTools(tools: CatalogTool[]): Array<Record<string, unknown>> {
+	return tools.map((tool) => ({ ...toAnthropicTool(asToolDefinition(tool), tool.providerName) }) as Record<string, unknown>);
+}
+
+/** Caching the tool list and system prompt: one breakpoint after the tools, one after the system. */
+function cachedAnthropicTools(tools: CatalogTool[]): Array<Record<string, unknown>> {
+	const list = anthropicTools(tools);
+	if (list.length > 0) list[list.length - 1] = { ...list[list.length - 1], cache_control: CACHE };
+	return list;
+}
+
 /** Anthropic Messages API: tool_use blocks in, tool_result blocks (with is_error) out. */
 export const anthropicMessages: ProviderAdapter = {
 	id: 'anthropic',
@@ -27,12 +48,7 @@ export const anthropicMessages: ProviderAdapter = {
 
 	buildRequest(settings, tools, transcript) {
 		const system = systemWithStructuredOutput(settings);
-		const toolDefs = cachedToolList(tools, settings.promptCaching ? 'anthropic+cache' : 'anthropic', () => {
-			const list = tools.map((tool) => ({ ...toAnthropicTool(asToolDefinition(tool), tool.providerName) }) as Record<string, unknown>);
-			// Caching the tool list and system prompt: one breakpoint after the tools, one after the system.
-			if (settings.promptCaching && list.length > 0) list[list.length - 1] = { ...list[list.length - 1], cache_control: CACHE };
-			return list;
-		});
+		const toolDefs = settings.promptCaching ? cachedToolList(tools, 'anthropic+cache', cachedAnthropicTools) : cachedToolList(tools, 'anthropic', anthropicTools);
 		const choice = settings.toolChoice;
 		const body: Record<string, unknown> = {
 			model: settings.model,
@@ -56,10 +72,13 @@ export const anthropicMessages: ProviderAdapter = {
 	parseResponse(body): ModelTurn {
 		const response = body as { content?: Array<Record<string, unknown>>; stop_reason?: string; usage?: Record<string, unknown> };
 		const content = Array.isArray(response.content) ? response.content : [];
-		const text = content.filter((b) => b.type === 'text').map((b) => String(b.text ?? '')).join('');
-		const toolCalls = content
-			.filter((b) => b.type === 'tool_use')
-			.map((b) => ({ id: String(b.id), name: String(b.name), rawArguments: b.input }));
+		let text = '';
+		const toolCalls: ModelTurn['toolCalls'] = [];
+		for (let i = 0; i < content.length; i++) {
+			const block = content[i];
+			if (block.type === 'text') text += String(block.text ?? '');
+			else if (block.type === 'tool_use') toolCalls.push({ id: String(block.id), name: String(block.name), rawArguments: block.input });
+		}
 		const usage = response.usage ?? {};
 		return {
 			// An empty assistant message would be rejected on the next request.
@@ -77,20 +96,7 @@ export const anthropicMessages: ProviderAdapter = {
 	},
 
 	toolResultItems(outcomes: ToolOutcome[]) {
-		return [
-			{
-				role: 'user',
-				content: outcomes.map((outcome) => ({
-					type: 'tool_result',
-					tool_use_id: outcome.id,
-					content: [
-						{ type: 'text', text: outcome.text || '(empty result)' },
-						...outcome.images.map((image) => ({ type: 'image', source: { type: 'base64', media_type: image.mimeType, data: image.data } })),
-					],
-					...(outcome.isError ? { is_error: true } : {}),
-				})),
-			},
-		];
+		return [{ role: 'user', content: outcomes.map(toolResultBlock) }];
 	},
 
 	userTextItems(text) {

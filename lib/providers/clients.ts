@@ -12,6 +12,11 @@ export interface ProviderConnection {
 	/** Retries for 429 and 5xx, with the SDKs' exponential backoff (honouring retry-after). */
 	maxRetries: number;
 	timeoutMs: number;
+	/**
+	 * A fetch implementation for the SDK client instead of the global one (a proxying fetch, or an
+	 * in-process fake in tests and benchmarks). Unset in the node: the SDKs use the global fetch.
+	 */
+	fetch?: typeof globalThis.fetch;
 }
 
 const LABEL: Record<ProviderId, string> = {
@@ -22,18 +27,32 @@ const LABEL: Record<ProviderId, string> = {
 
 /**
  * The real SDK clients behind the ModelClient interface. Tests point the same clients at
- * wire-compatible fakes through the base URL; nothing here knows about fakes.
+ * wire-compatible fakes through the base URL (or an in-process `fetch`); nothing here knows about fakes.
  */
 export function createModelClient(connection: ProviderConnection): ModelClient {
 	const label = LABEL[connection.provider];
+	const explained = (error: unknown): Error => {
+		const result = explainProviderError(error, label);
+		// Keep the original for context-overflow detection upstream.
+		Object.assign(result, { cause: error, code: (error as { code?: unknown })?.code, error: (error as { error?: unknown })?.error });
+		return result;
+	};
+	const rethrow = (error: unknown): never => {
+		throw explained(error);
+	};
 	const wrap = async <T>(run: () => Promise<T>): Promise<T> => {
 		try {
 			return await run();
 		} catch (error) {
-			const explained = explainProviderError(error, label);
-			// Keep the original for context-overflow detection upstream.
-			Object.assign(explained, { cause: error, code: (error as { code?: unknown })?.code, error: (error as { error?: unknown })?.error });
-			throw explained;
+			throw explained(error);
+		}
+	};
+	/** wrap() for the per-turn request: the same errors, without an async frame around the SDK's promise. */
+	const sendWith = (create: () => PromiseLike<unknown>): Promise<unknown> => {
+		try {
+			return Promise.resolve(create().then(undefined, rethrow));
+		} catch (error) {
+			return Promise.reject(explained(error));
 		}
 	};
 	if (connection.provider === 'anthropic') {
@@ -42,9 +61,10 @@ export function createModelClient(connection: ProviderConnection): ModelClient {
 			baseURL: connection.baseUrl?.replace(/\/+$/, '') || 'https://api.anthropic.com',
 			maxRetries: connection.maxRetries,
 			timeout: connection.timeoutMs,
+			...(connection.fetch ? { fetch: connection.fetch } : {}),
 		});
 		return {
-			send: (body, signal) => wrap(() => client.messages.create(body as never, { signal }) as Promise<unknown>),
+			send: (body, signal) => sendWith(() => client.messages.create(body as never, signal ? { signal } : undefined)),
 			listModels: () =>
 				wrap(async () => {
 					const models: Array<{ id: string; name?: string }> = [];
@@ -60,6 +80,7 @@ export function createModelClient(connection: ProviderConnection): ModelClient {
 		project: connection.project || null,
 		maxRetries: connection.maxRetries,
 		timeout: connection.timeoutMs,
+		...(connection.fetch ? { fetch: connection.fetch } : {}),
 	});
 	const listModels = () =>
 		wrap(async () => {
@@ -68,7 +89,7 @@ export function createModelClient(connection: ProviderConnection): ModelClient {
 			return models.sort((a, b) => a.id.localeCompare(b.id));
 		});
 	if (connection.provider === 'openaiResponses') {
-		return { send: (body, signal) => wrap(() => client.responses.create(body as never, { signal }) as Promise<unknown>), listModels };
+		return { send: (body, signal) => sendWith(() => client.responses.create(body as never, signal ? { signal } : undefined)), listModels };
 	}
-	return { send: (body, signal) => wrap(() => client.chat.completions.create(body as never, { signal }) as Promise<unknown>), listModels };
+	return { send: (body, signal) => sendWith(() => client.chat.completions.create(body as never, signal ? { signal } : undefined)), listModels };
 }

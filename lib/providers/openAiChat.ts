@@ -1,4 +1,4 @@
-import type { ModelTurn, StopKind, ToolOutcome } from '../agent/types';
+import type { CatalogTool, ModelTurn, StopKind, ToolOutcome } from '../agent/types';
 import { toOpenAiChatTool } from '../tools/providerFormats';
 import type { ProviderAdapter } from './types';
 import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, numberOr0, parseJsonArguments, resultText } from './shared';
@@ -11,6 +11,10 @@ const STOPS: Record<string, StopKind> = {
 	content_filter: 'refusal',
 };
 
+function openAiChatTools(tools: CatalogTool[]) {
+	return tools.map((tool) => toOpenAiChatTool(asToolDefinition(tool), tool.providerName));
+}
+
 /** OpenAI Chat Completions (and compatible servers): tool_calls with JSON-string arguments, role "tool" results. */
 export const openAiChat: ProviderAdapter = {
 	id: 'openaiChat',
@@ -22,11 +26,12 @@ export const openAiChat: ProviderAdapter = {
 	buildRequest(settings, tools, transcript) {
 		const body: Record<string, unknown> = {
 			model: settings.model,
-			messages: settings.system ? [{ role: 'system', content: settings.system }, ...transcript] : transcript,
+			// concat: one block copy of the conversation, not an element-by-element spread.
+			messages: settings.system ? ([{ role: 'system', content: settings.system }] as unknown[]).concat(transcript) : transcript,
 			max_completion_tokens: settings.maxOutputTokens,
 		};
 		if (tools.length > 0) {
-			body.tools = cachedToolList(tools, 'openaiChat', () => tools.map((tool) => toOpenAiChatTool(asToolDefinition(tool), tool.providerName)));
+			body.tools = cachedToolList(tools, 'openaiChat', openAiChatTools);
 			const choice = settings.toolChoice;
 			body.tool_choice = choice.type === 'tool' ? { type: 'function', function: { name: forcedToolName(choice.name, tools) } } : choice.type;
 			body.parallel_tool_calls = settings.parallelToolCalls;
@@ -72,6 +77,7 @@ export const openAiChat: ProviderAdapter = {
 
 	toolResultItems(outcomes: ToolOutcome[]) {
 		const items: unknown[] = outcomes.map((outcome) => ({ role: 'tool', tool_call_id: outcome.id, content: resultText(outcome) }));
+		if (!outcomes.some((outcome) => outcome.images.length > 0)) return items;
 		// Tool messages carry text only; images follow in one user message, which does accept them.
 		const images = outcomes.flatMap((outcome) => outcome.images.map((image) => ({ id: outcome.id, image })));
 		if (images.length > 0) {

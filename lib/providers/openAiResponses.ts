@@ -1,7 +1,11 @@
-import type { ModelTurn, StopKind, ToolOutcome } from '../agent/types';
+import type { CatalogTool, ModelTurn, StopKind, ToolOutcome } from '../agent/types';
 import { toOpenAiResponsesTool } from '../tools/providerFormats';
 import type { ProviderAdapter } from './types';
 import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, numberOr0, parseJsonArguments, resultText } from './shared';
+
+function openAiResponsesTools(tools: CatalogTool[]) {
+	return tools.map((tool) => toOpenAiResponsesTool(asToolDefinition(tool), tool.providerName));
+}
 
 /**
  * OpenAI Responses API: function_call output items in, function_call_output items by call_id out.
@@ -25,7 +29,7 @@ export const openAiResponses: ProviderAdapter = {
 		};
 		if (settings.system) body.instructions = settings.system;
 		if (tools.length > 0) {
-			body.tools = cachedToolList(tools, 'openaiResponses', () => tools.map((tool) => toOpenAiResponsesTool(asToolDefinition(tool), tool.providerName)));
+			body.tools = cachedToolList(tools, 'openaiResponses', openAiResponsesTools);
 			const choice = settings.toolChoice;
 			body.tool_choice = choice.type === 'tool' ? { type: 'function', name: forcedToolName(choice.name, tools) } : choice.type;
 			body.parallel_tool_calls = settings.parallelToolCalls;

@@ -13,11 +13,11 @@ const toolListCache = new WeakMap<CatalogTool[], Map<string, unknown[]>>();
  * A run sends the same tool list on every model call; converting it (schemas made strict, cache
  * markers) once per catalog keeps the per-turn cost flat. Callers must not mutate the result.
  */
-export function cachedToolList<T>(tools: CatalogTool[], variant: string, build: () => T[]): T[] {
+export function cachedToolList<T>(tools: CatalogTool[], variant: string, build: (tools: CatalogTool[]) => T[]): T[] {
 	let variants = toolListCache.get(tools);
 	if (!variants) toolListCache.set(tools, (variants = new Map()));
 	let list = variants.get(variant) as T[] | undefined;
-	if (!list) variants.set(variant, (list = build()));
+	if (!list) variants.set(variant, (list = build(tools)));
 	return list;
 }
 
@@ -31,10 +31,17 @@ export function forcedToolName(name: string, tools: CatalogTool[]): string {
 	return matches.length === 1 ? matches[0].providerName : name;
 }
 
-/** Providers without a native structured-output switch get the schema as an instruction. */
+const instructions = new WeakMap<object, string>();
+
+/** Providers without a native structured-output switch get the schema as an instruction (serialized once per schema, not per turn). */
 export function systemWithStructuredOutput(settings: RunSettings): string | undefined {
-	if (!settings.structuredOutput) return settings.system;
-	const instruction = `When you give your final answer, reply with only a JSON value (no prose, no code fence) that matches this JSON Schema:\n${JSON.stringify(settings.structuredOutput)}`;
+	const schema = settings.structuredOutput;
+	if (!schema) return settings.system;
+	let instruction = instructions.get(schema);
+	if (instruction === undefined) {
+		instruction = `When you give your final answer, reply with only a JSON value (no prose, no code fence) that matches this JSON Schema:\n${JSON.stringify(schema)}`;
+		instructions.set(schema, instruction);
+	}
 	return settings.system ? `${settings.system}\n\n${instruction}` : instruction;
 }
 

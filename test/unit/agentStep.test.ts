@@ -153,6 +153,17 @@ describe('model turns', () => {
 		expect(phaseOf(state, 'finished').text).toBe('Working.');
 	});
 
+	it('treats call ids that are Object.prototype names as ordinary ids (they come from the model)', () => {
+		const ids = ['constructor', '__proto__', 'toString'];
+		let state = step(run(), modelTurn({ toolCalls: ids.map((id) => ({ id, name: 'echo', rawArguments: { message: id } })), stop: 'tool_use' }));
+		expect(phaseOf(state, 'run_tools').calls.map((c) => c.id)).toEqual(ids);
+		state = step(state, { type: 'tool_outcomes', outcomes: [ok('constructor', 'Echo: constructor')] });
+		expect(state.phase.name).toBe('run_tools');
+		state = step(state, { type: 'tool_outcomes', outcomes: [ok('__proto__', 'Echo: __proto__'), ok('toString', 'Echo: toString')] });
+		expect(phaseOf(state, 'call_model')).toEqual({ name: 'call_model' });
+		expect(state.toolLog.map((e) => [e.id, e.resultSummary])).toEqual(ids.map((id) => [id, `Echo: ${id}`]));
+	});
+
 	it('does not run tool calls of a turn cut off by max_tokens', () => {
 		const state = step(run(), modelTurn({ text: 'cut', toolCalls: [{ id: 'a', name: 'echo', rawArguments: { message: 'x' } }], stop: 'max_tokens' }));
 		expect(phaseOf(state, 'finished').status).toBe('max_tokens');
