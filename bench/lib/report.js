@@ -229,7 +229,18 @@ function memorySection(results) {
 
 function targetsSection(targets) {
 	const rows = targets.map((t) => [t.target, t.measured, t.met === null ? '–' : t.met ? '✅ met' : '❌ missed']);
-	return ['### Targets', '', table(['Target', 'Measured', 'Result'], rows, ['l', 'l', 'l']), ''].join('\n');
+	const notes = [];
+	if (targets.some((t) => /arguments by expression/.test(t.target))) {
+		notes.push(
+			'MCP Call Tool is measured in two argument modes. With **Input Item** the item itself is the arguments object. **By expression** maps each item with `={{ JSON.stringify({ message: $json.message }) }}`: ' +
+				"n8n 2.41 evaluates such an expression once per item in its isolated-vm expression engine, and the CPU profile of the n8n process puts about 1.3 ms on each evaluation (`@n8n/expression-runtime`), " +
+				"more than a whole MCP call over stdio (about 0.5 ms). Every n8n node with a per-item expression pays it, n8n's MCP Client and n8n-nodes-mcp included; for thousands of items, shape them upstream and use Input Item.",
+		);
+	}
+	if (targets.some((t) => t.id.startsWith('agent-overhead'))) {
+		notes.push('The Agent rows count as met only when both the ratio of the medians and the paired ratio are within 1.1×; run-to-run spread on this shared 2-core machine is about ±0.05×.');
+	}
+	return ['### Targets', '', table(['Target', 'Measured', 'Result'], rows, ['l', 'l', 'l']), '', ...notes.flatMap((n) => [n, ''])].join('\n');
 }
 
 function renderMarkdown(results) {
