@@ -153,7 +153,7 @@ function agentSection(agent) {
 			'**SDK client → loopback fake**: the same clients against the fake as an HTTP server in a child process (adds the HTTP stack on both sides). ' +
 			'**No SDK, fake called in-process**: both call the fake function directly, which leaves only the loops\' own work (the raw loop there is a few lines of code, so this is the strictest view of what our loop adds). ' +
 			'Times are CPU time of the benchmark process, which holds the host side (both loops, the MCP server), minus, on the in-process fetch path, the CPU time spent inside the fake provider (parsing the request, answering), which a real provider spends on its own servers and which the loopback fake spends in its own process ("with the fake\'s CPU" keeps it in). ' +
-			'Our requests are a little larger than the raw loop\'s for Anthropic (tool results as content blocks, `tool_choice`, cache markers), which the SDK serializes on every turn. ' +
+			'Our Anthropic requests carry a little more than the raw loop\'s (`tool_choice`, cache markers on the tools and the system prompt), which the SDK serializes on every turn. ' +
 			'Runs are timed in small alternating batches (ours, raw, raw, ours, ...) in a warm process without forced GCs; "Ratio (CPU)" is the ratio of the medians over batches, "Paired ratio" the median of ours ÷ raw over adjacent batches (steadier when the machine is shared); wall-clock ratios alongside. ' +
 			'"Added per turn" is ours minus raw, per turn.',
 		'',

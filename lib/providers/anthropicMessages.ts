@@ -15,9 +15,17 @@ const STOPS: Record<string, StopKind> = {
 
 const CACHE = { type: 'ephemeral' } as const;
 
-/** One tool_result block: the text, then any images; is_error only when set. */
+/**
+ * One tool_result block; is_error only when set. Text alone travels as a plain string (the API's
+ * short form of one text block): the whole conversation is re-sent every turn, so the smaller form
+ * saves serialization on long runs. With images: a text block, then the images.
+ */
 function toolResultBlock(outcome: ToolOutcome): Record<string, unknown> {
-	const content: unknown[] = [{ type: 'text', text: outcome.text || '(empty result)' }];
+	const text = outcome.text || '(empty result)';
+	if (outcome.images.length === 0) {
+		return outcome.isError ? { type: 'tool_result', tool_use_id: outcome.id, content: text, is_error: true } : { type: 'tool_result', tool_use_id: outcome.id, content: text };
+	}
+	const content: unknown[] = [{ type: 'text', text }];
 	for (let i = 0; i < outcome.images.length; i++) {
 		const image = outcome.images[i];
 		content.push({ type: 'image', source: { type: 'base64', media_type: image.mimeType, data: image.data } });

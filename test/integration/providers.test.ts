@@ -153,7 +153,7 @@ describe.each(KINDS)('%s against its fake, with server-everything', (kind) => {
 		if (kind === 'anthropic') {
 			expect(first).toMatchObject({ max_tokens: 1024, system: [{ type: 'text', text: 'Be brief.' }], tool_choice: { type: 'auto' } });
 			expect(second.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Let me echo.' }, { type: 'tool_use', id: 'call_1', name: 'echo', input: { message: 'one' } }] });
-			expect(second.messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: [{ type: 'text', text: 'Echo: one' }] }] });
+			expect(second.messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: 'Echo: one' }] });
 		} else if (kind === 'openaiChat') {
 			expect(first).toMatchObject({ max_completion_tokens: 1024, tool_choice: 'auto', parallel_tool_calls: true });
 			expect(second.messages[2]).toEqual({

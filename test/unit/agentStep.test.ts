@@ -249,8 +249,8 @@ describe('planning tool calls', () => {
 		expect(state.transcript[state.transcript.length - 1]).toEqual({
 			role: 'user',
 			content: [
-				{ type: 'tool_result', tool_use_id: 'n', content: [{ type: 'text', text: 'The arguments are not valid JSON: expected a JSON object, got null. Send a JSON object.' }], is_error: true },
-				{ type: 'tool_result', tool_use_id: 'l', content: [{ type: 'text', text: expect.stringContaining('arguments must be a JSON object') }], is_error: true },
+				{ type: 'tool_result', tool_use_id: 'n', content: 'The arguments are not valid JSON: expected a JSON object, got null. Send a JSON object.', is_error: true },
+				{ type: 'tool_result', tool_use_id: 'l', content: expect.stringContaining('arguments must be a JSON object'), is_error: true },
 			],
 		});
 		expect(state.toolLog.map((e) => [e.id, e.server, e.isError, e.durationMs])).toEqual([
@@ -281,9 +281,9 @@ describe('tool outcomes', () => {
 		expect(state.transcript[state.transcript.length - 1]).toEqual({
 			role: 'user',
 			content: [
-				{ type: 'tool_result', tool_use_id: 'a', content: [{ type: 'text', text: 'boom' }], is_error: true },
-				{ type: 'tool_result', tool_use_id: 'bad', content: [{ type: 'text', text: expect.stringMatching(/^Unknown tool "missing"/) }], is_error: true },
-				{ type: 'tool_result', tool_use_id: 'b', content: [{ type: 'text', text: '3' }] },
+				{ type: 'tool_result', tool_use_id: 'a', content: 'boom', is_error: true },
+				{ type: 'tool_result', tool_use_id: 'bad', content: expect.stringMatching(/^Unknown tool "missing"/), is_error: true },
+				{ type: 'tool_result', tool_use_id: 'b', content: '3' },
 			],
 		});
 		expect(state.toolLog).toEqual([

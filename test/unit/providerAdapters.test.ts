@@ -138,7 +138,7 @@ describe('Anthropic Messages adapter', () => {
 		});
 	});
 
-	it('writes tool results as tool_result blocks in one user message, is_error only on errors, images as base64', () => {
+	it('writes tool results as tool_result blocks in one user message (text alone as a string), is_error only on errors, images as base64', () => {
 		const outcomes: ToolOutcome[] = [
 			{ id: 'a', isError: false, text: 'fine', images: [] },
 			{ id: 'b', isError: true, text: 'broken', images: [] },
@@ -148,8 +148,8 @@ describe('Anthropic Messages adapter', () => {
 			{
 				role: 'user',
 				content: [
-					{ type: 'tool_result', tool_use_id: 'a', content: [{ type: 'text', text: 'fine' }] },
-					{ type: 'tool_result', tool_use_id: 'b', content: [{ type: 'text', text: 'broken' }], is_error: true },
+					{ type: 'tool_result', tool_use_id: 'a', content: 'fine' },
+					{ type: 'tool_result', tool_use_id: 'b', content: 'broken', is_error: true },
 					{
 						type: 'tool_result',
 						tool_use_id: 'c',
