@@ -22,14 +22,10 @@ const CACHE = { type: 'ephemeral' } as const;
  */
 function toolResultBlock(outcome: ToolOutcome): Record<string, unknown> {
 	const text = outcome.text || '(empty result)';
-	if (outcome.images.length === 0) {
-		return outcome.isError ? { type: 'tool_result', tool_use_id: outcome.id, content: text, is_error: true } : { type: 'tool_result', tool_use_id: outcome.id, content: text };
-	}
-	const content: unknown[] = [{ type: 'text', text }];
-	for (let i = 0; i < outcome.images.length; i++) {
-		const image = outcome.images[i];
-		content.push({ type: 'image', source: { type: 'base64', media_type: image.mimeType, data: image.data } });
-	}
+	const content =
+		outcome.images.length === 0
+			? text
+			: [{ type: 'text', text }, ...outcome.images.map((image) => ({ type: 'image', source: { type: 'base64', media_type: image.mimeType, data: image.data } }))];
 	return outcome.isError ? { type: 'tool_result', tool_use_id: outcome.id, content, is_error: true } : { type: 'tool_result', tool_use_id: outcome.id, content };
 }
 
