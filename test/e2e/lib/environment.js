@@ -35,7 +35,6 @@ function resolveN8n() {
 	return { node24Bin: vars.MCP_AGENT_NODE24_BIN, n8nBin: vars.MCP_AGENT_N8N_BIN };
 }
 
-/** The JSON that `n8n execute --rawOutput` prints after whatever n8n logged first. */
 /** The run object `n8n execute --rawOutput` prints: the first top-level JSON object, log lines around it ignored. */
 function parseExecuteOutput(output) {
 	const start = output.search(/^\{/m);

@@ -11,6 +11,10 @@ class N8n {
 		Object.assign(this, { node24Bin, n8nBin, userFolder, port, brokerPort, logFile, runMarker, extraEnv });
 		this.baseUrl = `http://127.0.0.1:${port}`;
 		this.child = null;
+		// What start() runs and waits for; a worker (test/e2e/agent/queue.js) changes these three.
+		this.command = 'start';
+		this.label = 'n8n';
+		this.readinessUrl = `${this.baseUrl}/healthz/readiness`;
 	}
 
 	env() {
@@ -74,9 +78,9 @@ class N8n {
 	}
 
 	async start() {
-		this.log('n8n start');
+		this.log(`n8n ${this.command}`);
 		const fd = fs.openSync(this.logFile, 'a');
-		this.child = spawnGroup(path.join(this.node24Bin, 'node'), [this.n8nBin, 'start'], {
+		this.child = spawnGroup(path.join(this.node24Bin, 'node'), [this.n8nBin, this.command], {
 			cwd: this.userFolder,
 			env: this.env(),
 			stdio: ['ignore', fd, fd],
@@ -84,15 +88,11 @@ class N8n {
 		fs.closeSync(fd);
 		let exited = null;
 		this.child.exited.then((result) => (exited = result));
-		await waitFor(
-			`n8n readiness at ${this.baseUrl}/healthz/readiness`,
-			async () => (await fetch(`${this.baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2000) })).ok,
-			{
-				timeoutMs: 180000,
-				intervalMs: 500,
-				failIf: () => exited && `n8n exited early (code ${exited.code}, signal ${exited.signal})`,
-			},
-		);
+		await waitFor(`${this.label} readiness at ${this.readinessUrl}`, async () => (await fetch(this.readinessUrl, { signal: AbortSignal.timeout(2000) })).ok, {
+			timeoutMs: 180000,
+			intervalMs: 500,
+			failIf: () => exited && `${this.label} exited early (code ${exited.code}, signal ${exited.signal})`,
+		});
 	}
 
 	async stop() {
