@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { OutputTail } from './outputTail';
 
 export interface ProcessStdioOptions {
@@ -13,6 +12,21 @@ export interface ProcessStdioOptions {
 
 /** Environment variables a child needs to find its tools; the rest of n8n's environment (its secrets) is not passed. */
 const INHERITED_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'TMPDIR', 'TEMP', 'TMP', 'LANG', 'LC_ALL', 'NODE_EXTRA_CA_CERTS', 'SystemRoot', 'APPDATA', 'npm_config_cache', 'npm_config_registry', 'npm_config_userconfig', 'NPM_CONFIG_CACHE', 'NPM_CONFIG_REGISTRY', 'NPM_CONFIG_USERCONFIG'];
+
+/**
+ * Tells a JSON-RPC message from other JSON a server prints on stdout (structured logs). Only the
+ * envelope is checked: the SDK's Protocol validates every message it receives again, in full, and
+ * a full schema parse here as well cost as much as the rest of a call's client-side work.
+ */
+export function isJsonRpcEnvelope(value: unknown): value is JSONRPCMessage {
+	if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+	const message = value as Record<string, unknown>;
+	if (message.jsonrpc !== '2.0') return false;
+	if (typeof message.method === 'string') return true;
+	// An error response may lack an id (a parse error); a result always has one.
+	if ('error' in message) return true;
+	return (typeof message.id === 'string' || typeof message.id === 'number') && 'result' in message;
+}
 
 export class ProcessExitError extends Error {
 	constructor(message: string, readonly exitCode: number | null, readonly signal: NodeJS.Signals | null) {
@@ -130,12 +144,11 @@ export class ProcessStdioTransport implements Transport {
 			this.stdoutNoise.push(line);
 			return;
 		}
-		const message = JSONRPCMessageSchema.safeParse(parsed);
-		if (!message.success) {
+		if (!isJsonRpcEnvelope(parsed)) {
 			this.stdoutNoise.push(line);
 			return;
 		}
-		this.onmessage?.(message.data);
+		this.onmessage?.(parsed);
 	}
 
 	async send(message: JSONRPCMessage): Promise<void> {

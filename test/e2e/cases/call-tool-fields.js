@@ -19,4 +19,21 @@ module.exports = function callToolFieldsCases(e2eTest, env) {
 		assert.equal(item.isError, false, describeBody(item));
 		assert.match(item.text, /\b9\b/, describeBody(item));
 	});
+
+	e2eTest('MCP Call Tool with a field mapped from each item ({{ $json.text }}): plain values read from the item, the rest evaluated by n8n', async () => {
+		const items = [{ text: 'first' }, { text: 42 }, { other: 'no text here' }, { text: 'last' }];
+		const { status, body } = await env.n8n.trigger('mcp-e2e-call-mapped', { items });
+		assert.equal(status, 200, describeBody(body));
+		assert.ok(Array.isArray(body) && body.length === items.length, describeBody(body));
+		assert.deepEqual(
+			body.map((item) => item.text ?? null),
+			['Echo: first', null, null, 'Echo: last'],
+			describeBody(body),
+		);
+		// A number is passed on as a number, as n8n's evaluation gives it, and the tool's schema
+		// wants a string. The item without the field goes through n8n's own evaluation (undefined)
+		// and fails the required field. Continue On Fail keeps both as error items, in place.
+		assert.match(body[1].error, /arguments\.message must be string/, describeBody(body[1]));
+		assert.match(body[2].error, /arguments\.message is required/, describeBody(body[2]));
+	});
 };
