@@ -147,7 +147,7 @@ async function main() {
 	const outDir = complete ? path.join(BENCH, 'results') : fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-agent-bench-partial-'));
 	const outName = complete ? 'latest' : 'partial';
 	const childEnv = { [RUN_MARKER_NAME]: runId };
-	const reps = options.quick ? { reps: 1, loopReps: 1, rawReps: 1 } : { reps: 5, loopReps: 2, rawReps: 3 };
+	const reps = options.quick ? { reps: 1, loopReps: 1, rawReps: 1 } : { reps: 5, loopReps: 2, rawReps: 5 };
 
 	if (options.only.includes('agent')) {
 		log('part 2: agent host overhead (ours vs a hand-written raw-SDK loop)');

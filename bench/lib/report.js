@@ -1,6 +1,8 @@
 'use strict';
 // The Markdown report (bench/results/latest.md), meant for the README's "Performance" section.
 
+const { ARGUMENT_STYLES } = require('./argumentStyles');
+
 const LABELS = {
 	raw: 'Raw MCP SDK client (the limit)',
 	lib: 'Our library, without n8n',
@@ -10,9 +12,7 @@ const LABELS = {
 };
 
 function variantLabel(v) {
-	if (v.constantArguments) return `${LABELS[v.kind]}, constant arguments (no per-item expression)`;
-	if (v.argumentsFromItem) return `${LABELS[v.kind]}, arguments mode Input Item (no per-item expression)`;
-	return v.kind === 'ours' ? `${LABELS[v.kind]}, arguments by expression` : LABELS[v.kind];
+	return v.kind === 'ours' && v.args ? `${LABELS[v.kind]}, ${ARGUMENT_STYLES[v.args].label}` : LABELS[v.kind];
 }
 
 function ms(value, digits) {
@@ -77,7 +77,7 @@ function callToolSection(call) {
 		'',
 	);
 	const v = (key) => find(call.variants, key);
-	const one = ['ours-stdio-c1-1', 'ours-http-c1-1', 'builtin-http-1'].map((key) => v(key)).filter(Boolean);
+	const one = ['ours-stdio-c1-fields-1', 'ours-http-c1-fields-1', 'builtin-http-1'].map((key) => v(key)).filter(Boolean);
 	if (one.length) {
 		out.push(
 			`Fixed cost of one execution (1 item: credentials, connect or spawn, tools/list, one call, close): ${one
@@ -93,7 +93,7 @@ function callToolSection(call) {
 		keys
 			.map((key) => v(key))
 			.filter(Boolean)
-			.map((o) => `${x(other.perCallMs / o.perCallMs, other === nodesMcp ? 0 : 2)} (${o.argumentsFromItem ? 'Input Item' : o.constantArguments ? 'constant arguments' : 'by expression'}, ${o.concurrency} in flight)`)
+			.map((o) => `${x(other.perCallMs / o.perCallMs, other === nodesMcp ? 0 : 2)} (${ARGUMENT_STYLES[o.args].short}, ${o.concurrency} in flight)`)
 			.join(', ');
 	const oursKeys = (transport) => call.variants.filter((e) => e.kind === 'ours' && e.transport === transport && e.items > 1).map((e) => e.key);
 	if (nodesMcp) cmp.push(`n8n-nodes-mcp ÷ ours over stdio: ${against(nodesMcp, oursKeys('stdio'))}`);
@@ -102,7 +102,7 @@ function callToolSection(call) {
 	out.push(
 		'How it is measured: **Time per run** for n8n nodes is the node\'s own `executionTime` from n8n\'s execution data (read from the SQLite `execution_data`, flatted), ' +
 			'which covers credentials, connecting (spawning the server for stdio), tools/list, every call and closing; median of ' +
-			`${call.variants.find((e) => e.kind === 'ours')?.reps ?? '?'} runs after a warm-up run, interleaved with the other variants. ` +
+			`${call.variants.find((e) => e.kind === 'ours' && e.concurrency > 1)?.reps ?? '?'} runs (${call.variants.find((e) => e.kind === 'ours' && e.concurrency === 1 && e.items > 1)?.reps ?? '?'} for 1 in flight, compared with the raw SDK client) after a warm-up run, interleaved with the other variants. ` +
 			'The raw SDK client and our library without n8n do the same work (connect, tools/list, 1,000 calls, close) in a plain Node script on the same server, ' +
 			`median of ${call.raw[0]?.reps ?? '?'} runs. Every run's output is checked: 1,000 items, each the echo of its own input, in input order. ` +
 			'n8n-nodes-mcp processes only the first item of each execution of its node, so it runs 20 times in a Loop Over Items (batch size 1); its per-call time is its node time per run. ' +
@@ -230,11 +230,11 @@ function memorySection(results) {
 function targetsSection(targets) {
 	const rows = targets.map((t) => [t.target, t.measured, t.met === null ? '–' : t.met ? '✅ met' : '❌ missed']);
 	const notes = [];
-	if (targets.some((t) => /arguments by expression/.test(t.target))) {
+	if (targets.some((t) => t.id.endsWith('-expression'))) {
 		notes.push(
-			'MCP Call Tool is measured in two argument modes. With **Input Item** the item itself is the arguments object. **By expression** maps each item with `={{ JSON.stringify({ message: $json.message }) }}`: ' +
-				"n8n 2.41 evaluates such an expression once per item in its isolated-vm expression engine, and the CPU profile of the n8n process puts about 1.3 ms on each evaluation (`@n8n/expression-runtime`), " +
-				"more than a whole MCP call over stdio (about 0.5 ms). Every n8n node with a per-item expression pays it, n8n's MCP Client and n8n-nodes-mcp included; for thousands of items, shape them upstream and use Input Item.",
+			'MCP Call Tool is measured with three ways of giving each item its arguments. **Fields mapped from the item** is the node\'s default mode (Fields From the Tool Schema) with `message` mapped as `{{ $json.message }}`, what n8n\'s editor writes when the field is dragged from the input; the node reads such plain `$json` paths from the item itself. ' +
+				'**Input Item** makes the item itself the arguments object. **Computed by an expression** (`{{ JSON.stringify({ message: $json.message }) }}`, supplementary) needs n8n\'s expression engine, which n8n 2.41 runs once per item in isolated-vm: ' +
+				"the CPU profile of the n8n process puts about 1.3 ms on each evaluation (`@n8n/expression-runtime`), more than a whole MCP call over stdio. Every n8n node with a per-item expression pays that, n8n's MCP Client and n8n-nodes-mcp included; for thousands of items, map plain fields or shape the items upstream.",
 		);
 	}
 	if (targets.some((t) => t.id.startsWith('agent-overhead'))) {

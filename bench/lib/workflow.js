@@ -4,6 +4,7 @@
 // A webhook-triggered execution runs only its own chain.
 
 const crypto = require('node:crypto');
+const { ARGUMENT_STYLES } = require('./argumentStyles');
 
 const WORKFLOW_ID = 'mcpAgentBenchCall01';
 
@@ -64,12 +65,7 @@ function buildWorkflow(variants, ctx) {
 				parameters: {
 					connection: variant.transport,
 					tool: { __rl: true, mode: 'name', value: 'echo' },
-					...(variant.argumentsFromItem
-						? { argumentsMode: 'item', argumentsField: '' }
-						: {
-								argumentsMode: 'json',
-								argumentsJson: variant.constantArguments ? '{"message":"constant"}' : '={{ JSON.stringify({ message: $json.message }) }}',
-							}),
+					...ARGUMENT_STYLES[variant.args].parameters(),
 					options: { concurrency: variant.concurrency },
 				},
 				credentials: { [variant.transport === 'stdio' ? 'mcpServerStdioApi' : 'mcpServerHttpApi']: credential },

@@ -25,25 +25,22 @@ const { WORKFLOW_ID, buildWorkflow, peerCredentials } = require('../lib/workflow
 
 const ITEMS = 1000;
 const LOOP_ITEMS = 20;
+/** Measured runs of each raw SDK / library loop per round. */
+const RAW_PER_ROUND = 2;
 
 /** What the run measures; `reps` measured runs each, after one warm-up run. */
 function variants({ reps, loopReps }) {
 	return [
 		{ key: 'empty-1000', kind: 'empty', items: ITEMS, reps },
-		{ key: 'ours-stdio-c1-1000', kind: 'ours', transport: 'stdio', concurrency: 1, items: ITEMS, reps },
-		{ key: 'ours-stdio-c8-1000', kind: 'ours', transport: 'stdio', concurrency: 8, items: ITEMS, reps },
-		{ key: 'ours-http-c1-1000', kind: 'ours', transport: 'http', concurrency: 1, items: ITEMS, reps },
-		{ key: 'ours-http-c8-1000', kind: 'ours', transport: 'http', concurrency: 8, items: ITEMS, reps },
-		// The same node with constant arguments: what the per-item expression costs in n8n 2.41.
-		// Arguments mode "Input Item": the item is the arguments object, no expression per item.
-		{ key: 'ours-stdio-c1-item-1000', kind: 'ours', transport: 'stdio', concurrency: 1, items: ITEMS, reps, argumentsFromItem: true },
-		{ key: 'ours-stdio-c8-item-1000', kind: 'ours', transport: 'stdio', concurrency: 8, items: ITEMS, reps, argumentsFromItem: true },
-		{ key: 'ours-http-c1-item-1000', kind: 'ours', transport: 'http', concurrency: 1, items: ITEMS, reps, argumentsFromItem: true },
-		{ key: 'ours-http-c8-item-1000', kind: 'ours', transport: 'http', concurrency: 8, items: ITEMS, reps, argumentsFromItem: true },
-		{ key: 'ours-stdio-c1-const-1000', kind: 'ours', transport: 'stdio', concurrency: 1, items: ITEMS, reps, constantArguments: true },
-		{ key: 'ours-http-c8-const-1000', kind: 'ours', transport: 'http', concurrency: 8, items: ITEMS, reps, constantArguments: true },
-		{ key: 'ours-stdio-c1-1', kind: 'ours', transport: 'stdio', concurrency: 1, items: 1, reps },
-		{ key: 'ours-http-c1-1', kind: 'ours', transport: 'http', concurrency: 1, items: 1, reps },
+		...['fields', 'item', 'expression'].flatMap((args) =>
+			['stdio', 'http'].flatMap((transport) =>
+				// Sequential runs are compared with the raw SDK client's within 1.25×: two samples a round,
+				// as the raw loop takes, so that the medians are over ten runs on each side.
+				[1, 8].map((concurrency) => ({ key: `ours-${transport}-c${concurrency}-${args}-1000`, kind: 'ours', transport, concurrency, items: ITEMS, reps, args, perRound: concurrency === 1 ? RAW_PER_ROUND : 1 })),
+			),
+		),
+		{ key: 'ours-stdio-c1-fields-1', kind: 'ours', transport: 'stdio', concurrency: 1, items: 1, reps, args: 'fields' },
+		{ key: 'ours-http-c1-fields-1', kind: 'ours', transport: 'http', concurrency: 1, items: 1, reps, args: 'fields' },
 		{ key: 'builtin-http-1000', kind: 'builtin', transport: 'http', concurrency: 1, items: ITEMS, reps },
 		{ key: 'builtin-http-1', kind: 'builtin', transport: 'http', concurrency: 1, items: 1, reps },
 		{ key: 'nodesmcp-stdio-20', kind: 'nodesMcp', transport: 'stdio', concurrency: 1, items: LOOP_ITEMS, reps: loopReps },
@@ -64,7 +61,7 @@ function verifyOutput(variant, status, body) {
 	}[variant.kind];
 	body.forEach((item, i) => {
 		const text = textOf(item);
-		const expected = variant.constantArguments ? 'Echo: constant' : `Echo: m${i}`;
+		const expected = `Echo: m${i}`;
 		if (text !== expected) throw new Error(`${variant.key}: item ${i} is ${JSON.stringify(item).slice(0, 300)}`);
 	});
 }
@@ -202,7 +199,7 @@ class CallToolBench {
 			}
 		}
 		const output = await this.track(() =>
-			runScript(this.node24, 'call-loop.js', { configs, warmup: 1, warmupItems: ITEMS, reps: 1, httpServerPid: this.everything.pid }, { env: { [RUN_MARKER_NAME]: this.runId } }),
+			runScript(this.node24, 'call-loop.js', { configs, warmup: 1, warmupItems: ITEMS, reps: RAW_PER_ROUND, httpServerPid: this.everything.pid }, { env: { [RUN_MARKER_NAME]: this.runId } }),
 		);
 		return output.results;
 	}
@@ -222,15 +219,17 @@ class CallToolBench {
 		for (let round = 0; round < rounds; round++) {
 			for (const variant of this.variants) {
 				if (round >= variant.reps) continue;
-				const sample = await this.runVariant(variant);
-				samples[variant.key].push(sample);
-				log(`round ${round + 1}/${rounds}: ${variant.key}: node ${sample.nodeMs} ms, wall ${Math.round(sample.wallMs)} ms`);
+				for (let i = 0; i < (variant.perRound ?? 1); i++) {
+					const sample = await this.runVariant(variant);
+					samples[variant.key].push(sample);
+					log(`round ${round + 1}/${rounds}: ${variant.key}: node ${sample.nodeMs} ms, wall ${Math.round(sample.wallMs)} ms`);
+				}
 			}
 			if (round < this.rawReps) {
 				for (const result of await this.runClientLoops()) {
 					const key = `${result.client}-${result.transport}-c${result.concurrency}-${result.items}`;
 					(raw[key] ??= { ...result, runs: [] }).runs.push(...result.runs);
-					log(`round ${round + 1}/${rounds}: ${key}: total ${Math.round(result.runs[0].totalMs)} ms (calls ${Math.round(result.runs[0].callsMs)} ms)`);
+					for (const run of result.runs) log(`round ${round + 1}/${rounds}: ${key}: total ${Math.round(run.totalMs)} ms (calls ${Math.round(run.callsMs)} ms)`);
 				}
 			}
 		}
@@ -258,8 +257,7 @@ function analyse(bench, { samples, raw }) {
 			kind: variant.kind,
 			transport: variant.transport ?? null,
 			concurrency: variant.concurrency ?? null,
-			constantArguments: variant.constantArguments === true,
-			argumentsFromItem: variant.argumentsFromItem === true,
+			args: variant.args ?? null,
 			items: variant.items,
 			reps: list.length,
 			nodeMs,
