@@ -115,48 +115,32 @@ async function startFakeModelServer() {
 }
 
 /**
- * CPU time spent inside the fake provider in this process (its JSON.parse of the request, the answer,
- * JSON.stringify of the response), in ms. A real provider does that work on its own servers, and the
- * loopback fake runs in a child process for the same reason; in-process callers subtract this from
- * their CPU time so that what remains is the host's own (and its SDK's). Read with process.cpuUsage()
- * (microseconds; process.threadCpuUsage() counts in scheduler ticks on some kernels, 4 ms here).
+ * The in-process fake's answer, at next to no CPU cost: a zero-latency provider should not spend the
+ * host's CPU either. The turn is the number of tool results in the conversation, counted in the
+ * request text instead of parsing it (the bench's tool results never contain the marker), the model
+ * is read from the text, and each answer's bytes are built once. The answers are the bytes answer()
+ * gives for the same request (checked on first use of each).
  */
-const providerCpu = { ms: 0, calls: 0 };
-const readCpu = () => process.cpuUsage();
+const TOOL_RESULT_MARKERS = { anthropic: '"tool_result"', openai: '"role":"tool"' };
+const cheapAnswers = new Map();
 
-/** Runs fn() (synchronous) and adds its CPU time to providerCpu, with the cost of measuring it. */
-function asProvider(fn) {
-	const c0 = readCpu();
-	try {
-		return fn();
-	} finally {
-		const c = readCpu();
-		providerCpu.ms += (c.user - c0.user + c.system - c0.system) / 1000 + meterOutsideMs;
-		providerCpu.calls++;
+function cheapAnswer(pathname, bodyText) {
+	const api = pathname.endsWith('/v1/messages') ? 'anthropic' : pathname.endsWith('/chat/completions') ? 'openai' : null;
+	const modelAt = bodyText.indexOf('"model":"');
+	if (!api || modelAt < 0) return answer(pathname, bodyText);
+	const model = bodyText.slice(modelAt + 9, bodyText.indexOf('"', modelAt + 9));
+	const marker = TOOL_RESULT_MARKERS[api];
+	let turn = 0;
+	for (let at = bodyText.indexOf(marker); at >= 0; at = bodyText.indexOf(marker, at + marker.length)) turn++;
+	const key = `${api} ${model} ${turn}`;
+	let reply = cheapAnswers.get(key);
+	if (!reply) {
+		const parsedTurn = turnOf(JSON.parse(bodyText).messages);
+		if (parsedTurn !== turn) throw new Error(`fake model: counted turn ${turn}, the conversation says ${parsedTurn}`);
+		reply = answer(pathname, bodyText);
+		cheapAnswers.set(key, reply);
 	}
-}
-
-/**
- * The part of asProvider()'s own cost that its two readings do not see (~1 µs: reading the clock
- * itself), calibrated once on an empty call, so the host is not charged for the metering either.
- */
-let meterOutsideMs = 0;
-let calibrated = false;
-function calibrateMeter() {
-	calibrated = true;
-	const n = 10_000;
-	const rounds = [];
-	for (let round = 0; round < 5; round++) {
-		const before = providerCpu.ms;
-		const c0 = readCpu();
-		for (let i = 0; i < n; i++) asProvider(() => undefined);
-		const c = readCpu();
-		rounds.push(((c.user - c0.user + c.system - c0.system) / 1000 - (providerCpu.ms - before)) / n);
-	}
-	rounds.sort((a, b) => a - b);
-	meterOutsideMs = Math.max(0, rounds[2]);
-	providerCpu.ms = 0;
-	providerCpu.calls = 0;
+	return reply;
 }
 
 /** Base URLs for the SDK clients when they use fakeFetch (never resolved: no socket is opened). */
@@ -169,8 +153,9 @@ const FETCH_BASE_URLS = { anthropic: 'http://fake-model.invalid', openai: 'http:
 async function fakeFetch(input, init) {
 	const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
 	const query = url.indexOf('?');
-	if (!calibrated) calibrateMeter();
-	const { status, text } = asProvider(() => answer(query < 0 ? url : url.slice(0, query), typeof init?.body === 'string' ? init.body : ''));
+	const path = query < 0 ? url : url.slice(0, query);
+	const body = typeof init?.body === 'string' ? init.body : '';
+	const { status, text } = cheapAnswer(path, body);
 	recording?.push(`${status} ${text}`);
 	return new Response(text, { status, headers: { 'content-type': 'application/json' } });
 }
@@ -189,4 +174,4 @@ async function recordResponses(fn) {
 	return list;
 }
 
-module.exports = { anthropic, openaiChat, answer, startFakeModelServer, fakeFetch, recordResponses, FETCH_BASE_URLS, providerCpu, asProvider, planOf };
+module.exports = { anthropic, openaiChat, answer, startFakeModelServer, fakeFetch, recordResponses, FETCH_BASE_URLS, planOf };

@@ -132,13 +132,12 @@ function agentSection(agent) {
 		ms(c.ours.cpuPerTurnMs),
 		`**${x(c.ratioCpu)}**`,
 		x(c.ratioCpuPaired),
-		c.mode === 'sdk' ? x(c.ratioCpuWithProvider) : '–',
 		x(c.ratioWall),
 		ms(c.overheadPerTurnCpuMs, 3),
 	]);
 	out.push(
 		table(
-			['Provider API', 'Model path', 'Turns', 'Raw loop, per turn', 'Ours, per turn', 'Ratio (CPU)', 'Paired ratio (CPU)', 'Ratio with the fake\'s CPU', 'Ratio (wall)', 'Added per turn'],
+			['Provider API', 'Model path', 'Turns', 'Raw loop, per turn', 'Ours, per turn', 'Ratio (CPU)', 'Paired ratio (CPU)', 'Ratio (wall)', 'Added per turn'],
 			rows,
 			['l', 'l'],
 		),
@@ -152,7 +151,7 @@ function agentSection(agent) {
 			'Model paths: **SDK client, in-process fetch** (the target\'s measurement): both sides use the real Anthropic/OpenAI SDK clients (ours through `createModelClient`), given a `fetch` that answers from the fake in-process, so the SDKs build, serialize and parse every request and response but no socket is opened. ' +
 			'**SDK client → loopback fake**: the same clients against the fake as an HTTP server in a child process (adds the HTTP stack on both sides). ' +
 			'**No SDK, fake called in-process**: both call the fake function directly, which leaves only the loops\' own work (the raw loop there is a few lines of code, so this is the strictest view of what our loop adds). ' +
-			'Times are CPU time of the benchmark process, which holds the host side (both loops, the MCP server), minus, on the in-process fetch path, the CPU time spent inside the fake provider (parsing the request, answering), which a real provider spends on its own servers and which the loopback fake spends in its own process ("with the fake\'s CPU" keeps it in). ' +
+			'Times are CPU time of the benchmark process, which holds the host side (both loops, the MCP server). The provider\'s own work is not the host\'s: on the in-process fetch path the fake answers at next to no CPU cost (it counts the turn in the request text and keeps each answer\'s bytes), and the loopback fake runs in its own process. ' +
 			'Our Anthropic requests carry a little more than the raw loop\'s (`tool_choice`, cache markers on the tools and the system prompt), which the SDK serializes on every turn. ' +
 			'Runs are timed in small alternating batches (ours, raw, raw, ours, ...) in a warm process without forced GCs; "Ratio (CPU)" is the ratio of the medians over batches, "Paired ratio" the median of ours ÷ raw over adjacent batches (steadier when the machine is shared); wall-clock ratios alongside. ' +
 			'"Added per turn" is ours minus raw, per turn.',

@@ -15,15 +15,16 @@
 //            no SDK at all, which leaves nothing but the host's own work to compare
 //
 // Input (argv[2], JSON): { quick, modes? (default ['sdk', 'direct', 'http']), gc? (forced GC before each batch) }
-// Output (last stdout line, JSON): { configs: [{ provider, mode, turns, ours: {cpu, wall, cpuWithProvider}, raw: {...},
-//   ratioCpu, ratioCpuPaired, ratioCpuWithProvider, ratioWall }], setup }
+// Output (last stdout line, JSON): { configs: [{ provider, mode, turns, ours: {cpu, wall}, raw: {...},
+//   ratioCpu, ratioCpuPaired, ratioWall }], setup }
 //
 // The host side (both loops, the MCP server; in 'sdk' and 'direct' mode the fake too) runs in this one
 // process, so its CPU time is the host's own work and moves much less with other load on the machine
-// than wall-clock (recorded too). In 'sdk' mode the fake provider's own CPU time (JSON.parse of the
-// request, the answer, JSON.stringify of it) is measured around each request and left out, as in
-// 'http' mode, where the fake runs in a child process: a real provider does that work on its
-// servers. In 'direct' mode the fake only builds an object (no JSON), and that stays in, both sides.
+// than wall-clock (recorded too). In 'sdk' mode the fake answers at next to no CPU cost
+// (fakeModel.cheapAnswer: the turn counted in the request text, cached answer bytes); in 'http' mode
+// it runs in a child process. Either way the provider's own work is not charged to the host, as a
+// real provider does it on its servers. In 'direct' mode the fake only builds an object (no JSON),
+// and that stays in, both sides.
 
 const { spawn } = require('node:child_process');
 const path = require('node:path');
@@ -201,23 +202,15 @@ function plan(mode, turns) {
 	return input.quick ? { ...base, warmup: Math.ceil(base.warmup / 4), batches: Math.ceil(base.batches / 4) } : base;
 }
 
-/**
- * Wall-clock and CPU time per run of a batch, in ms. `cpu` is the host's: CPU time of this process
- * (user + system, all threads) minus the time spent inside the fake provider (fake.providerCpu: its
- * request parsing and answer, which a real provider does on its own servers, and which the loopback
- * fake does in its own process); `cpuWithProvider` keeps it in.
- */
+/** Wall-clock and CPU time (this process: user + system, all threads) per run of a batch, in ms. */
 async function timedBatch(fn, size) {
 	if (input.gc) global.gc?.();
-	const p0 = fake.providerCpu.ms;
 	const c0 = process.cpuUsage();
 	const t0 = performance.now();
 	for (let i = 0; i < size; i++) await fn();
 	const wall = performance.now() - t0;
 	const cpu = process.cpuUsage(c0);
-	const total = (cpu.user + cpu.system) / 1000;
-	const provider = fake.providerCpu.ms - p0;
-	return { wall: wall / size, cpu: (total - provider) / size, cpuWithProvider: total / size, providerCpu: provider / size };
+	return { wall: wall / size, cpu: (cpu.user + cpu.system) / 1000 / size };
 }
 
 (async () => {
@@ -259,9 +252,7 @@ async function timedBatch(fn, size) {
 						const side = (runs) => {
 							const cpu = summary(runs.map((r) => r.cpu));
 							const wall = summary(runs.map((r) => r.wall));
-							const cpuWithProvider = summary(runs.map((r) => r.cpuWithProvider));
-							const providerCpu = summary(runs.map((r) => r.providerCpu));
-							return { cpu, wall, cpuWithProvider, providerCpuMs: providerCpu.median, cpuPerTurnMs: cpu.median / turns, wallPerTurnMs: wall.median / turns };
+							return { cpu, wall, cpuPerTurnMs: cpu.median / turns, wallPerTurnMs: wall.median / turns };
 						};
 						const o = side(ours);
 						const r = side(raw);
@@ -276,12 +267,11 @@ async function timedBatch(fn, size) {
 							raw: r,
 							ratioCpu: o.cpu.median / r.cpu.median,
 							ratioCpuPaired: paired.median,
-							ratioCpuWithProvider: o.cpuWithProvider.median / r.cpuWithProvider.median,
 							ratioWall: o.wall.median / r.wall.median,
 							overheadPerTurnCpuMs: (o.cpu.median - r.cpu.median) / turns,
 						});
 						process.stderr.write(
-							`[agent] ${provider} ${mode} ${turns} turns: cpu ours ${o.cpu.median.toFixed(3)} ms, raw ${r.cpu.median.toFixed(3)} ms (x${(o.cpu.median / r.cpu.median).toFixed(3)}, paired x${paired.median.toFixed(3)}, with the fake's own CPU x${(o.cpuWithProvider.median / r.cpuWithProvider.median).toFixed(3)}); wall x${(o.wall.median / r.wall.median).toFixed(3)}\n`,
+							`[agent] ${provider} ${mode} ${turns} turns: cpu ours ${o.cpu.median.toFixed(3)} ms, raw ${r.cpu.median.toFixed(3)} ms (x${(o.cpu.median / r.cpu.median).toFixed(3)}, paired x${paired.median.toFixed(3)}); wall x${(o.wall.median / r.wall.median).toFixed(3)}\n`,
 						);
 					}
 				} finally {
