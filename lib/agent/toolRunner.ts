@@ -33,26 +33,37 @@ export function runToolCalls(calls: PlannedCall[], options: ToolRunnerOptions): 
 	return mapWithConcurrency(calls, options.concurrency, (call) => runOne(call, options, durations)).then((outcomes) => ({ outcomes, durations }));
 }
 
-async function runOne(call: PlannedCall, options: ToolRunnerOptions, durations: Record<string, number>): Promise<ToolOutcome> {
+/** One call to its outcome; never rejects. A promise chain, not an async function: one suspended frame less per call. */
+function runOne(call: PlannedCall, options: ToolRunnerOptions, durations: Record<string, number>): Promise<ToolOutcome> {
 	const started = performance.now();
+	const done = (outcome: ToolOutcome): ToolOutcome => {
+		durations[call.id] = Math.round(performance.now() - started);
+		return outcome;
+	};
+	const failed = (error: unknown): ToolOutcome => {
+		const message = error instanceof McpFailure ? error.summary : (error as Error).message;
+		return done(errorOutcome(call.id, `The tool call failed: ${message}`, options.limits));
+	};
 	try {
-		if (!call.tool) return errorOutcome(call.id, call.rejection ?? 'Unknown tool.', options.limits);
+		if (!call.tool) return Promise.resolve(done(errorOutcome(call.id, call.rejection ?? 'Unknown tool.', options.limits)));
 		const connection = options.connections.get(call.tool.serverId);
-		if (!connection) return errorOutcome(call.id, `Server "${call.tool.serverName}" is not connected.`, options.limits);
+		if (!connection) return Promise.resolve(done(errorOutcome(call.id, `Server "${call.tool.serverName}" is not connected.`, options.limits)));
 		const { mcpName, serverId } = call.tool;
-		const result = await connection.request(`calling tool "${mcpName}"`, (client) =>
-			client
-				.callTool({ name: mcpName, arguments: call.arguments as Record<string, unknown> }, CallToolResultSchema, { timeout: options.timeoutMs })
-				.then((output) => {
+		return connection
+			.request(`calling tool "${mcpName}"`, (client) =>
+				client.callTool({ name: mcpName, arguments: call.arguments as Record<string, unknown> }, CallToolResultSchema, { timeout: options.timeoutMs }).then((output) => {
 					checkToolOutput({ name: mcpName, outputSchema: options.outputSchemas?.get(outputSchemaKey(serverId, mcpName)) }, output);
 					return output as Record<string, unknown>;
 				}),
-		);
-		return toolOutcomeFromMcp(call.id, result, options.limits);
+			)
+			.then((result) => {
+				try {
+					return done(toolOutcomeFromMcp(call.id, result, options.limits));
+				} catch (error) {
+					return failed(error);
+				}
+			}, failed);
 	} catch (error) {
-		const message = error instanceof McpFailure ? error.summary : (error as Error).message;
-		return errorOutcome(call.id, `The tool call failed: ${message}`, options.limits);
-	} finally {
-		durations[call.id] = Math.round(performance.now() - started);
+		return Promise.resolve(failed(error));
 	}
 }

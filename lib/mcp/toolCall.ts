@@ -20,28 +20,37 @@ export class ArgumentValidationError extends Error {
 }
 
 /**
- * Validates, then calls. A validation failure throws before any byte reaches the server: model or
- * user input is untrusted until it matches the tool's own schema.
+ * Validates, then calls. A validation failure rejects before any byte reaches the server: model or
+ * user input is untrusted until it matches the tool's own schema. (A promise chain rather than
+ * async functions: fewer suspended frames on each of a large run's calls.)
  */
-export async function callToolValidated(
+export function callToolValidated(
 	connection: McpConnection,
 	tool: ToolDefinition,
 	args: unknown,
 	options: ToolCallOptions = {},
 ): Promise<Record<string, unknown>> {
-	const outcome = validateArguments(tool.inputSchema, args);
-	if (!outcome.valid) throw new ArgumentValidationError(tool.name, outcome.problems, outcome.summary);
+	let outcome: ReturnType<typeof validateArguments>;
+	try {
+		outcome = validateArguments(tool.inputSchema, args);
+	} catch (error) {
+		return Promise.reject(error);
+	}
+	if (!outcome.valid) return Promise.reject(new ArgumentValidationError(tool.name, outcome.problems, outcome.summary));
 	const timeout = options.timeoutMs ?? connection.config.requestTimeoutMs;
-	return connection.request(`calling tool "${tool.name}"`, async (client) => {
-		const result = (await client.callTool({ name: tool.name, arguments: args as Record<string, unknown> }, CallToolResultSchema, {
-			timeout,
-			resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
-			...(options.resetTimeoutOnProgress ? { maxTotalTimeout: options.maxTotalTimeoutMs ?? timeout * 10, onprogress: () => undefined } : {}),
-			...(options.signal ? { signal: options.signal } : {}),
-		})) as Record<string, unknown>;
-		checkToolOutput(tool, result);
-		return result;
-	});
+	return connection.request(`calling tool "${tool.name}"`, (client) =>
+		client
+			.callTool({ name: tool.name, arguments: args as Record<string, unknown> }, CallToolResultSchema, {
+				timeout,
+				resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
+				...(options.resetTimeoutOnProgress ? { maxTotalTimeout: options.maxTotalTimeoutMs ?? timeout * 10, onprogress: () => undefined } : {}),
+				...(options.signal ? { signal: options.signal } : {}),
+			})
+			.then((result) => {
+				checkToolOutput(tool, result);
+				return result as Record<string, unknown>;
+			}),
+	);
 }
 
 /**
