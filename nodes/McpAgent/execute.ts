@@ -193,17 +193,14 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 				const initial = stateForItem.call(this, itemIndex, items[itemIndex], shared);
 				if (!initial) continue;
 				const options = this.getNodeParameter('options', itemIndex, {}) as AgentOptions;
-				const final = await runAgent(initial, {
-					model,
-					runTools: (calls) =>
-						runToolCalls(calls, {
-							connections: servers.connections,
-							outputSchemas: servers.outputSchemas,
-							concurrency: options.toolConcurrency ?? 4,
-							timeoutMs: options.toolTimeout ?? 60_000,
-							limits: { ...DEFAULT_OUTCOME_LIMITS, maxChars: initial.settings.maxToolResultChars },
-						}),
-				});
+				const toolRunnerOptions = {
+					connections: servers.connections,
+					outputSchemas: servers.outputSchemas,
+					concurrency: options.toolConcurrency ?? 4,
+					timeoutMs: options.toolTimeout ?? 60_000,
+					limits: { ...DEFAULT_OUTCOME_LIMITS, maxChars: initial.settings.maxToolResultChars },
+				};
+				const final = await runAgent(initial, { model, runTools: (calls) => runToolCalls(calls, toolRunnerOptions) });
 				const effect = nextEffect(final);
 				if (effect.type === 'request_approval') {
 					const hours = (this.getNodeParameter('approvalOptions', itemIndex, {}) as ApprovalOptions).timeoutHours ?? 24;
