@@ -41,7 +41,7 @@ function runOne(call: PlannedCall, options: ToolRunnerOptions, durations: Record
 		return outcome;
 	};
 	const failed = (error: unknown): ToolOutcome => {
-		const message = error instanceof McpFailure ? error.summary : (error as Error).message;
+		const message = error instanceof McpFailure ? error.summary : error instanceof Error ? error.message : String(error);
 		return done(errorOutcome(call.id, `The tool call failed: ${message}`, options.limits));
 	};
 	try {
