@@ -1,6 +1,7 @@
 import { validateArguments } from '../tools/argumentValidator';
 import { hashArguments } from '../approvals/argumentHash';
 import type { RunToolsPhase } from './step';
+import { setEntry } from './ownEntry';
 import type { AgentState, CatalogTool, PlannedCall, ReviewDecision, ToolOutcome } from './types';
 
 /**
@@ -49,13 +50,13 @@ export function applyDecisions(
 		const decided = { ...call.review, reviewer: event.reviewer, decidedAt: event.decidedAt, rounds: call.review.rounds + 1, ...(decision.reason ? { reason: decision.reason } : {}) };
 		if (decision.decision === 'approve') return { ...call, review: { ...decided, status: 'approved' } };
 		if (decision.decision === 'deny') {
-			outcomes[call.id] = errorOutcome(call.id, `A person reviewing this call denied it, so it was not run.${decision.reason ? ` Reason: ${decision.reason}` : ''}`);
+			setEntry(outcomes, call.id, errorOutcome(call.id, `A person reviewing this call denied it, so it was not run.${decision.reason ? ` Reason: ${decision.reason}` : ''}`));
 			return { ...call, review: { ...decided, status: 'denied' } };
 		}
 		const tool = state.tools.find((t) => t.serverId === call.tool?.serverId && t.mcpName === call.tool?.mcpName);
 		const validation = validateArguments(tool?.inputSchema, decision.arguments);
 		if (!validation.valid) {
-			outcomes[call.id] = errorOutcome(call.id, `A person reviewing this call edited its arguments, but the edited arguments are invalid (${validation.summary}), so it was not run.`);
+			setEntry(outcomes, call.id, errorOutcome(call.id, `A person reviewing this call edited its arguments, but the edited arguments are invalid (${validation.summary}), so it was not run.`));
 			return { ...call, review: { ...decided, status: 'denied', reason: `edited arguments invalid: ${validation.summary}` } };
 		}
 		return {
@@ -75,7 +76,7 @@ export function expireApproval(phase: RunToolsPhase, approvalId: string, at: str
 	const outcomes = { ...phase.outcomes };
 	const calls = phase.calls.map((call): PlannedCall => {
 		if (call.review?.status !== 'pending' || Object.hasOwn(outcomes, call.id)) return call;
-		outcomes[call.id] = errorOutcome(call.id, 'Approval expired: nobody approved this call within the time limit, so it was not run.');
+		setEntry(outcomes, call.id, errorOutcome(call.id, 'Approval expired: nobody approved this call within the time limit, so it was not run.'));
 		return { ...call, review: { ...call.review, status: 'expired', decidedAt: at, reason: 'approval expired' } };
 	});
 	const { approval: _closed, ...rest } = phase;
@@ -93,7 +94,7 @@ export function refreshCatalog(phase: RunToolsPhase, tools: CatalogTool[]): RunT
 		if (!call.tool || call.rejection || Object.hasOwn(outcomes, call.id)) return call;
 		const current = tools.find((t) => t.serverId === call.tool?.serverId && t.mcpName === call.tool?.mcpName);
 		if (!current) {
-			outcomes[call.id] = errorOutcome(call.id, `The tool "${call.tool.mcpName}" is no longer offered by server "${call.tool.serverName}", so it was not run.`);
+			setEntry(outcomes, call.id, errorOutcome(call.id, `The tool "${call.tool.mcpName}" is no longer offered by server "${call.tool.serverName}", so it was not run.`));
 			return call;
 		}
 		if (current.fingerprint === call.tool.fingerprint) return call;

@@ -5,6 +5,7 @@ import type { ProviderId } from '../providers/types';
 import { requiresApproval } from '../approvals/policy';
 import { hashArguments } from '../approvals/argumentHash';
 import { applyDecisions, expireApproval, refreshCatalog } from './review';
+import { setEntry } from './ownEntry';
 import type {
 	AgentEffect,
 	AgentEvent,
@@ -316,12 +317,6 @@ export function summarize(outcome: ToolOutcome): string {
 
 /** Whitespace other than single spaces between words: where collapsing and trimming change the text. */
 const UNNORMALIZED = /[^\S ]| \s|^\s|\s$/;
-
-/** `record[key] = value` as an own data property, also for keys such as "__proto__" (call ids come from the model). */
-function setEntry<T>(record: Record<string, T>, key: string, value: T): void {
-	if (key === '__proto__') Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
-	else record[key] = value;
-}
 
 /**
  * A new array: `items` after `list` (states are never changed in place), of the exact size. A plain

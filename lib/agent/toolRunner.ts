@@ -2,6 +2,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnection } from '../mcp/connection';
 import { McpFailure } from '../mcp/errors';
 import { checkToolOutput } from '../mcp/toolCall';
+import { setEntry } from './ownEntry';
 import { outputSchemaKey } from './servers';
 import { mapWithConcurrency } from '../util/mapWithConcurrency';
 import { errorOutcome, toolOutcomeFromMcp, type OutcomeLimits } from './toolOutcome';
@@ -37,7 +38,7 @@ export function runToolCalls(calls: PlannedCall[], options: ToolRunnerOptions): 
 function runOne(call: PlannedCall, options: ToolRunnerOptions, durations: Record<string, number>): Promise<ToolOutcome> {
 	const started = performance.now();
 	const done = (outcome: ToolOutcome): ToolOutcome => {
-		durations[call.id] = Math.round(performance.now() - started);
+		setEntry(durations, call.id, Math.round(performance.now() - started));
 		return outcome;
 	};
 	const failed = (error: unknown): ToolOutcome => {

@@ -99,6 +99,32 @@ describe('review in the step function', () => {
 	});
 });
 
+describe('review of a call whose id is an Object.prototype name (ids come from the model)', () => {
+	function pausedWith(id: string): AgentState {
+		let state = pausedRun();
+		state = step(state, { type: 'tool_outcomes', outcomes: [{ id: 'c1', isError: false, text: 'x', images: [] }] });
+		state = step(state, { type: 'approval_opened', approval: { id: 'ap1', requestedAt: 't0', expiresAt: 't1' } });
+		// The pending call keeps its id; only the id differs from the runs above.
+		const phase = state.phase as Extract<AgentState['phase'], { name: 'run_tools' }>;
+		return { ...state, phase: { ...phase, calls: phase.calls.map((c) => (c.id === 'c2' ? { ...c, id } : c)) } };
+	}
+	const resultsOf = (state: AgentState) => (state.transcript[state.transcript.length - 1] as { content: Array<Record<string, unknown>> }).content;
+
+	it.each(['__proto__', 'constructor'])('a denial, an invalid edit and an expiry of call "%s" each reach the model as its result', (id) => {
+		const hash = hashArguments({ path: 'b' });
+		const denied = step(pausedWith(id), { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: id, argsHash: hash, decision: 'deny', reason: 'no' }], decidedAt: 't' });
+		const invalid = step(pausedWith(id), { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: id, argsHash: hash, decision: 'edit', arguments: { path: 3 } }], decidedAt: 't' });
+		const expired = step(pausedWith(id), { type: 'approval_expired', approvalId: 'ap1', at: 't2' });
+		for (const [state, text] of [[denied, 'denied it'], [invalid, 'edited arguments are invalid'], [expired, 'Approval expired']] as const) {
+			expect(nextEffect(state)).toEqual({ type: 'call_model' });
+			const results = resultsOf(state);
+			expect(results.map((r) => r.tool_use_id)).toEqual(['c1', id]);
+			expect(results[1]).toMatchObject({ is_error: true });
+			expect(String(results[1].content)).toContain(text);
+		}
+	});
+});
+
 describe('review page and submission', () => {
 	function request() {
 		let state = pausedRun();

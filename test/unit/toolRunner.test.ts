@@ -40,6 +40,12 @@ describe('runToolCalls', () => {
 		expect(Object.keys(durations).sort()).toEqual(['error', 'nothing', 'ok', 'string', 'sync', 'unknown']);
 	});
 
+	it('records the duration of a call whose id is "__proto__" as an own entry', async () => {
+		const { outcomes, durations } = await run([call('__proto__')], () => Promise.resolve({ content: [{ type: 'text', text: 'fine' }] }));
+		expect(outcomes[0]).toMatchObject({ id: '__proto__', isError: false, text: 'fine' });
+		expect(Object.keys(durations)).toEqual(['__proto__']);
+	});
+
 	it('reports a server that is not connected, and a malformed result, as outcomes', async () => {
 		const missing = await runToolCalls([call('a', { tool: { ...tool, serverId: 'gone' } })], { connections: new Map(), concurrency: 1, timeoutMs: 1000, limits: DEFAULT_OUTCOME_LIMITS });
 		expect(missing.outcomes[0]).toMatchObject({ id: 'a', isError: true, text: 'Server "server one" is not connected.' });
