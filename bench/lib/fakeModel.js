@@ -174,4 +174,4 @@ async function recordResponses(fn) {
 	return list;
 }
 
-module.exports = { anthropic, openaiChat, answer, startFakeModelServer, fakeFetch, recordResponses, FETCH_BASE_URLS, planOf };
+module.exports = { anthropic, openaiChat, startFakeModelServer, fakeFetch, recordResponses, FETCH_BASE_URLS, planOf };

@@ -219,8 +219,9 @@ class CallToolBench {
 	}
 
 	/**
-	 * Warm-up once per variant, then measured rounds; every round runs each variant once and the
-	 * raw SDK client once, interleaved, so that load changes on the machine hit all of them alike.
+	 * Warm-up once per variant, then measured rounds; every round runs each variant (`perRound` times,
+	 * in roundOrder()) and then the raw SDK client and library loops (RAW_PER_ROUND runs each), so that
+	 * load changes on the machine hit all of them alike.
 	 */
 	async measure() {
 		const samples = Object.fromEntries(this.variants.map((v) => [v.key, []]));
