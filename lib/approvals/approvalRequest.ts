@@ -23,6 +23,18 @@ export interface PendingCallView {
 	warnings: string[];
 }
 
+/** A tool result the model saw since the last user turn: where injected instructions usually come from. */
+export interface ContextToolResult {
+	callId: string;
+	server: string;
+	tool: string;
+	isError: boolean;
+	/** The result text as the model saw it (already capped by the run's limits). */
+	text: string;
+	/** Poisoning warnings from scanning the text, as for tool descriptions. */
+	warnings: string[];
+}
+
 export interface ApprovalRequest {
 	kind: typeof APPROVAL_REQUEST_KIND;
 	approvalId: string;
@@ -31,7 +43,14 @@ export interface ApprovalRequest {
 	reviewUrl?: string;
 	/** What the model said alongside its tool calls. */
 	assistantText: string;
+	/** The user's request that started the run (the latest user turn). */
 	userMessage?: string;
+	/** Tool results since the last user turn, scanned and flagged. */
+	recentResults?: ContextToolResult[];
+	/** Why this request is handed out again while its calls stay pending (e.g. a channel resumed without a decision). */
+	notice?: string;
+	/** SHA-256 (hex) of this approval's own review secret, which reviewUrl carries; MCP Approval checks it. */
+	reviewTokenHash?: string;
 	calls: PendingCallView[];
 	summaryText: string;
 	summaryMarkdown: string;
