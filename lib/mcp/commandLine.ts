@@ -28,9 +28,14 @@ export function parseArguments(text: string, field = 'Arguments'): string[] {
 		if (!Array.isArray(parsed) || parsed.some((item) => typeof item !== 'string')) {
 			throw new ConfigFormatError(`${field}: a JSON array must contain only strings`);
 		}
-		return parsed as string[];
+		return checkedWords(parsed as string[], field);
 	}
-	return splitWords(trimmed, field);
+	return checkedWords(splitWords(trimmed, field), field);
+}
+
+function checkedWords(words: string[], field: string): string[] {
+	words.forEach((word, index) => checkNoNul(word, `${field}: argument ${index + 1}`));
+	return words;
 }
 
 function splitWords(text: string, field: string): string[] {
@@ -91,6 +96,7 @@ export function parseEnvironment(text: string, field = 'Environment Variables'):
 		for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) {
 			checkVariableName(name, field);
 			if (typeof value !== 'string') throw new ConfigFormatError(`${field}: the value of ${name} must be a string`);
+			checkNoNul(value, `${field}: the value of ${name}`);
 			env[name] = value;
 		}
 		return env;
@@ -104,6 +110,7 @@ export function parseEnvironment(text: string, field = 'Environment Variables'):
 		const name = content.slice(0, eq).trim();
 		checkVariableName(name, field, index + 1);
 		env[name] = content.slice(eq + 1);
+		checkNoNul(env[name], `${field}: the value of ${name}`);
 	});
 	return env;
 }
@@ -124,9 +131,10 @@ export function parseHeaders(text: string, field = 'Headers'): Record<string, st
 	if (trimmed === '') return {};
 	const headers: Record<string, string> = {};
 	const add = (name: string, value: unknown, where: string) => {
-		if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new ConfigFormatError(`${field}: ${where} has an invalid header name`);
+		if (!isHeaderName(name)) throw new ConfigFormatError(`${field}: ${where} has an invalid header name`);
 		if (typeof value !== 'string') throw new ConfigFormatError(`${field}: the value of header ${name} must be a string`);
-		if (/[\r\n]/.test(value)) throw new ConfigFormatError(`${field}: the value of header ${name} contains a line break`);
+		const problem = headerValueProblem(value);
+		if (problem) throw new ConfigFormatError(`${field}: the value of header ${name} ${problem}`);
 		headers[name] = value;
 	};
 	if (trimmed.startsWith('{')) {
@@ -147,4 +155,31 @@ export function parseHeaders(text: string, field = 'Headers'): Record<string, st
 		add(content.slice(0, colon).trim(), content.slice(colon + 1).trim(), `line ${index + 1}`);
 	});
 	return headers;
+}
+
+/** RFC 7230 token: the characters a header name may have. */
+export function isHeaderName(name: string): boolean {
+	return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name);
+}
+
+/**
+ * Why a header value cannot be sent, or undefined when it can. RFC 7230 allows visible characters,
+ * spaces, tabs and Latin-1 (obs-text); a line break would start a new header (fetch refuses it and
+ * echoes the whole value in its error), other control characters and characters beyond Latin-1
+ * are refused by fetch too. The reason never contains the value.
+ */
+export function headerValueProblem(value: string): string | undefined {
+	if (/[\r\n]/.test(value)) return 'contains a line break';
+	// eslint-disable-next-line no-control-regex
+	if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) return 'contains a control character';
+	if (/[^\x00-\xff]/.test(value)) return 'contains a character that cannot be sent in an HTTP header (such as a typographic quote or an emoji)';
+	return undefined;
+}
+
+/**
+ * Node's spawn refuses NUL in arguments and environment values with an error that quotes the
+ * value; refuse it here first, naming the place and never the value.
+ */
+export function checkNoNul(value: string, where: string): void {
+	if (value.includes('\u0000')) throw new ConfigFormatError(`${where} contains a NUL character (\\0); remove it`);
 }

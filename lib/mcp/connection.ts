@@ -7,6 +7,7 @@ import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from './ser
 import { ProcessStdioTransport } from './processStdioTransport';
 import { explainMcpError, httpStatusOf, McpFailure } from './errors';
 import { assertStdioAllowed } from './stdioPolicy';
+import { redactorForServer, type Redactor } from './secrets';
 
 export const CLIENT_INFO = { name: 'n8n-nodes-mcp-agent', version: '0.1.0' };
 
@@ -43,14 +44,29 @@ async function connectRecordingVersion(client: Client, transport: Transport, tim
  */
 export class McpConnection {
 	private closed = false;
+	/**
+	 * Everything a server sends back passes through this (results, listings, its name and
+	 * instructions), so a server cannot echo the credential's secrets into node outputs or the
+	 * model's context. Inactive, at no cost, when the configuration holds no secrets.
+	 */
+	private readonly redactor: Redactor;
 
 	private constructor(
 		readonly config: McpServerConfig,
 		private session: LiveSession,
-	) {}
+	) {
+		this.redactor = redactorForServer(config);
+	}
 
 	static async open(config: McpServerConfig): Promise<McpConnection> {
-		return new McpConnection(config, await startSession(config));
+		let session: LiveSession;
+		try {
+			session = await startSession(config);
+		} catch (error) {
+			// Every failure leaves explained and redacted, including ones nothing above expected.
+			throw explainMcpError(error, config, 'connecting');
+		}
+		return new McpConnection(config, session);
 	}
 
 	get client(): Client {
@@ -59,11 +75,13 @@ export class McpConnection {
 
 	get server(): ServerIdentity {
 		const info = this.session.client.getServerVersion();
-		return { name: info?.name ?? 'unknown', version: info?.version ?? 'unknown', ...(info?.title ? { title: info.title } : {}) };
+		const identity = { name: info?.name ?? 'unknown', version: info?.version ?? 'unknown', ...(info?.title ? { title: info.title } : {}) };
+		return this.redactor.active ? this.redactor.value(identity) : identity;
 	}
 
 	get instructions(): string | undefined {
-		return this.session.client.getInstructions();
+		const instructions = this.session.client.getInstructions();
+		return this.redactor.active && instructions !== undefined ? this.redactor.text(instructions) : instructions;
 	}
 
 	get protocolVersion(): string | undefined {
@@ -86,7 +104,9 @@ export class McpConnection {
 		} catch (error) {
 			pending = Promise.reject(error);
 		}
-		return pending.catch((error: unknown) => this.retryOrExplain(error, phase, run));
+		const answered = pending.catch((error: unknown) => this.retryOrExplain(error, phase, run));
+		const redactor = this.redactor;
+		return redactor.active ? answered.then((result) => redactor.value(result)) : answered;
 	}
 
 	private async retryOrExplain<T>(error: unknown, phase: string, run: (client: Client) => Promise<T>): Promise<T> {
@@ -162,7 +182,14 @@ async function startSession(config: McpServerConfig): Promise<LiveSession> {
 async function startStdioSession(config: StdioServerConfig): Promise<LiveSession> {
 	assertStdioAllowed();
 	if (!config.command) throw new McpFailure('The credential has no command to start. Enter a program such as npx, node or an absolute path.', 'config');
-	const stdio = new ProcessStdioTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd });
+	const redactor = redactorForServer(config);
+	const stdio = new ProcessStdioTransport({
+		command: config.command,
+		args: config.args,
+		env: config.env,
+		cwd: config.cwd,
+		...(redactor.active ? { redact: redactor.text } : {}),
+	});
 	const client = newClient();
 	let seen: { protocolVersion?: string };
 	try {

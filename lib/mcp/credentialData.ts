@@ -1,4 +1,4 @@
-import { parseArguments, parseEnvironment, parseHeaders } from './commandLine';
+import { checkNoNul, ConfigFormatError, headerValueProblem, parseArguments, parseEnvironment, parseHeaders } from './commandLine';
 import {
 	DEFAULT_CONNECT_TIMEOUT_MS,
 	DEFAULT_REQUEST_TIMEOUT_MS,
@@ -29,7 +29,11 @@ export function httpConfigFromCredential(data: CredentialData): HttpServerConfig
 	const authentication = text(data, 'authentication') || 'none';
 	let headers: Record<string, string> = {};
 	if (authentication === 'bearer') {
+		// Surrounding whitespace of a pasted token is trimmed; anything fetch would refuse inside it
+		// is refused here, because fetch's own error quotes the whole header value.
 		const token = text(data, 'token').trim();
+		const problem = headerValueProblem(token);
+		if (problem) throw new ConfigFormatError(`The Bearer Token in the credential ${problem}; paste it again without it.`);
 		if (token) headers = { Authorization: `Bearer ${token}` };
 	} else if (authentication === 'headers') {
 		headers = parseHeaders(text(data, 'headers'), 'Headers (credential)');
@@ -47,16 +51,22 @@ export function httpConfigFromCredential(data: CredentialData): HttpServerConfig
 }
 
 export function stdioConfigFromCredential(data: CredentialData): StdioServerConfig {
+	const secretEnv = parseEnvironment(text(data, 'secretEnvironment'), 'Secret Environment Variables (credential)');
 	const env = {
 		...parseEnvironment(text(data, 'environment'), 'Environment Variables (credential)'),
-		...parseEnvironment(text(data, 'secretEnvironment'), 'Secret Environment Variables (credential)'),
+		...secretEnv,
 	};
+	const command = text(data, 'command').trim();
+	checkNoNul(command, 'Command (credential)');
+	const cwd = text(data, 'cwd').trim();
+	checkNoNul(cwd, 'Working Directory (credential)');
 	return {
 		kind: 'stdio',
-		command: text(data, 'command').trim(),
+		command,
 		args: parseArguments(text(data, 'args'), 'Arguments (credential)'),
 		env,
-		cwd: text(data, 'cwd').trim() || undefined,
+		secretEnvNames: Object.keys(secretEnv),
+		cwd: cwd || undefined,
 		trustAnnotations: data.trustAnnotations === true,
 		connectTimeoutMs: positiveNumber(data, 'connectTimeout', DEFAULT_CONNECT_TIMEOUT_MS),
 		requestTimeoutMs: positiveNumber(data, 'requestTimeout', DEFAULT_REQUEST_TIMEOUT_MS),

@@ -1,6 +1,7 @@
 import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from './serverConfig';
 import { describeServer } from './serverConfig';
+import { redactorForServer, type Redactor } from './secrets';
 
 /**
  * An MCP failure explained for a person: what went wrong, where, and (for local commands) what the
@@ -69,12 +70,40 @@ export function explainMcpError(
 	serverOutput?: string,
 	exitDescription?: string,
 ): McpFailure {
-	if (error instanceof McpFailure) return error;
+	const redactor = redactorForServer(config);
+	if (error instanceof McpFailure) return redactor.active ? redactFailure(error, redactor) : error;
+	const failure = explainUnredacted(error, config, phase, redactor.text, serverOutput, exitDescription);
+	// The inputs were redacted before being cut or joined (a cut secret no longer matches); this
+	// second pass covers anything else that reached the message.
+	return redactor.active ? redactFailure(failure, redactor) : failure;
+}
+
+/**
+ * The same failure with every secret of the server's configuration removed from its message and
+ * server output; the same object when nothing had to change.
+ */
+export function redactFailure(failure: McpFailure, redactor: Redactor): McpFailure {
+	const summary = redactor.text(failure.summary);
+	const output = failure.serverOutput === undefined ? undefined : redactor.text(failure.serverOutput);
+	if (summary === failure.summary && output === failure.serverOutput) return failure;
+	return new McpFailure(summary, failure.kind, output, failure.httpStatus);
+}
+
+function explainUnredacted(
+	error: unknown,
+	config: McpServerConfig,
+	phase: string,
+	redact: (text: string) => string,
+	rawServerOutput?: string,
+	rawExitDescription?: string,
+): McpFailure {
 	const where = describeServer(config);
+	const serverOutput = rawServerOutput === undefined ? undefined : redact(rawServerOutput);
+	const exitDescription = rawExitDescription === undefined ? undefined : redact(rawExitDescription);
 	const output = serverOutput?.trim() ? serverOutput : undefined;
 	const chain = errorChain(error);
 	const codes = chain.map((e) => (typeof e.code === 'string' || typeof e.code === 'number' ? e.code : undefined));
-	const firstMessage = chain.length ? String(chain[0].message ?? error) : String(error);
+	const firstMessage = redact(chain.length ? String(chain[0].message ?? error) : String(error));
 	const name = error instanceof Error ? error.name : '';
 
 	// Before exitDescription: a failed spawn sets both, and it must stay 'spawn-failed'.
@@ -119,13 +148,13 @@ export function explainMcpError(
 		if (error.code === ErrorCode.ConnectionClosed) {
 			return new McpFailure(`The connection to MCP server ${where} closed while ${phase}.`, 'protocol', output);
 		}
-		return new McpFailure(`MCP server ${where} returned an error while ${phase}: ${trimDetail(error.message)}`, 'protocol', output);
+		return new McpFailure(`MCP server ${where} returned an error while ${phase}: ${trimDetail(redact(error.message))}`, 'protocol', output);
 	}
 	if (name === 'SyntaxError' || /JSON/.test(firstMessage)) {
 		return new McpFailure(`${where} sent a reply that is not valid MCP JSON while ${phase}: ${trimDetail(firstMessage)}`, 'not-mcp', output);
 	}
 	// "fetch failed" says nothing by itself; its causes say why.
-	const causes = chain.slice(1).map((e) => String(e.message ?? '')).filter((m) => m && m !== firstMessage);
+	const causes = chain.slice(1).map((e) => redact(String(e.message ?? ''))).filter((m) => m && m !== firstMessage);
 	const detail = causes.length ? `${firstMessage} (${causes.join(': ')})` : firstMessage;
 	return new McpFailure(`Error talking to MCP server ${where} while ${phase}: ${trimDetail(detail)}`, 'unknown', output);
 }

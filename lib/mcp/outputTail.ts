@@ -6,7 +6,15 @@ export class OutputTail {
 	private lines: string[] = [];
 	private partial = '';
 
-	constructor(private readonly maxLines = 20, private readonly maxLineLength = 500) {}
+	/**
+	 * `redact` runs on each whole line before it is cut to maxLineLength: a secret the server prints
+	 * (its own environment, a token in a URL) must go before a cut could leave half of it.
+	 */
+	constructor(
+		private readonly maxLines = 20,
+		private readonly maxLineLength = 500,
+		private readonly redact: (line: string) => string = (line) => line,
+	) {}
 
 	write(chunk: string): void {
 		const parts = (this.partial + chunk).split(/\r?\n/);
@@ -18,14 +26,15 @@ export class OutputTail {
 		}
 	}
 
-	push(line: string): void {
-		if (line.trim() === '') return;
+	push(rawLine: string): void {
+		if (rawLine.trim() === '') return;
+		const line = this.redact(rawLine);
 		this.lines.push(line.length > this.maxLineLength ? `${line.slice(0, this.maxLineLength)}…` : line);
 		if (this.lines.length > this.maxLines) this.lines.shift();
 	}
 
 	text(): string {
-		const all = this.partial.trim() ? [...this.lines, this.partial] : this.lines;
+		const all = this.partial.trim() ? [...this.lines, this.redact(this.partial)] : this.lines;
 		return all.join('\n');
 	}
 }

@@ -8,6 +8,8 @@ export interface ProcessStdioOptions {
 	args: string[];
 	env: Record<string, string>;
 	cwd?: string;
+	/** Removes secrets from what the server writes, before it is kept for error messages. */
+	redact?: (text: string) => string;
 }
 
 /** Environment variables a child needs to find its tools; the rest of n8n's environment (its secrets) is not passed. */
@@ -46,8 +48,8 @@ export class ProcessStdioTransport implements Transport {
 	onerror?: (error: Error) => void;
 	onmessage?: (message: JSONRPCMessage) => void;
 
-	readonly stderr = new OutputTail();
-	readonly stdoutNoise = new OutputTail(5);
+	readonly stderr: OutputTail;
+	readonly stdoutNoise: OutputTail;
 	private child?: ChildProcess;
 	/** Pieces of the line being received; joined once its newline arrives. */
 	private pending: string[] = [];
@@ -56,7 +58,10 @@ export class ProcessStdioTransport implements Transport {
 	private exitPromise?: Promise<void>;
 	exitDescription?: string;
 
-	constructor(private readonly options: ProcessStdioOptions) {}
+	constructor(private readonly options: ProcessStdioOptions) {
+		this.stderr = new OutputTail(20, 500, options.redact);
+		this.stdoutNoise = new OutputTail(5, 500, options.redact);
+	}
 
 	async start(): Promise<void> {
 		if (this.child) throw new Error('transport already started');

@@ -1,3 +1,5 @@
+import { describeUrl } from './secrets';
+
 /**
  * A resolved MCP server connection setting, independent of n8n: the credential glue turns
  * credential data into one of these, and everything else (connections, tests, the conformance
@@ -22,6 +24,11 @@ export interface StdioServerConfig {
 	args: string[];
 	/** Extra environment for the process. Values may be secrets. */
 	env: Record<string, string>;
+	/**
+	 * Names in `env` that came from Secret Environment Variables, whose values are redacted from
+	 * every message and output. Unset means every value is treated as a secret (fail closed).
+	 */
+	secretEnvNames?: string[];
 	cwd?: string;
 	trustAnnotations: boolean;
 	connectTimeoutMs: number;
@@ -33,21 +40,16 @@ export type McpServerConfig = HttpServerConfig | StdioServerConfig;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
-/** A short, secret-free label for messages: the URL without credentials or query, or the command. */
+/**
+ * A short, secret-free label for messages: scheme, host, port and path (token-looking segments
+ * replaced, see lib/mcp/secrets.ts), never user-info or query; or the command.
+ */
 export function describeServer(config: McpServerConfig): string {
 	if (config.kind === 'stdio') return `local command "${config.command}"`;
-	return redactUrl(config.url);
+	return describeUrl(config.url);
 }
 
-/** Drops userinfo and query values from a URL so tokens passed that way never reach a message. */
+/** Kept for callers of the older name: the same secret-free label as describeServer gives a URL. */
 export function redactUrl(raw: string): string {
-	try {
-		const url = new URL(raw);
-		url.username = '';
-		url.password = '';
-		for (const key of [...url.searchParams.keys()]) url.searchParams.set(key, '***');
-		return url.toString().replace(/%2A%2A%2A/g, '***');
-	} catch {
-		return '(invalid URL)';
-	}
+	return describeUrl(raw);
 }

@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { createRedactor, providerSecrets } from '../mcp/secrets';
 import { explainProviderError } from './errors';
 import type { ModelClient, ProviderId } from './types';
 
@@ -31,10 +32,13 @@ const LABEL: Record<ProviderId, string> = {
  */
 export function createModelClient(connection: ProviderConnection): ModelClient {
 	const label = LABEL[connection.provider];
+	const redactor = createRedactor(providerSecrets(connection));
 	const explained = (error: unknown): Error => {
-		const result = explainProviderError(error, label);
-		// Keep the original for context-overflow detection upstream.
-		Object.assign(result, { cause: error, code: (error as { code?: unknown })?.code, error: (error as { error?: unknown })?.error });
+		const result = explainProviderError(error, label, redactor);
+		// Keep what context-overflow detection upstream reads (code and the error body), with the
+		// API key removed; not the SDK's error itself, whose message and headers may quote the key.
+		const body = (error as { error?: unknown })?.error;
+		Object.assign(result, { code: (error as { code?: unknown })?.code, error: redactor.active ? redactor.value(body) : body });
 		return result;
 	};
 	const rethrow = (error: unknown): never => {

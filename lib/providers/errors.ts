@@ -1,3 +1,7 @@
+import type { Redactor } from '../mcp/secrets';
+
+const NO_SECRETS = (text: string) => text;
+
 /**
  * Provider SDK errors explained for a person. Status codes come from the SDKs' APIError; a
  * context overflow is not an error for the run, it ends it with status context_exceeded.
@@ -26,10 +30,18 @@ export function isContextOverflow(error: unknown): boolean {
 	return code === 'context_length_exceeded' || /prompt is too long|context window|context length|maximum context/i.test(bodyMessage(error));
 }
 
-export function explainProviderError(error: unknown, provider: string): ProviderError {
-	if (error instanceof ProviderError) return error;
+/**
+ * `redactor` holds the credential's API key: SDK errors and proxies can quote it ("Incorrect API
+ * key provided: sk-...", a URL with the key), so it is removed before the text is cut or shown.
+ */
+export function explainProviderError(error: unknown, provider: string, redactor?: Redactor): ProviderError {
+	const redact = redactor?.active ? redactor.text : NO_SECRETS;
+	if (error instanceof ProviderError) {
+		const message = redact(error.message);
+		return message === error.message ? error : new ProviderError(message, error.status);
+	}
 	const status = statusOf(error);
-	const detail = bodyMessage(error).replace(/\s+/g, ' ').slice(0, 400);
+	const detail = redact(bodyMessage(error)).replace(/\s+/g, ' ').slice(0, 400);
 	const name = (error as Error)?.name ?? '';
 	if (status === 401) return new ProviderError(`${provider} rejected the API key (401 Unauthorized). Check the API key in the credential.`, status);
 	if (status === 403) return new ProviderError(`${provider} refused the request (403 Forbidden): ${detail}`, status);

@@ -11,7 +11,8 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 import { McpConnection } from '../../lib/mcp/connection';
 import { HTTP_CREDENTIAL, STDIO_CREDENTIAL, serverConfigFromCredential } from '../../lib/mcp/credentialData';
-import { McpFailure } from '../../lib/mcp/errors';
+import { McpFailure, redactFailure } from '../../lib/mcp/errors';
+import { redactorForServer, type Redactor } from '../../lib/mcp/secrets';
 import { listAllTools, serverOffers } from '../../lib/mcp/listing';
 import type { McpServerConfig } from '../../lib/mcp/serverConfig';
 
@@ -38,6 +39,12 @@ export const serverCredentials: INodeCredentialDescription[] = [
 
 type NodeContext = IExecuteFunctions | ILoadOptionsFunctions;
 
+/**
+ * The redactor of the server credential a node execution resolved, so that toNodeError removes
+ * its secrets from every error the node reports, whichever code path produced the error.
+ */
+const redactorsByContext = new WeakMap<object, Redactor>();
+
 /** Execute functions take an item index; load-options functions (dropdowns) do not. */
 function readConnectionKind(context: NodeContext): string {
 	if ('getInputData' in context) return (context as IExecuteFunctions).getNodeParameter('connection', 0, 'http') as string;
@@ -48,11 +55,16 @@ export async function resolveServerConfig(context: NodeContext): Promise<McpServ
 	const connection = readConnectionKind(context);
 	const type = connection === 'stdio' ? STDIO_CREDENTIAL : HTTP_CREDENTIAL;
 	const data = await context.getCredentials(type);
+	let config: McpServerConfig;
 	try {
-		return serverConfigFromCredential(type, data as Record<string, unknown>);
+		config = serverConfigFromCredential(type, data as Record<string, unknown>);
 	} catch (error) {
+		// Credential parsing errors name the field and line, never a value.
 		throw new NodeOperationError(context.getNode(), (error as Error).message);
 	}
+	const redactor = redactorForServer(config);
+	if (redactor.active) redactorsByContext.set(context, redactor);
+	return config;
 }
 
 /** Opens the one connection a node execution uses for all its items. */
@@ -65,16 +77,30 @@ export async function openServerConnection(context: NodeContext): Promise<McpCon
 	}
 }
 
-/** McpFailure -> NodeOperationError with the server's own output as the description. */
+/**
+ * McpFailure -> NodeOperationError with the server's own output as the description. The secrets
+ * of the credential this node resolved are removed from message and description (McpFailures are
+ * already redacted where they are made; this catches every other error on its way out).
+ */
 export function toNodeError(context: NodeContext, error: unknown, itemIndex?: number): NodeOperationError {
-	if (error instanceof NodeOperationError) return error;
+	const redactor = redactorsByContext.get(context);
+	if (error instanceof NodeOperationError) {
+		if (!redactor) return error;
+		const message = redactor.text(error.message);
+		const description = error.description ? redactor.text(error.description) : undefined;
+		if (message === error.message && description === (error.description ?? undefined)) return error;
+		const index = itemIndex ?? (error.context?.itemIndex as number | undefined);
+		return new NodeOperationError(context.getNode(), message, { ...(index !== undefined ? { itemIndex: index } : {}), description });
+	}
 	if (error instanceof McpFailure) {
-		return new NodeOperationError(context.getNode(), error.summary, {
+		const failure = redactor ? redactFailure(error, redactor) : error;
+		return new NodeOperationError(context.getNode(), failure.summary, {
 			...(itemIndex !== undefined ? { itemIndex } : {}),
-			description: error.serverOutput ? `Last output of the server:\n${error.serverOutput}` : undefined,
+			description: failure.serverOutput ? `Last output of the server:\n${failure.serverOutput}` : undefined,
 		});
 	}
-	return new NodeOperationError(context.getNode(), (error as Error)?.message ?? String(error), itemIndex !== undefined ? { itemIndex } : {});
+	const message = (error as Error)?.message ?? String(error);
+	return new NodeOperationError(context.getNode(), redactor ? redactor.text(message) : message, itemIndex !== undefined ? { itemIndex } : {});
 }
 
 /**
@@ -94,16 +120,19 @@ export async function mcpServerConnectionTest(
 	credential: ICredentialsDecrypted,
 ): Promise<INodeCredentialTestResult> {
 	let connection: McpConnection | undefined;
+	let config: McpServerConfig | undefined;
 	try {
-		const config = serverConfigFromCredential(credential.type, (credential.data ?? {}) as Record<string, unknown>);
+		config = serverConfigFromCredential(credential.type, (credential.data ?? {}) as Record<string, unknown>);
 		connection = await McpConnection.open(config);
 		const tools = serverOffers(connection, 'tools') ? await listAllTools(connection) : [];
 		const { name, version } = connection.server;
 		const protocol = connection.protocolVersion ? `, protocol ${connection.protocolVersion}` : '';
 		return { status: 'OK', message: `Connected to ${name} ${version}${protocol}: ${tools.length} tool${tools.length === 1 ? '' : 's'}.` };
 	} catch (error) {
-		const failure = error instanceof McpFailure ? error : undefined;
-		return { status: 'Error', message: failure ? failure.message : (error as Error).message };
+		// Failures from McpConnection are redacted already; a credential that did not parse has no
+		// config, and its parsing errors never quote a value.
+		const message = error instanceof McpFailure ? error.message : ((error as Error)?.message ?? String(error));
+		return { status: 'Error', message: config ? redactorForServer(config).text(message) : message };
 	} finally {
 		await connection?.close();
 	}

@@ -23,7 +23,8 @@ const stdio: StdioServerConfig = {
 	connectTimeoutMs: 1000,
 	requestTimeoutMs: 1000,
 };
-const WHERE = 'https://mcp.example.com:8443/mcp?api_key=***&team=***';
+// The issue-10 rule: origin and path only, never user-info or query.
+const WHERE = 'https://mcp.example.com:8443/mcp';
 
 /** What undici's fetch throws for network failures: a TypeError whose cause carries the code. */
 function fetchFailure(code: string): TypeError {

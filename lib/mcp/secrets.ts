@@ -1,0 +1,208 @@
+import type { McpServerConfig } from './serverConfig';
+
+/**
+ * The one place that knows which values of a configuration are secrets and removes them from text
+ * that leaves the package (error messages, stderr tails, tool results and listings, provider
+ * errors). Redaction is by value: whatever a server, an SDK or a library echoes, the secret itself
+ * is what we look for, in the forms it commonly takes when echoed.
+ *
+ * What counts as a secret:
+ * - HTTP: every header value (the bearer token included), and the credential part after an
+ *   auth scheme ("Bearer x" -> "x"; "Basic b64" -> the decoded "user:pass" and the password);
+ *   in the URL, the user-info password, path segments that look like tokens (see
+ *   `looksLikeToken`), and query values whose name suggests a credential or that look like tokens.
+ * - Local command: every Secret Environment Variables value (all environment values when the
+ *   config does not say which are secret), plus plain environment values whose name or value looks
+ *   like a credential.
+ * - Providers: the API key, and the secret parts of the base URL.
+ * Values shorter than MIN_SECRET_LENGTH are ignored: replacing "1" or "on" everywhere would wreck
+ * the text and protect nothing.
+ */
+export const REDACTED = '[redacted]';
+export const MIN_SECRET_LENGTH = 4;
+
+export interface Redactor {
+	/** False when there is nothing to redact: callers skip the work entirely. */
+	readonly active: boolean;
+	/** The text with every secret (and its encodings) replaced by REDACTED. */
+	text(value: string): string;
+	/**
+	 * Deep redaction of JSON-like data (strings, arrays, plain objects, keys included). Returns the
+	 * same object when nothing matched, and copies only the branches that changed otherwise.
+	 */
+	value<T>(value: T): T;
+}
+
+const INACTIVE: Redactor = { active: false, text: (value) => value, value: (value) => value };
+
+/**
+ * Path segments and query values "look like tokens" when they carry a well-known key prefix
+ * (sk-, ghp_, xoxb-, glpat-, AKIA, AIza, hf_, ...) or are at least `minLength` characters of
+ * token characters mixing letters and digits (API keys, UUIDs, JWT parts). Ordinary path words
+ * ("mcp", "v1", "sse", "my-server") never match.
+ */
+const KEY_PREFIX = /^(?:sk|pk|rk)[-_]|^gh[pousr]_|^github_pat_|^xox[a-z]-|^glpat-|^AKIA|^AIza|^hf_|^ya29\.|^eyJ/;
+const TOKEN_CHARS = /^[A-Za-z0-9._~+/=-]+$/;
+
+export function looksLikeToken(value: string, minLength = 16): boolean {
+	if (value.length >= 8 && KEY_PREFIX.test(value)) return true;
+	return value.length >= minLength && TOKEN_CHARS.test(value) && /[A-Za-z]/.test(value) && /[0-9]/.test(value);
+}
+
+/** Query parameters whose name says they carry a credential, whatever their value looks like. */
+const SECRET_NAME = /key|token|secret|pass|pwd|auth|sig|session|credential|jwt|bearer|code/i;
+
+function decoded(part: string): string {
+	try {
+		return decodeURIComponent(part);
+	} catch {
+		return part;
+	}
+}
+
+/** The secret parts of a URL: password, token-like path segments, credential-like query values. */
+export function urlSecrets(raw: string): string[] {
+	let url: URL;
+	try {
+		url = new URL(raw);
+	} catch {
+		// Not a URL we can take apart: the whole text is all we can protect.
+		return raw.trim() ? [raw.trim()] : [];
+	}
+	const secrets: string[] = [];
+	if (url.password) {
+		secrets.push(url.password, decoded(url.password));
+		secrets.push(Buffer.from(`${decoded(url.username)}:${decoded(url.password)}`).toString('base64'));
+	}
+	for (const segment of url.pathname.split('/')) {
+		if (looksLikeToken(decoded(segment))) secrets.push(segment, decoded(segment));
+	}
+	for (const [name, value] of url.searchParams) {
+		if (SECRET_NAME.test(name) || looksLikeToken(value, 8)) secrets.push(value);
+	}
+	return secrets;
+}
+
+/**
+ * A secret-free label for a URL: scheme, host, port and path, with token-looking path segments
+ * replaced; never the user-info, the query or the fragment.
+ */
+export function describeUrl(raw: string): string {
+	let url: URL;
+	try {
+		url = new URL(raw);
+	} catch {
+		return '(invalid URL)';
+	}
+	const path = url.pathname
+		.split('/')
+		.map((segment) => (looksLikeToken(decoded(segment)) ? REDACTED : segment))
+		.join('/');
+	return `${url.protocol}//${url.host}${path}`;
+}
+
+/** A header value, and the credential after its scheme ("Bearer x", "Basic base64(user:pass)"). */
+export function headerSecrets(value: string): string[] {
+	const secrets = [value];
+	const scheme = /^(\S+)\s+(\S.*)$/.exec(value.trim());
+	if (scheme) {
+		secrets.push(scheme[2]);
+		if (scheme[1].toLowerCase() === 'basic') {
+			const pair = Buffer.from(scheme[2], 'base64').toString('utf8');
+			const colon = pair.indexOf(':');
+			if (colon >= 0) secrets.push(pair, pair.slice(colon + 1));
+		}
+	}
+	return secrets;
+}
+
+const SECRET_ENV_NAME = /key|token|secret|pass|pwd|auth|credential/i;
+
+export function serverSecrets(config: McpServerConfig): string[] {
+	if (config.kind === 'http') {
+		return [...Object.values(config.headers).flatMap(headerSecrets), ...urlSecrets(config.url)];
+	}
+	const secretNames = config.secretEnvNames;
+	return Object.entries(config.env)
+		.filter(([name, value]) => !secretNames || secretNames.includes(name) || SECRET_ENV_NAME.test(name) || looksLikeToken(value))
+		.map(([, value]) => value);
+}
+
+export function providerSecrets(credential: { apiKey?: string; baseUrl?: string }): string[] {
+	return [credential.apiKey ?? '', ...(credential.baseUrl ? urlSecrets(credential.baseUrl) : [])];
+}
+
+/** The forms a secret takes when echoed: as is, URL-encoded, form-encoded, JSON-escaped, whitespace-collapsed. */
+function encodings(secret: string): string[] {
+	const uri = encodeURIComponent(secret);
+	return [
+		secret,
+		uri,
+		uri.replace(/%20/g, '+'),
+		JSON.stringify(secret).slice(1, -1),
+		secret.replace(/\s+/g, ' ').trim(),
+	];
+}
+
+export function createRedactor(secrets: Iterable<string | undefined>): Redactor {
+	const needles = new Set<string>();
+	for (const secret of secrets) {
+		if (typeof secret !== 'string') continue;
+		for (const form of encodings(secret.trim())) if (form.length >= MIN_SECRET_LENGTH) needles.add(form);
+	}
+	if (needles.size === 0) return INACTIVE;
+	// Longest first, so that "Bearer x" is replaced whole before "x" would leave "Bearer [redacted]".
+	const ordered = [...needles].sort((a, b) => b.length - a.length);
+	const text = (value: string): string => {
+		let result = value;
+		for (const needle of ordered) {
+			// The includes check keeps the common case (no secret in the text) to one scan per needle.
+			if (result.includes(needle)) result = result.split(needle).join(REDACTED);
+		}
+		return result;
+	};
+	const value = <T>(input: T): T => redactDeep(input, text, 0) as T;
+	return { active: true, text, value };
+}
+
+/** Deep enough for any MCP result; deeper data is returned as is rather than recursing without end. */
+const MAX_DEPTH = 64;
+
+function redactDeep(input: unknown, text: (value: string) => string, depth: number): unknown {
+	if (typeof input === 'string') return text(input);
+	if (input === null || typeof input !== 'object' || depth > MAX_DEPTH) return input;
+	if (Array.isArray(input)) {
+		let copy: unknown[] | undefined;
+		for (let i = 0; i < input.length; i++) {
+			const next = redactDeep(input[i], text, depth + 1);
+			if (next !== input[i]) (copy ??= input.slice())[i] = next;
+		}
+		return copy ?? input;
+	}
+	const prototype = Object.getPrototypeOf(input);
+	if (prototype !== Object.prototype && prototype !== null) return input;
+	let copy: Record<string, unknown> | undefined;
+	for (const [key, entry] of Object.entries(input as Record<string, unknown>)) {
+		const nextKey = text(key);
+		const next = redactDeep(entry, text, depth + 1);
+		if (nextKey !== key || next !== entry) {
+			copy ??= { ...(input as Record<string, unknown>) };
+			if (nextKey !== key) delete copy[key];
+			// defineProperty, not assignment: a "__proto__" key must stay a key, not become the prototype.
+			Object.defineProperty(copy, nextKey, { value: next, enumerable: true, writable: true, configurable: true });
+		}
+	}
+	return copy ?? input;
+}
+
+const byConfig = new WeakMap<McpServerConfig, Redactor>();
+
+/** The redactor of a server configuration, built once per config object. */
+export function redactorForServer(config: McpServerConfig): Redactor {
+	let redactor = byConfig.get(config);
+	if (!redactor) {
+		redactor = createRedactor(serverSecrets(config));
+		byConfig.set(config, redactor);
+	}
+	return redactor;
+}
