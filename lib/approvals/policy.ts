@@ -1,8 +1,14 @@
 import { globToRegExp } from '../tools/nameFilter';
 
 /**
- * Which tool calls a person must approve. Serializable (it travels in the run state). A pattern
- * is "tool" or "server:tool" with * and ? wildcards.
+ * Which tool calls a person must approve. Serializable (it travels in the run state).
+ *
+ * A pattern is "tool" or "server/tool" ("server:tool" is the same), with * and ? wildcards on
+ * both sides. "server" is the name of the MCP Server sub-node. An unqualified pattern matches that
+ * tool name on every server: "read_*" in Never Ask For exempts read_file of one server and
+ * read_and_wipe of another alike, so qualify patterns that exempt. Tool names cannot contain "/"
+ * or ":" (the Agent refuses such names), so the last "/" or ":" splits the pattern and a
+ * sub-node name may itself contain either. Matching is case-sensitive, like MCP names.
  */
 export interface ApprovalPolicy {
 	mode: 'all' | 'notReadOnly' | 'listed' | 'none';
@@ -18,12 +24,31 @@ export interface ReviewableTool {
 	annotationsTrusted: boolean;
 }
 
-export function matchesToolPattern(pattern: string, tool: { serverName: string; mcpName: string }): boolean {
-	const colon = pattern.indexOf(':');
-	if (colon > 0) {
-		return globToRegExp(pattern.slice(0, colon)).test(tool.serverName) && globToRegExp(pattern.slice(colon + 1)).test(tool.mcpName);
+/** Splits a pattern into its server part (undefined: every server) and its tool part. */
+export function parseToolPattern(pattern: string): { server?: string; tool: string } {
+	const split = Math.max(pattern.lastIndexOf('/'), pattern.lastIndexOf(':'));
+	if (split < 0) return { tool: pattern };
+	const server = pattern.slice(0, split);
+	// "/tool" with nothing before the separator means any server, as "tool" does.
+	return server ? { server, tool: pattern.slice(split + 1) } : { tool: pattern.slice(split + 1) };
+}
+
+const compiled = new Map<string, { server?: RegExp; tool: RegExp }>();
+
+function compile(pattern: string): { server?: RegExp; tool: RegExp } {
+	let entry = compiled.get(pattern);
+	if (!entry) {
+		const { server, tool } = parseToolPattern(pattern);
+		entry = { ...(server !== undefined ? { server: globToRegExp(server) } : {}), tool: globToRegExp(tool) };
+		if (compiled.size > 1000) compiled.clear();
+		compiled.set(pattern, entry);
 	}
-	return globToRegExp(pattern).test(tool.mcpName);
+	return entry;
+}
+
+export function matchesToolPattern(pattern: string, tool: { serverName: string; mcpName: string }): boolean {
+	const { server, tool: toolPattern } = compile(pattern);
+	return (!server || server.test(tool.serverName)) && toolPattern.test(tool.mcpName);
 }
 
 /**

@@ -1,15 +1,22 @@
 /**
  * Include/exclude filters over tool (or resource, prompt) names with glob patterns: `*` matches
- * any run of characters, `?` one character; matching is case-sensitive like MCP tool names.
+ * any run of characters, `?` one character; matching is case-sensitive like MCP tool names,
+ * everywhere (no pattern is ever compared with letter case folded).
  */
 export function globToRegExp(pattern: string): RegExp {
 	let source = '';
+	let previous = '';
 	for (const ch of pattern) {
-		if (ch === '*') source += '.*';
-		else if (ch === '?') source += '.';
+		// "**" means the same as "*"; collapsing keeps a pattern like "*********x" from backtracking.
+		if (ch === '*') {
+			if (previous !== '*') source += '.*';
+		} else if (ch === '?') source += '.';
 		else source += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+		previous = ch;
 	}
-	return new RegExp(`^${source}$`);
+	// "s": "*" and "?" also match line breaks, so that "*" in Exclude really excludes every name;
+	// "u": "?" is one character, also outside the Basic Multilingual Plane.
+	return new RegExp(`^${source}$`, 'su');
 }
 
 /** Splits "a, b*\nc" into patterns; commas and newlines both separate. */

@@ -1,4 +1,4 @@
-import { requiresApproval, matchesToolPattern, type ApprovalPolicy } from '../../lib/approvals/policy';
+import { requiresApproval, matchesToolPattern, parseToolPattern, type ApprovalPolicy } from '../../lib/approvals/policy';
 import { scanToolDescription } from '../../lib/approvals/poisoning';
 import { hashArguments } from '../../lib/approvals/argumentHash';
 
@@ -30,6 +30,37 @@ describe('requiresApproval', () => {
 		expect(requiresApproval(p, tool('delete_file'))).toBe(true);
 		expect(requiresApproval(policy('all', { neverAsk: ['files:read_*'] }), tool('read_file'))).toBe(false);
 		expect(matchesToolPattern('other:read_*', { serverName: 'files', mcpName: 'read_file' })).toBe(false);
+	});
+});
+
+describe('server-qualified patterns', () => {
+	const on = (serverName: string, mcpName: string) => ({ serverName, mcpName, annotationsTrusted: false });
+
+	it('limits "server/tool" to that server, so an exemption for one server does not exempt another', () => {
+		const p = policy('all', { neverAsk: ['files/read_*'] });
+		expect(requiresApproval(p, on('files', 'read_file'))).toBe(false);
+		expect(requiresApproval(p, on('wiper', 'read_and_wipe'))).toBe(true);
+	});
+
+	it('keeps "server:tool" as an alias and lets an unqualified pattern match every server', () => {
+		expect(matchesToolPattern('files:read_*', on('files', 'read_file'))).toBe(true);
+		expect(matchesToolPattern('files:read_*', on('wiper', 'read_and_wipe'))).toBe(false);
+		expect(matchesToolPattern('read_*', on('files', 'read_file'))).toBe(true);
+		expect(matchesToolPattern('read_*', on('wiper', 'read_and_wipe'))).toBe(true);
+		expect(matchesToolPattern('*/read_*', on('wiper', 'read_and_wipe'))).toBe(true);
+		expect(matchesToolPattern('/read_*', on('wiper', 'read_and_wipe'))).toBe(true);
+	});
+
+	it('splits at the last separator, so sub-node names may contain "/" or ":"', () => {
+		expect(parseToolPattern('MCP Server: GitHub/create_issue')).toEqual({ server: 'MCP Server: GitHub', tool: 'create_issue' });
+		expect(matchesToolPattern('MCP Server: GitHub/create_*', on('MCP Server: GitHub', 'create_issue'))).toBe(true);
+		expect(matchesToolPattern('team/a:delete', on('team/a', 'delete'))).toBe(true);
+	});
+
+	it('is case-sensitive on both sides, like MCP names', () => {
+		expect(matchesToolPattern('Files/read_*', on('files', 'read_file'))).toBe(false);
+		expect(matchesToolPattern('files/READ_*', on('files', 'read_file'))).toBe(false);
+		expect(requiresApproval(policy('all', { neverAsk: ['Delete_*'] }), on('files', 'delete_file'))).toBe(true);
 	});
 });
 

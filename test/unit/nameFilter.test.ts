@@ -23,6 +23,20 @@ describe('globToRegExp', () => {
 	it('is case-sensitive', () => {
 		expect(globToRegExp('Echo').test('echo')).toBe(false);
 	});
+
+	it('lets * and ? match line breaks and astral characters, so "*" in Exclude excludes every name', () => {
+		expect(globToRegExp('*').test('read\nfile')).toBe(true);
+		expect(globToRegExp('read?file').test('read\u2028file')).toBe(true);
+		expect(globToRegExp('x?').test('x\u{1F600}')).toBe(true);
+		expect(createNameMatcher({ exclude: ['*'] })('evil\ntool')).toBe(false);
+		expect(createNameMatcher({ exclude: ['evil*'] })('evil\r\ntool')).toBe(false);
+	});
+
+	it('stays fast on patterns with many stars', () => {
+		const started = Date.now();
+		globToRegExp(`${'*'.repeat(40)}x`).test('a'.repeat(5000));
+		expect(Date.now() - started).toBeLessThan(200);
+	});
 });
 
 describe('parsePatternList', () => {
