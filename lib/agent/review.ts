@@ -21,10 +21,34 @@ function errorOutcome(id: string, text: string): ToolOutcome {
 	return { id, isError: true, text, images: [] };
 }
 
+/** Milliseconds of an ISO time, or undefined when it is not one. */
+function timeOf(value: string): number | undefined {
+	const ms = Date.parse(value);
+	return Number.isNaN(ms) ? undefined : ms;
+}
+
+/**
+ * Whether `at` is at or after `expiresAt`. Times are compared as instants when both parse, else as
+ * strings (same-format stamps order correctly); a decision time that cannot be read counts as late.
+ */
+export function isAtOrAfter(at: string, expiresAt: string): boolean {
+	const a = timeOf(at);
+	const e = timeOf(expiresAt);
+	if (a !== undefined && e !== undefined) return a >= e;
+	if (e !== undefined) return true;
+	return at >= expiresAt;
+}
+
+/** The later of when the decision says it was made and when the run received it. */
+function latest(decidedAt: string, receivedAt: string | undefined): string {
+	if (receivedAt === undefined) return decidedAt;
+	return isAtOrAfter(receivedAt, decidedAt) ? receivedAt : decidedAt;
+}
+
 export function applyDecisions(
 	state: AgentState,
 	phase: RunToolsPhase,
-	event: { approvalId: string; decisions: ReviewDecision[]; reviewer?: string; decidedAt: string },
+	event: { approvalId: string; decisions: ReviewDecision[]; reviewer?: string; decidedAt: string; receivedAt?: string },
 ): RunToolsPhase {
 	if (phase.decidedApprovals.includes(event.approvalId)) return phase;
 	if (!phase.approval || phase.approval.id !== event.approvalId) {
@@ -42,6 +66,9 @@ export function applyDecisions(
 	}
 	const undecided = [...pending.keys()].filter((id) => !byCall.has(id));
 	if (undecided.length > 0) throw new DecisionRejected(`no decision for call${undecided.length > 1 ? 's' : ''} ${undecided.join(', ')}`);
+	// Fail closed: a well-formed decision made or received after the approval's expiry is refused; its calls are denied as expired.
+	const at = latest(event.decidedAt, event.receivedAt);
+	if (isAtOrAfter(at, phase.approval.expiresAt)) return expireApproval(phase, event.approvalId, at);
 
 	const outcomes = { ...phase.outcomes };
 	const calls = phase.calls.map((call): PlannedCall => {

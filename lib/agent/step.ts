@@ -50,9 +50,21 @@ export function createRun(init: RunInit): AgentState {
 		iterations: 0,
 		usage: { ...ZERO_USAGE },
 		toolLog: [],
+		userMessage: init.userMessage,
 		phase: { name: 'call_model' },
 		lastText: '',
 	};
+}
+
+/**
+ * Tool calls one model turn may run. A model (or a prompt injection steering it) asking for
+ * hundreds of calls at once would flood servers and reviewers; the calls beyond this go back to the
+ * model as errors and nothing runs for them.
+ */
+export const MAX_TOOL_CALLS_PER_TURN = 64;
+
+function tooManyCalls(index: number): string {
+	return `Too many tool calls in one turn: at most ${MAX_TOOL_CALLS_PER_TURN} run per turn, and this was call ${index + 1}, so it was not run. Request it again in a later turn if it is still needed.`;
 }
 
 /** Calls that may run now: valid, not yet run, and either needing no review or approved. */
@@ -142,7 +154,9 @@ function afterModelTurn(previous: AgentState, turn: ModelTurn): AgentState {
 		return finish(state, 'token_budget_exceeded', turn.stop, `used ${state.usage.inputTokens + state.usage.outputTokens} of ${tokenBudget} tokens`);
 	}
 	if (turn.toolCalls.length > 0 && (turn.stop === 'tool_use' || turn.stop === 'end_turn' || turn.stop === 'other')) {
-		const calls = turn.toolCalls.map((call) => planCall(state, call));
+		const calls = turn.toolCalls.map((call, index): PlannedCall =>
+			index < MAX_TOOL_CALLS_PER_TURN ? planCall(state, call) : { id: call.id, providerName: call.name, arguments: call.rawArguments, rejection: tooManyCalls(index) },
+		);
 		const phase: RunToolsPhase = { name: 'run_tools', calls, assistantText: turn.text, outcomes: {}, durations: {}, decidedApprovals: [] };
 		// A call that was not rejected is still to run: `state` is this step's own new object, so it takes the phase.
 		if (calls.some((call) => !call.rejection)) {

@@ -150,6 +150,8 @@ export interface AgentState {
 	iterations: number;
 	usage: Usage;
 	toolLog: ToolLogEntry[];
+	/** The user's message that started this run, shown to reviewers (absent in states saved by earlier versions). */
+	userMessage?: string;
 	phase:
 		| { name: 'call_model' }
 		| {
@@ -192,7 +194,8 @@ export type AgentEvent =
 	| { type: 'model_turn'; turn: ModelTurn }
 	| { type: 'tool_outcomes'; outcomes: ToolOutcome[]; durations?: Record<string, number> }
 	| { type: 'approval_opened'; approval: OpenApproval }
-	| { type: 'approval_decided'; approvalId: string; decisions: ReviewDecision[]; reviewer?: string; decidedAt: string }
+	/** `receivedAt`: when the run got the decision; a decision made or received after the approval's expiry is refused as expired. */
+	| { type: 'approval_decided'; approvalId: string; decisions: ReviewDecision[]; reviewer?: string; decidedAt: string; receivedAt?: string }
 	| { type: 'approval_expired'; approvalId: string; at: string }
 	| { type: 'catalog_refreshed'; tools: CatalogTool[] };
 

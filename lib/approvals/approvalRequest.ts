@@ -1,4 +1,6 @@
 import type { AgentState, OpenApproval, PlannedCall } from '../agent/types';
+import { recentToolResults } from './recentResults';
+import { codeFence, inlineText, linkTarget, visibleJson } from './summaryFormat';
 
 /**
  * A paused run's request for review, as an n8n item: everything a reviewer needs to decide,
@@ -11,6 +13,8 @@ export const APPROVAL_DECISION_KIND = 'mcp-agent.approval-decision';
 export interface PendingCallView {
 	callId: string;
 	argsHash: string;
+	/** Short form of argsHash a person can compare between a channel message and the review page. */
+	code: string;
 	server: string;
 	tool: string;
 	title?: string;
@@ -45,8 +49,10 @@ export interface ApprovalRequest {
 	assistantText: string;
 	/** The user's request that started the run (the latest user turn). */
 	userMessage?: string;
-	/** Tool results since the last user turn, scanned and flagged. */
+	/** Tool results since the last user turn, scanned and flagged (the most recent ones). */
 	recentResults?: ContextToolResult[];
+	/** How many earlier results of this run are not in recentResults. */
+	omittedResults?: number;
 	/** Why this request is handed out again while its calls stay pending (e.g. a channel resumed without a decision). */
 	notice?: string;
 	/** SHA-256 (hex) of this approval's own review secret, which reviewUrl carries; MCP Approval checks it. */
@@ -64,13 +70,32 @@ export interface ApprovalDecisionItem {
 	decisions: Array<{ callId: string; argsHash: string; decision: 'approve' | 'deny' | 'edit'; reason?: string; arguments?: unknown }>;
 }
 
-export function buildApprovalRequest(state: AgentState, approval: OpenApproval, calls: PlannedCall[], reviewUrl?: string): ApprovalRequest {
+/**
+ * A call's short code: the first 8 hex digits of its argument hash. Channel messages show it next to
+ * the full arguments; a channel answer that names codes must name exactly the pending ones.
+ */
+export function callCode(argsHash: string): string {
+	return argsHash.replace(/^sha256:/, '').slice(0, 8);
+}
+
+export interface RequestExtras {
+	reviewUrl?: string;
+	/** Hash of the approval's review secret (the secret itself travels only inside reviewUrl). */
+	reviewTokenHash?: string;
+	/** Why the request is handed out again while its calls stay pending. */
+	notice?: string;
+}
+
+export function buildApprovalRequest(state: AgentState, approval: OpenApproval, calls: PlannedCall[], extras: RequestExtras | string = {}): ApprovalRequest {
+	const { reviewUrl, reviewTokenHash, notice } = typeof extras === 'string' ? { reviewUrl: extras } : extras;
 	const phase = state.phase.name === 'run_tools' ? state.phase : undefined;
 	const views: PendingCallView[] = calls.map((call) => {
 		const tool = state.tools.find((t) => t.serverId === call.tool?.serverId && t.mcpName === call.tool?.mcpName);
+		const argsHash = call.review?.argsHash ?? '';
 		return {
 			callId: call.id,
-			argsHash: call.review?.argsHash ?? '',
+			argsHash,
+			code: callCode(argsHash),
 			server: call.tool?.serverName ?? '',
 			tool: call.tool?.mcpName ?? call.providerName,
 			...(tool?.title ? { title: tool.title } : {}),
@@ -83,44 +108,56 @@ export function buildApprovalRequest(state: AgentState, approval: OpenApproval, 
 			warnings: call.review?.warnings ?? [],
 		};
 	});
+	const recent = recentToolResults(state);
 	const request: Omit<ApprovalRequest, 'summaryText' | 'summaryMarkdown'> = {
 		kind: APPROVAL_REQUEST_KIND,
 		approvalId: approval.id,
 		requestedAt: approval.requestedAt,
 		expiresAt: approval.expiresAt,
 		...(reviewUrl ? { reviewUrl } : {}),
+		...(reviewTokenHash ? { reviewTokenHash } : {}),
+		...(notice ? { notice } : {}),
 		assistantText: phase?.assistantText ?? '',
+		...(state.userMessage !== undefined ? { userMessage: state.userMessage } : {}),
+		recentResults: recent.results,
+		...(recent.omitted > 0 ? { omittedResults: recent.omitted } : {}),
 		calls: views,
 	};
 	return { ...request, summaryText: summaryText(request), summaryMarkdown: summaryMarkdown(request) };
 }
 
-function argsPreview(args: unknown, max = 500): string {
-	const json = JSON.stringify(args, null, 2) ?? '{}';
-	return json.length > max ? `${json.slice(0, max)}…` : json;
-}
+type RequestBody = Omit<ApprovalRequest, 'summaryText' | 'summaryMarkdown'>;
 
-function summaryText(request: Omit<ApprovalRequest, 'summaryText' | 'summaryMarkdown'>): string {
-	const lines = [`An AI agent asks to run ${request.calls.length} tool call${request.calls.length > 1 ? 's' : ''} that need${request.calls.length > 1 ? '' : 's'} your approval.`];
+const callsPhrase = (count: number) => `${count} tool call${count === 1 ? '' : 's'}`;
+
+/**
+ * Plain text for e-mail and chat. Names and warnings are made inert (one line, no link); the full
+ * arguments of each call are shown with its code, so what a person approves in the channel is what
+ * they read, and the code can be compared with the review page.
+ */
+function summaryText(request: RequestBody): string {
+	const count = request.calls.length;
+	const lines = [`An AI agent asks to run ${callsPhrase(count)} that need${count === 1 ? 's' : ''} your approval.`];
+	if (request.notice) lines.push(`Note: ${inlineText(request.notice)}`);
 	for (const call of request.calls) {
-		lines.push('', `- ${call.tool} on ${call.server}`, `  Arguments: ${argsPreview(call.arguments).replace(/\n/g, '\n  ')}`);
-		for (const warning of call.warnings) lines.push(`  WARNING: ${warning}`);
+		lines.push('', `- ${inlineText(call.tool)} on ${inlineText(call.server)} (code ${call.code})`, '  Arguments:', codeFence(visibleJson(call.arguments)));
+		for (const warning of call.warnings) lines.push(`  WARNING: ${inlineText(warning)}`);
 	}
 	if (request.reviewUrl) lines.push('', `Review and decide: ${request.reviewUrl}`);
-	lines.push(`Expires: ${request.expiresAt}`);
+	lines.push(`Expires: ${inlineText(request.expiresAt)}`);
 	return lines.join('\n');
 }
 
-/** Markdown for chat tools; backticks in values cannot break out of the code spans. */
-function summaryMarkdown(request: Omit<ApprovalRequest, 'summaryText' | 'summaryMarkdown'>): string {
-	const fence = (text: string) => text.replace(/`/g, 'ˋ');
-	const lines = [`**Approval needed:** ${request.calls.length} tool call${request.calls.length > 1 ? 's' : ''}`];
+/** Markdown for chat tools: names escaped outside fences, arguments in fences the content cannot close. */
+function summaryMarkdown(request: RequestBody): string {
+	const lines = [`**Approval needed:** ${callsPhrase(request.calls.length)}`];
+	if (request.notice) lines.push(`_${inlineText(request.notice)}_`);
 	for (const call of request.calls) {
-		lines.push('', `• \`${fence(call.tool)}\` on \`${fence(call.server)}\``, '```', fence(argsPreview(call.arguments)), '```');
-		for (const warning of call.warnings) lines.push(`⚠️ ${fence(warning)}`);
+		lines.push('', `• **${inlineText(call.tool)}** on **${inlineText(call.server)}** · code **${call.code}**`, codeFence(visibleJson(call.arguments), 'json'));
+		for (const warning of call.warnings) lines.push(`⚠️ ${inlineText(warning)}`);
 	}
-	if (request.reviewUrl) lines.push('', `[Review and decide](${request.reviewUrl})`);
-	lines.push(`_Expires ${request.expiresAt}_`);
+	if (request.reviewUrl) lines.push('', `[Review and decide](${linkTarget(request.reviewUrl)})`);
+	lines.push(`_Expires ${inlineText(request.expiresAt)}_`);
 	return lines.join('\n');
 }
 

@@ -1,13 +1,39 @@
 /**
- * Decisions from n8n's own channels: send-and-wait nodes (Slack, Gmail, Telegram, Form...) output
- * { data: { approved } }; a Wait node "on webhook call" outputs the request as { body, query }.
- * They approve or deny every pending call of one approval at once.
+ * Answers from n8n's own channels, which approve or deny every pending call of one approval at once:
+ * - send-and-wait nodes (Slack, Gmail, Telegram, Form...) output `{ data: { approved } }`; n8n signs
+ *   their links and builds their buttons, so `data.approved` is theirs;
+ * - a Wait node "on webhook call" outputs the request as `{ headers, params, query, body }`; only a
+ *   POSTed `body.approved` decides.
+ *
+ * Nothing decides from a query string or from a GET: link previews (Slack, Teams, mail scanners)
+ * open every URL they see, so `<resume URL>?approved=true` must change nothing. A GET has no body,
+ * and the query string and the item's top level are never read. A channel answer without a decision
+ * (a bare GET of the Wait node's URL, a send-and-wait form without `approved`) is still recognized,
+ * so the Agent can say the calls stay pending instead of starting a new run.
  */
 export interface ChannelDecision {
 	approved: boolean;
 	reason?: string;
 	approvalId?: string;
 	reviewer?: string;
+	/** Short call codes the person confirmed (see `callCode`); each must name a pending call. */
+	codes?: string[];
+	/** Argument hashes the decision names; each must be a pending call's. */
+	argsHashes?: string[];
+}
+
+export type ChannelAnswer =
+	| { kind: 'decision'; decision: ChannelDecision }
+	/** A channel resumed without any decision; `approvalId` only when the POSTed body named one. */
+	| { kind: 'no-decision'; approvalId?: string };
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
+
+/** A webhook request as n8n's Wait and Webhook nodes output it. */
+export function isWebhookShaped(json: Json): boolean {
+	return isObject(json.headers) || isObject(json.query) || isObject(json.params);
 }
 
 function asBoolean(value: unknown): boolean | undefined {
@@ -17,16 +43,52 @@ function asBoolean(value: unknown): boolean | undefined {
 	return undefined;
 }
 
-export function readChannelDecision(json: Record<string, unknown>): ChannelDecision | undefined {
-	const candidates = [json.data, json.body, json.query, json].filter((c): c is Record<string, unknown> => Boolean(c) && typeof c === 'object');
-	for (const candidate of candidates) {
-		const approved = asBoolean(candidate.approved);
-		if (approved === undefined) continue;
-		const text = (key: string) => (typeof candidate[key] === 'string' && (candidate[key] as string).trim() ? (candidate[key] as string).trim() : typeof json[key] === 'string' ? (json[key] as string) : undefined);
-		const approvalId = text('approvalId');
-		const reason = text('reason');
-		const reviewer = text('reviewer');
-		return { approved, ...(approvalId ? { approvalId } : {}), ...(reason ? { reason } : {}), ...(reviewer ? { reviewer } : {}) };
-	}
-	return undefined;
+function text(source: Json, key: string): string | undefined {
+	const value = source[key];
+	return typeof value === 'string' && value.trim() ? value.trim() : undefined;
+}
+
+/** A list given as an array of strings or as one string separated by spaces or commas. */
+function list(source: Json, key: string): string[] | undefined {
+	const value = source[key];
+	const words = Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : typeof value === 'string' ? value.split(/[\s,;]+/) : [];
+	const cleaned = words.map((w) => w.trim()).filter(Boolean);
+	return cleaned.length > 0 ? cleaned : undefined;
+}
+
+/** The part of the item a decision may come from: a webhook's body, or a send-and-wait's data. */
+function decisionSource(json: Json): Json | undefined {
+	if (isWebhookShaped(json)) return isObject(json.body) ? json.body : undefined;
+	return isObject(json.data) ? json.data : undefined;
+}
+
+/** Undefined when the item is no channel answer at all (then it may start a new run). */
+export function readChannelAnswer(json: Json): ChannelAnswer | undefined {
+	const webhook = isWebhookShaped(json);
+	if (!webhook && !isObject(json.data)) return undefined;
+	const source = decisionSource(json) ?? {};
+	const approvalId = text(source, 'approvalId');
+	const approved = asBoolean(source.approved);
+	if (approved === undefined) return { kind: 'no-decision', ...(approvalId ? { approvalId } : {}) };
+	const reason = text(source, 'reason');
+	const reviewer = text(source, 'reviewer');
+	const codes = list(source, 'code') ?? list(source, 'codes');
+	const argsHashes = list(source, 'argsHash') ?? list(source, 'argsHashes');
+	return {
+		kind: 'decision',
+		decision: {
+			approved,
+			...(approvalId ? { approvalId } : {}),
+			...(reason ? { reason } : {}),
+			...(reviewer ? { reviewer } : {}),
+			...(codes ? { codes } : {}),
+			...(argsHashes ? { argsHashes } : {}),
+		},
+	};
+}
+
+/** The decision an item carries, if any (see `readChannelAnswer` for where it may come from). */
+export function readChannelDecision(json: Json): ChannelDecision | undefined {
+	const answer = readChannelAnswer(json);
+	return answer?.kind === 'decision' ? answer.decision : undefined;
 }

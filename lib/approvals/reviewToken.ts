@@ -23,3 +23,49 @@ export function reviewTokenMatches(provided: unknown, expectedHash: string | und
 	const actual = Buffer.from(hashReviewToken(provided), 'hex');
 	return timingSafeEqual(actual, Buffer.from(expectedHash, 'hex'));
 }
+
+/**
+ * The review URL for one approval: the execution's resume URL with the approval's secret added as
+ * the query parameter `REVIEW_TOKEN_PARAM`. Every review URL is built here (and read back only by
+ * `reviewTokenInUrl`), so how the secret travels can change in one place. The resume URL is kept
+ * byte for byte (n8n signs it on 2.x); the parameter goes before any fragment.
+ */
+export function withReviewToken(resumeUrl: string, token: string): string {
+	const hashAt = resumeUrl.indexOf('#');
+	const base = hashAt === -1 ? resumeUrl : resumeUrl.slice(0, hashAt);
+	const fragment = hashAt === -1 ? '' : resumeUrl.slice(hashAt);
+	const separator = !base.includes('?') ? '?' : base.endsWith('?') || base.endsWith('&') ? '' : '&';
+	return `${base}${separator}${REVIEW_TOKEN_PARAM}=${encodeURIComponent(token)}${fragment}`;
+}
+
+/** The secret a review URL built by `withReviewToken` carries (the last one, if several), or undefined. */
+export function reviewTokenInUrl(reviewUrl: unknown): string | undefined {
+	if (typeof reviewUrl !== 'string') return undefined;
+	const query = reviewUrl.split('#')[0].split('?').slice(1).join('?');
+	let found: string | undefined;
+	for (const pair of query.split('&')) {
+		const at = pair.indexOf('=');
+		if (at === -1 || pair.slice(0, at) !== REVIEW_TOKEN_PARAM) continue;
+		try {
+			found = decodeURIComponent(pair.slice(at + 1));
+		} catch {
+			found = undefined;
+		}
+	}
+	return found;
+}
+
+/**
+ * The review link of a request handed out (again). A link handed out before is kept when it is
+ * exactly this execution's resume URL with the secret whose hash the paused run holds, so a link a
+ * person already received keeps working; otherwise a new secret is made (the old link then stops
+ * working). The secret itself is returned only inside the URL.
+ */
+export function reviewLink(resumeUrl: string | undefined, previous?: { reviewUrl?: string; reviewTokenHash?: string }): { reviewUrl?: string; reviewTokenHash: string } {
+	const oldToken = reviewTokenInUrl(previous?.reviewUrl);
+	if (resumeUrl && oldToken && reviewTokenMatches(oldToken, previous?.reviewTokenHash) && previous?.reviewUrl === withReviewToken(resumeUrl, oldToken)) {
+		return { reviewUrl: previous.reviewUrl, reviewTokenHash: previous.reviewTokenHash as string };
+	}
+	const { token, hash } = newReviewToken();
+	return { ...(resumeUrl ? { reviewUrl: withReviewToken(resumeUrl, token) } : {}), reviewTokenHash: hash };
+}

@@ -10,10 +10,11 @@ import { buildRunSettings, type RawAgentOptions } from '../../lib/agent/settings
 import { createRun, nextEffect, pendingReviews, step } from '../../lib/agent/step';
 import { runToolCalls } from '../../lib/agent/toolRunner';
 import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
-import type { AgentState, ReviewDecision } from '../../lib/agent/types';
-import { buildApprovalRequest, isApprovalDecision, isApprovalRequest } from '../../lib/approvals/approvalRequest';
-import { readChannelDecision } from '../../lib/approvals/channelDecision';
-import { openStore, restorePausedRun, savePausedRun, takePausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
+import type { AgentState, OpenApproval } from '../../lib/agent/types';
+import { buildApprovalRequest } from '../../lib/approvals/approvalRequest';
+import { openStore, savePausedRun, setReviewTokenHash, type PausedRunStore } from '../../lib/approvals/pausedRuns';
+import { actionForItem, ResumeRefused, type ItemAction } from '../../lib/approvals/resumeInput';
+import { reviewLink } from '../../lib/approvals/reviewToken';
 import type { ApprovalPolicy } from '../../lib/approvals/policy';
 import { parsePatternList } from '../../lib/tools/nameFilter';
 import { createModelClient } from '../../lib/providers/clients';
@@ -87,69 +88,8 @@ interface Shared {
 	store: PausedRunStore;
 }
 
-/**
- * What one input item asks for: a new run, or the continuation of a paused one (a decision from
- * the review page, an answer from a send-and-wait channel, or an expired approval). Returns the
- * state to drive, or undefined for a replayed decision, which changes nothing.
- */
-function stateForItem(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData, shared: Shared): AgentState | undefined {
-	const json = item.json as Record<string, unknown>;
-	const now = new Date().toISOString();
-	const resume = (approvalId: string, apply: (state: AgentState) => AgentState): AgentState | undefined => {
-		const taken = takePausedRun(shared.store, approvalId);
-		if (taken.kind === 'replayed') return undefined;
-		if (taken.kind === 'unknown') {
-			throw new NodeOperationError(this.getNode(), `No paused run is waiting for approval ${approvalId} in this execution`, { itemIndex });
-		}
-		let state: AgentState;
-		try {
-			state = apply(taken.state);
-		} catch (error) {
-			restorePausedRun(shared.store, approvalId, taken.state, now);
-			throw new NodeOperationError(this.getNode(), `Decision rejected: ${(error as Error).message}`, { itemIndex });
-		}
-		// Pinning at execution time: approved calls run only if their tool is still what the reviewer saw.
-		return step(state, { type: 'catalog_refreshed', tools: shared.servers.catalog });
-	};
-
-	if (isApprovalDecision(json)) {
-		return resume(json.approvalId, (state) =>
-			step(state, { type: 'approval_decided', approvalId: json.approvalId, decisions: json.decisions as ReviewDecision[], reviewer: json.reviewer, decidedAt: json.decidedAt ?? now }),
-		);
-	}
-	if (isApprovalRequest(json)) {
-		// The MCP Approval node passes the request through unchanged only when its wait ran out.
-		if (Date.now() < Date.parse(json.expiresAt)) {
-			throw new NodeOperationError(this.getNode(), 'A pending approval came back before it expired', {
-				itemIndex,
-				description: 'Connect "Needs Approval" to an MCP Approval node (or a send-and-wait node), not straight back to this node.',
-			});
-		}
-		return resume(json.approvalId, (state) => step(state, { type: 'approval_expired', approvalId: json.approvalId, at: now }));
-	}
-	const channel = readChannelDecision(json);
-	if (channel) {
-		const index = pairedIndex(item);
-		// Paired back to the "Needs approval" item it answers; with a single pending approval, that one.
-		const approvalId = channel.approvalId ?? (index !== undefined ? shared.store.lastOrder[index] : shared.store.lastOrder.length === 1 ? shared.store.lastOrder[0] : undefined);
-		if (!approvalId) {
-			throw new NodeOperationError(this.getNode(), 'An approval answer arrived, but it is not clear which pending approval it answers', {
-				itemIndex,
-				description: 'Wire the send-and-wait node directly between "Needs Approval" and this node, or add an approvalId field to its output.',
-			});
-		}
-		return resume(approvalId, (state) => {
-			if (state.phase.name !== 'run_tools') throw new Error('the run is not waiting for a decision');
-			const decisions: ReviewDecision[] = pendingReviews(state.phase).map((call) => ({
-				callId: call.id,
-				argsHash: call.review?.argsHash ?? '',
-				decision: channel.approved ? 'approve' : 'deny',
-				...(channel.reason ? { reason: channel.reason } : !channel.approved ? { reason: 'denied through the approval channel' } : {}),
-			}));
-			return step(state, { type: 'approval_decided', approvalId, decisions, reviewer: channel.reviewer ?? 'approval channel', decidedAt: now });
-		});
-	}
-
+/** A new run from the item's parameters. */
+function newRun(this: IExecuteFunctions, itemIndex: number, shared: Shared): AgentState {
 	const options = this.getNodeParameter('options', itemIndex, {}) as AgentOptions;
 	const userMessage = String(this.getNodeParameter('userMessage', itemIndex, '') ?? '');
 	if (!userMessage.trim()) {
@@ -162,6 +102,37 @@ function stateForItem(this: IExecuteFunctions, itemIndex: number, item: INodeExe
 		approval: approvalPolicy(this, itemIndex),
 	};
 	return createRun({ provider: shared.provider, settings, tools: shared.servers.catalog, userMessage, history: parseHistory(options.history) });
+}
+
+/**
+ * What one input item asks for (see actionForItem): a new run, the continuation of a paused one,
+ * nothing (a replayed decision), or a request to hand out again because its calls are still pending.
+ */
+function actionFor(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData, shared: Shared): ItemAction {
+	try {
+		return actionForItem(item.json as Record<string, unknown>, { store: shared.store, catalog: shared.servers.catalog, now: new Date(), pairedIndex: pairedIndex(item) });
+	} catch (error) {
+		if (!(error instanceof ResumeRefused)) throw error;
+		throw new NodeOperationError(this.getNode(), error.message, { itemIndex, ...(error.description ? { description: error.description } : {}) });
+	}
+}
+
+/** The "Needs Approval" item of a paused run, with its own review secret (only its hash is kept). */
+function approvalRequestItem(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	state: AgentState,
+	approval: OpenApproval,
+	link: { reviewUrl?: string; reviewTokenHash: string },
+	notice?: string,
+): INodeExecutionData {
+	const calls = state.phase.name === 'run_tools' ? pendingReviews(state.phase) : [];
+	const request = buildApprovalRequest(state, approval, calls, { ...link, ...(notice ? { notice } : {}) });
+	return { json: request as unknown as IDataObject, pairedItem: { item: itemIndex } };
+}
+
+function resumeUrl(this: IExecuteFunctions, itemIndex: number): string | undefined {
+	return String(this.evaluateExpression('{{ $execution.resumeUrl }}', itemIndex) ?? '') || undefined;
 }
 
 export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -190,8 +161,20 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 		const shared: Shared = { servers, model, provider, store };
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 			try {
-				const initial = stateForItem.call(this, itemIndex, items[itemIndex], shared);
-				if (!initial) continue;
+				const action = actionFor.call(this, itemIndex, items[itemIndex], shared);
+				if (action.kind === 'replayed') continue;
+				if (action.kind === 'pending') {
+					// Still pending: the same approval (id, expiry, calls) goes out again, saying why.
+					const { state } = action.run;
+					const approval = state.phase.name === 'run_tools' ? state.phase.approval : undefined;
+					if (!approval) throw new NodeOperationError(this.getNode(), `The paused run of approval ${action.approvalId} has no open approval`, { itemIndex });
+					const link = reviewLink(resumeUrl.call(this, itemIndex), { reviewUrl: action.previousReviewUrl, reviewTokenHash: action.run.reviewTokenHash });
+					setReviewTokenHash(store, action.approvalId, link.reviewTokenHash);
+					needsApproval.push(approvalRequestItem.call(this, itemIndex, state, approval, link, action.notice));
+					order.push(action.approvalId);
+					continue;
+				}
+				const initial = action.kind === 'continue' ? action.state : newRun.call(this, itemIndex, shared);
 				const options = this.getNodeParameter('options', itemIndex, {}) as AgentOptions;
 				const toolRunnerOptions = {
 					connections: servers.connections,
@@ -207,9 +190,10 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 					const now = Date.now();
 					const approval = { id: randomUUID(), requestedAt: new Date(now).toISOString(), expiresAt: new Date(now + hours * 3_600_000).toISOString() };
 					const paused = step(final, { type: 'approval_opened', approval });
-					savePausedRun(store, approval.id, paused, approval.requestedAt);
-					const reviewUrl = String(this.evaluateExpression('{{ $execution.resumeUrl }}', itemIndex) ?? '') || undefined;
-					needsApproval.push({ json: buildApprovalRequest(paused, approval, effect.calls, reviewUrl) as unknown as IDataObject, pairedItem: { item: itemIndex } });
+					// A new secret per approval: the token goes only into reviewUrl; the store keeps its hash.
+					const link = reviewLink(resumeUrl.call(this, itemIndex));
+					savePausedRun(store, approval.id, paused, approval.requestedAt, link.reviewTokenHash);
+					needsApproval.push(approvalRequestItem.call(this, itemIndex, paused, approval, link));
 					order.push(approval.id);
 					continue;
 				}

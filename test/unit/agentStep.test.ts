@@ -3,7 +3,7 @@
  * outcomes. No network, no servers.
  */
 import { buildCatalog } from '../../lib/agent/catalog';
-import { createRun, nextEffect, step, stripCodeFence } from '../../lib/agent/step';
+import { createRun, MAX_TOOL_CALLS_PER_TURN, nextEffect, step, stripCodeFence } from '../../lib/agent/step';
 import type { AgentEvent, AgentState, CatalogTool, ModelTurn, RunSettings, ToolOutcome, Usage } from '../../lib/agent/types';
 import { hashArguments } from '../../lib/approvals/argumentHash';
 import type { ProviderId } from '../../lib/providers/types';
@@ -86,6 +86,7 @@ describe('createRun', () => {
 			iterations: 0,
 			usage: usage(0, 0),
 			toolLog: [],
+			userMessage: 'hi',
 			phase: { name: 'call_model' },
 			lastText: '',
 		});
@@ -411,6 +412,52 @@ describe('human review', () => {
 		expect(denied.toolLog[1]).toMatchObject({ id: 'w', isError: true, resultSummary: 'A person reviewing this call denied it, so it was not run. Reason: no', review: { decision: 'denied', reason: 'no' } });
 
 		expect(() => step(opened, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: 'w', argsHash: 'sha256:other', decision: 'approve' }], decidedAt: 'x' })).toThrow(/other arguments/);
+	});
+});
+
+describe('approval expiry in the state logic (issue 10, point 7)', () => {
+	const policy = { mode: 'listed' as const, listed: ['files.write'], alwaysAsk: [], neverAsk: [] };
+	const opened = () =>
+		step(step(run({ approval: policy }), modelTurn({ toolCalls: [{ id: 'w', name: WRITE, rawArguments: { path: '/etc/passwd' } }], stop: 'tool_use' })), {
+			type: 'approval_opened',
+			approval: { id: 'ap1', requestedAt: '2026-01-01T00:00:00Z', expiresAt: '2026-01-02T00:00:00Z' },
+		});
+	const approve = { callId: 'w', argsHash: hashArguments({ path: '/etc/passwd' }), decision: 'approve' as const };
+
+	it.each([
+		['made after expiresAt', { decidedAt: '2026-01-02T00:00:01Z' }],
+		['made exactly at expiresAt', { decidedAt: '2026-01-02T00:00:00.000Z' }],
+		['made in time but received after expiresAt', { decidedAt: '2026-01-01T12:00:00Z', receivedAt: '2026-01-03T00:00:00Z' }],
+		['with an unreadable time', { decidedAt: 'soon' }],
+	])('an approval %s is refused: the call is denied as expired and never runs', (_label, times) => {
+		const state = step(opened(), { type: 'approval_decided', approvalId: 'ap1', decisions: [approve], reviewer: 'ann', ...times });
+		expect(nextEffect(state)).toEqual({ type: 'call_model' });
+		expect(state.toolLog[0]).toMatchObject({ id: 'w', isError: true, review: { decision: 'expired' } });
+		expect(state.toolLog[0].resultSummary).toContain('Approval expired');
+	});
+
+	it('an approval in time, received in time, runs', () => {
+		const state = step(opened(), { type: 'approval_decided', approvalId: 'ap1', decisions: [approve], decidedAt: '2026-01-01T12:00:00Z', receivedAt: '2026-01-01T12:00:01Z' });
+		expect(nextEffect(state)).toMatchObject({ type: 'run_tools', calls: [{ id: 'w' }] });
+	});
+});
+
+describe('tool calls per turn (issue 10, point 10)', () => {
+	it(`runs at most ${MAX_TOOL_CALLS_PER_TURN} calls of one turn; the rest go back to the model as errors, nothing runs for them`, () => {
+		const count = MAX_TOOL_CALLS_PER_TURN + 6;
+		const toolCalls = Array.from({ length: count }, (_, i) => ({ id: `c${i}`, name: 'echo', rawArguments: { message: `m${i}` } }));
+		let state = step(run(), modelTurn({ toolCalls, stop: 'tool_use' }));
+		const effect = nextEffect(state);
+		expect(effect.type).toBe('run_tools');
+		const runIds = effect.type === 'run_tools' ? effect.calls.map((c) => c.id) : [];
+		expect(runIds).toEqual(toolCalls.slice(0, MAX_TOOL_CALLS_PER_TURN).map((c) => c.id));
+		state = step(state, { type: 'tool_outcomes', outcomes: runIds.map((id) => ok(id, 'done')) });
+		expect(state.phase.name).toBe('call_model');
+		// Every call the model made gets a result (the APIs require one per call id), in order.
+		expect(state.toolLog.map((e) => e.id)).toEqual(toolCalls.map((c) => c.id));
+		const extra = state.toolLog[MAX_TOOL_CALLS_PER_TURN];
+		expect(extra.isError).toBe(true);
+		expect(extra.resultSummary).toContain(`Too many tool calls in one turn: at most ${MAX_TOOL_CALLS_PER_TURN}`);
 	});
 });
 

@@ -1,0 +1,167 @@
+import { DecisionRejected, isAtOrAfter } from '../agent/review';
+import { pendingReviews, step } from '../agent/step';
+import type { AgentState, CatalogTool, ReviewDecision } from '../agent/types';
+import { callCode, isApprovalDecision, isApprovalRequest } from './approvalRequest';
+import { readChannelAnswer, type ChannelDecision } from './channelDecision';
+import { peekPausedRun, restorePausedRun, takePausedRun, type PausedRun, type PausedRunStore } from './pausedRuns';
+
+/**
+ * What one input item of the Agent asks for, decided without n8n: a new run, the continuation of a
+ * paused one (a decision from the review page or a channel, an expiry), or nothing new (the calls
+ * stay pending, and the request is handed out again with a notice saying why).
+ */
+export type ItemAction =
+	| { kind: 'start' }
+	/** A decision for an approval already decided: it changes nothing. */
+	| { kind: 'replayed' }
+	| { kind: 'continue'; state: AgentState }
+	| { kind: 'pending'; approvalId: string; run: PausedRun; notice: string; previousReviewUrl?: string };
+
+/** The item cannot be applied; the message says what was wrong (never a secret). */
+export class ResumeRefused extends Error {
+	constructor(
+		message: string,
+		readonly description?: string,
+	) {
+		super(message);
+		this.name = 'ResumeRefused';
+	}
+}
+
+export interface ResumeContext {
+	store: PausedRunStore;
+	/** The servers' current tools: approved calls run only if their tool is still what the reviewer saw. */
+	catalog: CatalogTool[];
+	now: Date;
+	/** Index of the "Needs Approval" item this item is paired with, when n8n knows it. */
+	pairedIndex?: number;
+}
+
+export const NOTICE_NO_DECISION =
+	'The approval channel resumed without a decision (a GET, or a link preview opening the URL); decisions in a URL are ignored. The calls are still pending.';
+export const NOTICE_STILL_OPEN =
+	'Another approval of this execution expired first, which ended the wait; this one has not expired and its calls are still pending.';
+
+function openExpiry(run: PausedRun): string | undefined {
+	return run.state.phase.name === 'run_tools' ? run.state.phase.approval?.expiresAt : undefined;
+}
+
+/** Expired, or not recognizably open: fail closed. */
+function isExpired(run: PausedRun, now: Date): boolean {
+	const expiresAt = openExpiry(run);
+	return expiresAt === undefined || isAtOrAfter(now.toISOString(), expiresAt);
+}
+
+function resume(context: ResumeContext, approvalId: string, apply: (state: AgentState) => AgentState): ItemAction {
+	const taken = takePausedRun(context.store, approvalId);
+	if (taken.kind === 'replayed') return { kind: 'replayed' };
+	if (taken.kind === 'unknown') throw new ResumeRefused(`No paused run is waiting for approval ${approvalId} in this execution`);
+	let state: AgentState;
+	try {
+		state = apply(taken.state);
+	} catch (error) {
+		restorePausedRun(context.store, approvalId, taken.state, taken.pausedAt, taken.reviewTokenHash);
+		throw new ResumeRefused(`Decision rejected: ${(error as Error).message}`);
+	}
+	// Pinning at execution time: approved calls run only if their tool is still what the reviewer saw.
+	return { kind: 'continue', state: step(state, { type: 'catalog_refreshed', tools: context.catalog }) };
+}
+
+function expire(context: ResumeContext, approvalId: string): ItemAction {
+	const at = context.now.toISOString();
+	return resume(context, approvalId, (state) => step(state, { type: 'approval_expired', approvalId, at }));
+}
+
+/** Still pending: expired ones are denied as expired, the others handed out again. */
+function stillPending(context: ResumeContext, approvalId: string, run: PausedRun, notice: string, previousReviewUrl?: string): ItemAction {
+	if (isExpired(run, context.now)) return expire(context, approvalId);
+	return { kind: 'pending', approvalId, run, notice, ...(previousReviewUrl ? { previousReviewUrl } : {}) };
+}
+
+/**
+ * Why a channel decision does not fit the pending calls, or undefined when it does. Codes and
+ * hashes are optional; when given, they must name exactly the pending calls, so a person who
+ * confirmed a code approves only what they were shown.
+ */
+function bindingProblem(decision: ChannelDecision, state: AgentState): string | undefined {
+	if (state.phase.name !== 'run_tools') return undefined;
+	const pending = pendingReviews(state.phase).map((call) => call.review?.argsHash ?? '');
+	const check = (given: string[] | undefined, expected: string[], what: string, normalize: (v: string) => string) => {
+		if (!given) return undefined;
+		const want = new Set(expected.map(normalize));
+		const got = new Set(given.map(normalize));
+		const fits = got.size === want.size && [...got].every((value) => want.has(value));
+		return fits ? undefined : `The approval channel's decision named ${what} ${given.join(', ')}, but the pending calls have ${expected.join(', ')}; it was not applied. The calls are still pending.`;
+	};
+	return (
+		check(decision.codes, pending.map(callCode), 'code(s)', (v) => v.toLowerCase()) ??
+		check(decision.argsHashes, pending, 'argument hash(es)', (v) => `sha256:${v.toLowerCase().replace(/^sha256:/, '')}`)
+	);
+}
+
+export function actionForItem(json: Record<string, unknown>, context: ResumeContext): ItemAction {
+	const { store, now } = context;
+	const nowIso = now.toISOString();
+
+	if (isApprovalDecision(json)) {
+		return resume(context, json.approvalId, (state) =>
+			step(state, {
+				type: 'approval_decided',
+				approvalId: json.approvalId,
+				decisions: json.decisions as ReviewDecision[],
+				reviewer: json.reviewer,
+				decidedAt: json.decidedAt ?? nowIso,
+				receivedAt: nowIso,
+			}),
+		);
+	}
+
+	if (isApprovalRequest(json)) {
+		// MCP Approval passes a request through unchanged when its wait ends, which is at the earliest
+		// expiry of all the approvals it holds: each is judged by its own expiry, read from the state.
+		const run = peekPausedRun(store, json.approvalId);
+		if (!run) {
+			if (store.decided.includes(json.approvalId)) return { kind: 'replayed' };
+			throw new ResumeRefused(`No paused run is waiting for approval ${json.approvalId} in this execution`);
+		}
+		return stillPending(context, json.approvalId, run, NOTICE_STILL_OPEN, typeof json.reviewUrl === 'string' ? json.reviewUrl : undefined);
+	}
+
+	const answer = readChannelAnswer(json);
+	if (!answer) return { kind: 'start' };
+	const named = answer.kind === 'decision' ? answer.decision.approvalId : answer.approvalId;
+	// Paired back to the "Needs approval" item it answers; with a single pending approval, that one.
+	const index = context.pairedIndex;
+	const approvalId =
+		named ?? (index !== undefined && index >= 0 && index < store.lastOrder.length ? store.lastOrder[index] : store.lastOrder.length === 1 ? store.lastOrder[0] : undefined);
+
+	if (answer.kind === 'no-decision') {
+		const run = approvalId ? peekPausedRun(store, approvalId) : undefined;
+		// Not an answer to anything paused here (e.g. a Webhook trigger's request): a new run.
+		if (!approvalId || !run) return { kind: 'start' };
+		return stillPending(context, approvalId, run, NOTICE_NO_DECISION);
+	}
+
+	if (!approvalId) {
+		throw new ResumeRefused(
+			'An approval answer arrived, but it is not clear which pending approval it answers',
+			'Wire the send-and-wait node directly between "Needs Approval" and this node, or add an approvalId field to its output.',
+		);
+	}
+	const decision = answer.decision;
+	const run = peekPausedRun(store, approvalId);
+	if (run) {
+		const problem = bindingProblem(decision, run.state);
+		if (problem) return stillPending(context, approvalId, run, problem);
+	}
+	return resume(context, approvalId, (state) => {
+		if (state.phase.name !== 'run_tools') throw new DecisionRejected('the run is not waiting for a decision');
+		const decisions: ReviewDecision[] = pendingReviews(state.phase).map((call) => ({
+			callId: call.id,
+			argsHash: call.review?.argsHash ?? '',
+			decision: decision.approved ? 'approve' : 'deny',
+			...(decision.reason ? { reason: decision.reason } : !decision.approved ? { reason: 'denied through the approval channel' } : {}),
+		}));
+		return step(state, { type: 'approval_decided', approvalId, decisions, reviewer: decision.reviewer ?? 'approval channel', decidedAt: nowIso, receivedAt: nowIso });
+	});
+}
