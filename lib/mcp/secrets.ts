@@ -12,8 +12,8 @@ import type { McpServerConfig } from './serverConfig';
  *   in the URL, the user-info password, path segments that look like tokens (see
  *   `looksLikeToken`), and query values whose name suggests a credential or that look like tokens.
  * - Local command: every Secret Environment Variables value (all environment values when the
- *   config does not say which are secret), plus plain environment values whose name or value looks
- *   like a credential.
+ *   config does not say which are secret), plus plain environment values that look like a
+ *   credential (see looksLikeCredentialVariable).
  * - Providers: the API key, and the secret parts of the base URL.
  * Values shorter than MIN_SECRET_LENGTH are ignored: replacing "1" or "on" everywhere would wreck
  * the text and protect nothing.
@@ -118,13 +118,22 @@ export function headerSecrets(value: string): string[] {
 
 const SECRET_ENV_NAME = /key|token|secret|pass|pwd|auth|credential/i;
 
+/**
+ * A plain (not secret) environment variable that still holds a credential by mistake: a name like
+ * GITHUB_TOKEN with a value of 8+ characters, or a token-looking value. Short values of such
+ * names ("AUTH_MODE=none") are settings, and redacting them everywhere would wreck outputs.
+ */
+function looksLikeCredentialVariable(name: string, value: string): boolean {
+	return (SECRET_ENV_NAME.test(name) && value.length >= 8) || looksLikeToken(value);
+}
+
 export function serverSecrets(config: McpServerConfig): string[] {
 	if (config.kind === 'http') {
 		return [...Object.values(config.headers).flatMap(headerSecrets), ...urlSecrets(config.url)];
 	}
 	const secretNames = config.secretEnvNames;
 	return Object.entries(config.env)
-		.filter(([name, value]) => !secretNames || secretNames.includes(name) || SECRET_ENV_NAME.test(name) || looksLikeToken(value))
+		.filter(([name, value]) => !secretNames || secretNames.includes(name) || looksLikeCredentialVariable(name, value))
 		.map(([, value]) => value);
 }
 

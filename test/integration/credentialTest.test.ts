@@ -50,6 +50,44 @@ describe('credential Test button (mcpServerConnectionTest)', () => {
 	});
 });
 
+describe('credential Test button never echoes secrets (issue 10, point 3)', () => {
+	const TOKEN = 'sk-live-abcdef1234567890';
+
+	it('a bearer token containing a line break: a clear error naming the field, without the token', async () => {
+		const port = await freePort();
+		const result = await mcpServerConnectionTest.call(context, {
+			id: '1', name: 'x', type: 'mcpServerHttpApi',
+			data: { url: `http://127.0.0.1:${port}/mcp`, authentication: 'bearer', token: `${TOKEN}\nX-Evil: 1`, connectTimeout: 3000 },
+		});
+		expect(result).toEqual({ status: 'Error', message: 'The Bearer Token in the credential contains a line break; paste it again without it.' });
+	});
+
+	it('a custom header value with a control character: named, not echoed', async () => {
+		const result = await mcpServerConnectionTest.call(context, {
+			id: '1', name: 'x', type: 'mcpServerHttpApi',
+			data: { url: 'http://127.0.0.1:1/mcp', authentication: 'headers', headers: JSON.stringify({ 'X-Api-Key': `${TOKEN}\u0007` }) },
+		});
+		expect(result).toEqual({ status: 'Error', message: 'Headers (credential): the value of header X-Api-Key contains a control character' });
+	});
+
+	it('a stdio server printing its secret environment variable before exiting: the Test message shows [redacted]', async () => {
+		const result = await mcpServerConnectionTest.call(context, {
+			id: '1', name: 'x', type: 'mcpServerStdioApi',
+			data: { command: process.execPath, args: JSON.stringify(['-e', 'console.error("key is " + process.env.API_KEY); process.exit(5)']), secretEnvironment: `API_KEY=${TOKEN}` },
+		});
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(/exited with code 5[\s\S]*key is \[redacted\]/);
+		expect(result.message).not.toContain('abcdef1234567890');
+	});
+
+	it('a token in the URL path is not shown in the refused message', async () => {
+		const port = await freePort();
+		const result = await mcpServerConnectionTest.call(context, { id: '1', name: 'x', type: 'mcpServerHttpApi', data: { url: `http://127.0.0.1:${port}/${TOKEN}/mcp`, connectTimeout: 3000 } });
+		expect(result).toMatchObject({ status: 'Error', message: expect.stringMatching(/Connection refused/) });
+		expect(result.message).not.toContain('abcdef1234567890');
+	});
+});
+
 describe('MCP Agent "MCP Servers" input', () => {
 	const fakeContext = (supplied: unknown) =>
 		({ getInputConnectionData: async () => supplied, getNode: () => ({ name: 'MCP Agent', type: 'x', typeVersion: 1, parameters: {}, id: '1', position: [0, 0] }) }) as never;

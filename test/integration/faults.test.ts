@@ -8,6 +8,7 @@ import type { McpServerConfig } from '../../lib/mcp/serverConfig';
 import { STDIO_ENABLE_VARIABLE } from '../../lib/mcp/stdioPolicy';
 import { callToolValidated, type ToolCallOptions } from '../../lib/mcp/toolCall';
 import { extractToolResult } from '../../lib/tools/callResult';
+import { REDACTED } from '../../lib/mcp/secrets';
 import {
 	fixtureStdio,
 	freePort,
@@ -15,7 +16,9 @@ import {
 	isRunning,
 	readPidFile,
 	startHttpFixture,
+	startProcessServer,
 	stdioConfig,
+	FIXTURES_DIR,
 	waitForGone,
 	type RunningServer,
 } from '../support/servers';
@@ -343,5 +346,60 @@ describe('HTTP server faults', () => {
 		expect(failure.httpStatus).toBeUndefined();
 		const stats = JSON.parse(textOf(await call(connection, 'stats'))) as { initializeRequests: number; charges: number };
 		expect(stats).toMatchObject({ charges: 1, initializeRequests: 1 });
+	});
+});
+
+describe('secrets never leave in errors, stderr tails or outputs (issue 10, point 3)', () => {
+	const KEY = 'sk-live-abcdef1234567890';
+
+	function leaking(mode: 'exit' | 'serve') {
+		return fixture('secret-echo-server.js', { LEAK_MODE: mode, API_KEY: KEY }, { secretEnvNames: ['API_KEY'] });
+	}
+
+	it('a stdio server that prints its secret environment variable to stderr and exits: redacted in message and server output', async () => {
+		const failure = await failureOf(open(leaking('exit')), 'process-exited');
+		expect(failure.message).toContain('exited with code 3');
+		expect(failure.serverOutput).toContain(`starting with API_KEY=${REDACTED}`);
+		expect(failure.serverOutput).toContain(`?key=${REDACTED}`);
+		expect(failure.message).not.toContain('abcdef1234567890');
+	});
+
+	it('a server echoing the secret in its instructions, tool list and tool results: redacted at the connection', async () => {
+		const connection = await open(leaking('serve'));
+		expect(connection.instructions).toBe(`Use the key ${REDACTED} for everything.`);
+		const [tool] = await listAllTools(connection);
+		expect(tool.description).toBe(`Tells which key (${REDACTED}) the server uses`);
+		const result = await callToolValidated(connection, tool, {});
+		expect(textOf(result)).toBe(`my key is ${REDACTED}`);
+		expect(result.structuredContent).toEqual({ key: REDACTED });
+		expect(JSON.stringify(result)).not.toContain('abcdef1234567890');
+	});
+
+	it('a token in the URL path never appears in a connection-refused error', async () => {
+		const port = await freePort();
+		const failure = await failureOf(McpConnection.open(httpConfig(`http://127.0.0.1:${port}/${KEY}/mcp`, { connectTimeoutMs: 3000 })), 'refused');
+		expect(failure.message).toContain(`http://127.0.0.1:${port}/${REDACTED}/mcp`);
+		expect(failure.message).not.toContain('abcdef1234567890');
+	});
+
+	it('an HTTP server answering 500 with the bearer token in its body: redacted', async () => {
+		const port = await freePort();
+		const server = await startProcessServer([path.join(FIXTURES_DIR, 'secret-echo-http-server.js')], { PORT: String(port) }, /listening on/, (p) => `http://127.0.0.1:${p}/mcp`, port);
+		httpServers.push(server);
+		const failure = await failureOf(McpConnection.open(httpConfig(server.url, { headers: { Authorization: `Bearer ${KEY}` } })), 'http-status');
+		expect(failure.httpStatus).toBe(500);
+		expect(failure.message).toContain(`Authorization: ${REDACTED}`);
+		expect(failure.message).not.toContain('abcdef1234567890');
+	});
+
+	it('a header value with a line break that reaches fetch (a config made in code): the error does not quote it', async () => {
+		const port = await freePort();
+		const config = httpConfig(`http://127.0.0.1:${port}/mcp`, { headers: { Authorization: `Bearer ${KEY}\nX-Evil: 1` }, connectTimeoutMs: 3000 });
+		let caught: unknown;
+		await McpConnection.open(config).catch((error: unknown) => {
+			caught = error;
+		});
+		expect(caught).toBeInstanceOf(McpFailure);
+		expect((caught as McpFailure).message).not.toContain('abcdef1234567890');
 	});
 });
