@@ -1,34 +1,136 @@
-import { scanToolDescription } from '../approvals/poisoning';
+import { scanText, scanToolDescription } from '../approvals/poisoning';
 import { parseJsonParameter } from '../util/jsonParameter';
 import { toProviderToolName } from '../tools/providerNames';
-import { fingerprintTool } from '../tools/fingerprint';
+import { fingerprintInstructions, fingerprintTool } from '../tools/fingerprint';
+import { displayToolName, quoteToolName, toolNameProblem } from '../tools/toolNameRule';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import type { CatalogTool } from './types';
 
+/** The name under which a server's instructions are listed (MCP List Tools), pinned and withheld. It can never be a valid tool name. */
+export const INSTRUCTIONS_PIN_NAME = '(server instructions)';
+
+/**
+ * Longest description (and server instructions) passed on to the model and the review page; longer
+ * text is cut with a visible marker and flagged. The fingerprint is always over the full text.
+ */
+export const MAX_CATALOG_DESCRIPTION_LENGTH = 16_000;
+
 export interface ServerTools {
+	/** The MCP Server sub-node's name (unique in a run). */
 	id: string;
 	name: string;
+	/** The name the server reports for itself (initialize); pins may name a server by it. */
+	reportedName?: string;
 	tools: ToolDefinition[];
 	trustAnnotations?: boolean;
+	/** The server's `instructions` from initialize, if any. */
+	instructions?: string;
+}
+
+/** One pinned fingerprint; `server` absent means "whichever server is connected" (one server only). */
+export interface PinnedFingerprint {
+	server?: string;
+	name: string;
+	fingerprint: string;
+}
+
+export interface PinnedFingerprints {
+	entries: PinnedFingerprint[];
 }
 
 export interface CatalogOptions {
-	/** Tool name -> fingerprints the builder pinned (from MCP List Tools). Absent: no pinning. */
-	pinned?: Map<string, Set<string>>;
+	/** Fingerprints the builder pinned (from MCP List Tools). Absent: no pinning. */
+	pinned?: PinnedFingerprints;
 	/** What happens to a tool whose fingerprint is not pinned: withheld, or every call reviewed. */
 	onDrift?: 'block' | 'review';
-	/** Leave tools with poisoning warnings out of the model's list entirely. */
+	/** Leave tools (and server instructions) with poisoning warnings out of the model's view entirely. */
 	withholdFlagged?: boolean;
+	/** Whether server instructions will be appended to the system prompt (then they are scanned and pinned). Default true. */
+	appendInstructions?: boolean;
+}
+
+export interface ServerInstructions {
+	server: string;
+	/** As appended to the system prompt (cut at MAX_CATALOG_DESCRIPTION_LENGTH). */
+	text: string;
+	fingerprint: string;
+	warnings?: string[];
+}
+
+export interface WithheldEntry {
+	server: string;
+	/** The tool's name (quoted and escaped when it breaks the MCP name rule), or INSTRUCTIONS_PIN_NAME. */
+	tool: string;
+	reason: string;
+	kind?: 'instructions';
 }
 
 export interface CatalogResult {
 	tools: CatalogTool[];
-	/** Tools left out, and why (shown in the node output so nothing disappears silently). */
-	withheld: Array<{ server: string; tool: string; reason: string }>;
+	/** Tools and instructions left out, and why (shown in the node output so nothing disappears silently). */
+	withheld: WithheldEntry[];
+	/** Server instructions that may be appended to the system prompt. */
+	instructions: ServerInstructions[];
 }
 
 function slug(text: string): string {
 	return text.replace(/[^a-zA-Z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 24) || 'server';
+}
+
+/** Text cut to the catalog's limit with a marker the model and the reviewer see. */
+function capDescription(text: string): string {
+	if (text.length <= MAX_CATALOG_DESCRIPTION_LENGTH) return text;
+	return `${text.slice(0, MAX_CATALOG_DESCRIPTION_LENGTH)}\n…[cut: showing ${MAX_CATALOG_DESCRIPTION_LENGTH} of ${text.length} characters]`;
+}
+
+function lengthWarning(what: string, length: number): string {
+	return `${what} is ${length} characters long; only the first ${MAX_CATALOG_DESCRIPTION_LENGTH} reach the model and the review page.`;
+}
+
+/**
+ * Which pins apply to which server. A pin names its server by sub-node name or by the server's
+ * reported name; a sub-node name wins, and a reported name shared by two connected servers is
+ * refused (a server chooses its reported name, so it must not be able to borrow another's pins).
+ * Unqualified pins are only allowed with one server connected.
+ */
+function pinsByServer(servers: ServerTools[], pinned: PinnedFingerprints): Map<ServerTools, Map<string, Set<string>>> {
+	const result = new Map<ServerTools, Map<string, Set<string>>>(servers.map((server) => [server, new Map()]));
+	const add = (server: ServerTools, entry: PinnedFingerprint) => {
+		const pins = result.get(server) as Map<string, Set<string>>;
+		if (!pins.has(entry.name)) pins.set(entry.name, new Set());
+		pins.get(entry.name)?.add(entry.fingerprint);
+	};
+	for (const entry of pinned.entries) {
+		if (entry.server === undefined) {
+			if (servers.length > 1) {
+				throw new Error(
+					`Pinned Fingerprints: the entry for ${quoteToolName(entry.name)} names no server, but ${servers.length} MCP servers are connected (${servers.map((s) => JSON.stringify(s.name)).join(', ')}). ` +
+						'Qualify every entry: { "server": "<MCP Server sub-node name>", "name": "<tool>", "fingerprint": "sha256:..." }, or "<sub-node name>/<tool>" as an object key (MCP List Tools items carry their server already).',
+				);
+			}
+			if (servers.length === 1) add(servers[0], entry);
+			continue;
+		}
+		const bySubNode = servers.find((server) => server.name === entry.server);
+		if (bySubNode) {
+			add(bySubNode, entry);
+			continue;
+		}
+		const byReported = servers.filter((server) => server.reportedName === entry.server);
+		if (byReported.length > 1) {
+			throw new Error(
+				`Pinned Fingerprints: ${byReported.length} connected servers report the name ${quoteToolName(entry.server)} (sub-nodes ${byReported.map((s) => JSON.stringify(s.name)).join(', ')}); pin by the sub-node name instead`,
+			);
+		}
+		if (byReported.length === 1) add(byReported[0], entry);
+		// A pin for a server that is not connected is simply not used.
+	}
+	return result;
+}
+
+function driftReason(pins: Map<string, Set<string>>, name: string): string {
+	if (pins.has(name)) return 'its definition changed since it was pinned';
+	return pins.size === 0 ? 'it is not in the pinned list (no pinned entry names this server)' : 'it is not in the pinned list (new since pinning)';
 }
 
 /**
@@ -38,17 +140,34 @@ function slug(text: string): string {
  * provider name so the tool list is byte-identical between runs (prompt-cache hits).
  */
 export function buildCatalog(servers: ServerTools[], options: CatalogOptions = {}): CatalogResult {
-	const withheld: CatalogResult['withheld'] = [];
+	const withheld: WithheldEntry[] = [];
+	const pinsOf = options.pinned ? pinsByServer(servers, options.pinned) : undefined;
 	const admitted: Array<{ server: ServerTools; tool: ToolDefinition; fingerprint: string; warnings: string[]; forceReview: boolean }> = [];
 	for (const server of servers) {
+		const pins = pinsOf?.get(server);
+		const counts = new Map<string, number>();
+		for (const tool of server.tools) counts.set(tool.name, (counts.get(tool.name) ?? 0) + 1);
 		for (const tool of server.tools) {
+			// A name that breaks the MCP rule could add a line or hide characters wherever it is shown.
+			const nameProblem = toolNameProblem(tool.name);
+			if (nameProblem) {
+				withheld.push({ server: server.name, tool: displayToolName(tool.name), reason: `${nameProblem}; the Agent refuses tool names that break the MCP tool name rule` });
+				continue;
+			}
+			// Two definitions under one name: calls go by name, so which one runs is the server's choice.
+			if ((counts.get(tool.name) ?? 0) > 1) {
+				withheld.push({ server: server.name, tool: tool.name, reason: 'the server lists this name more than once, with no way to tell which definition a call runs' });
+				continue;
+			}
 			const fingerprint = fingerprintTool(tool);
 			const warnings = scanToolDescription(tool).map((w) => `Description ${w.message}.`);
+			const description = typeof tool.description === 'string' ? tool.description : undefined;
+			if (description !== undefined && description.length > MAX_CATALOG_DESCRIPTION_LENGTH) warnings.push(lengthWarning('Description', description.length));
 			let forceReview = false;
-			if (options.pinned) {
-				const pins = options.pinned.get(tool.name);
-				if (!pins || !pins.has(fingerprint)) {
-					const reason = pins ? 'its definition changed since it was pinned' : 'it is not in the pinned list (new since pinning)';
+			if (pins) {
+				const pinned = pins.get(tool.name);
+				if (!pinned || !pinned.has(fingerprint)) {
+					const reason = driftReason(pins, tool.name);
 					if (options.onDrift !== 'review') {
 						withheld.push({ server: server.name, tool: tool.name, reason });
 						continue;
@@ -61,7 +180,7 @@ export function buildCatalog(servers: ServerTools[], options: CatalogOptions = {
 				withheld.push({ server: server.name, tool: tool.name, reason: `poisoning warning: ${warnings.join(' ')}` });
 				continue;
 			}
-			admitted.push({ server, tool, fingerprint, warnings, forceReview });
+			admitted.push({ server, tool: description !== undefined ? { ...tool, description: capDescription(description) } : tool, fingerprint, warnings, forceReview });
 		}
 	}
 	const owners = new Map<string, number>();
@@ -88,24 +207,72 @@ export function buildCatalog(servers: ServerTools[], options: CatalogOptions = {
 		};
 	});
 	tools.sort((a, b) => (a.providerName < b.providerName ? -1 : a.providerName > b.providerName ? 1 : 0));
-	return { tools, withheld };
+	const instructions = options.appendInstructions === false ? [] : admitInstructions(servers, options, pinsOf, withheld);
+	return { tools, withheld, instructions };
 }
 
 /**
- * Pinned fingerprints as the builder gives them: MCP List Tools items ({ name, fingerprint }), an
- * array of those, or an object { toolName: fingerprint }.
+ * Server instructions go into the system prompt, where no call-time review can catch them: they
+ * are scanned like descriptions and pinned like tools, and anything unpinned or changed (with
+ * pinning on) stays out of the prompt whatever On Unpinned Tool says.
  */
-export function parsePinnedFingerprints(value: unknown): Map<string, Set<string>> | undefined {
+function admitInstructions(servers: ServerTools[], options: CatalogOptions, pinsOf: Map<ServerTools, Map<string, Set<string>>> | undefined, withheld: WithheldEntry[]): ServerInstructions[] {
+	const admitted: ServerInstructions[] = [];
+	for (const server of servers) {
+		const text = typeof server.instructions === 'string' ? server.instructions.trim() : '';
+		if (!text) continue;
+		const fingerprint = fingerprintInstructions(text);
+		const warnings = scanText(text).map((w) => `Instructions ${w.message}.`);
+		if (text.length > MAX_CATALOG_DESCRIPTION_LENGTH) warnings.push(lengthWarning('Instructions', text.length));
+		const pins = pinsOf?.get(server);
+		if (pins && !pins.get(INSTRUCTIONS_PIN_NAME)?.has(fingerprint)) {
+			const reason = pins.has(INSTRUCTIONS_PIN_NAME) ? 'the server instructions changed since they were pinned' : 'the server instructions are not in the pinned list';
+			const review = options.onDrift === 'review' ? '; instructions cannot be reviewed per call, so they are left out of the system prompt' : '';
+			withheld.push({ server: server.name, tool: INSTRUCTIONS_PIN_NAME, kind: 'instructions', reason: `${reason}${review}` });
+			continue;
+		}
+		if (options.withholdFlagged && warnings.length > 0) {
+			withheld.push({ server: server.name, tool: INSTRUCTIONS_PIN_NAME, kind: 'instructions', reason: `poisoning warning: ${warnings.join(' ')}` });
+			continue;
+		}
+		admitted.push({ server: server.name, text: capDescription(text), fingerprint, ...(warnings.length ? { warnings } : {}) });
+	}
+	return admitted;
+}
+
+function serverOf(value: unknown, where: string): string | undefined {
+	if (value === undefined || value === null || value === '') return undefined;
+	if (typeof value === 'string') return value;
+	// MCP List Tools items carry `server: { name, version }`.
+	if (typeof value === 'object' && typeof (value as { name?: unknown }).name === 'string') return (value as { name: string }).name;
+	throw new Error(`Pinned Fingerprints: ${where} has a "server" that is neither a name nor an object with a "name"`);
+}
+
+/**
+ * Pinned fingerprints as the builder gives them: MCP List Tools items ({ name, fingerprint,
+ * server: { name } }, server instructions included), an array of { server?, name, fingerprint },
+ * or an object { "server/tool": fingerprint } ("tool" alone when only one server is connected).
+ */
+export function parsePinnedFingerprints(value: unknown): PinnedFingerprints | undefined {
 	const parsed = parseJsonParameter(value, 'Pinned Fingerprints');
 	if (parsed === undefined) return undefined;
-	const pins = new Map<string, Set<string>>();
-	const add = (name: unknown, fingerprint: unknown, where: string) => {
+	const entries: PinnedFingerprint[] = [];
+	const add = (server: string | undefined, name: unknown, fingerprint: unknown, where: string) => {
 		if (typeof name !== 'string' || typeof fingerprint !== 'string') throw new Error(`Pinned Fingerprints: ${where} needs a string "name" and "fingerprint"`);
-		if (!pins.has(name)) pins.set(name, new Set());
-		pins.get(name)?.add(fingerprint);
+		entries.push({ ...(server !== undefined ? { server } : {}), name, fingerprint });
 	};
-	if (Array.isArray(parsed)) parsed.forEach((entry, i) => add((entry as { name?: unknown })?.name, (entry as { fingerprint?: unknown })?.fingerprint, `entry ${i}`));
-	else if (parsed && typeof parsed === 'object') for (const [name, fp] of Object.entries(parsed)) add(name, fp, `"${name}"`);
-	else throw new Error('Pinned Fingerprints must be an array of { name, fingerprint } or an object');
-	return pins;
+	if (Array.isArray(parsed)) {
+		parsed.forEach((entry, i) => {
+			const item = (entry ?? {}) as { server?: unknown; name?: unknown; fingerprint?: unknown };
+			add(serverOf(item.server, `entry ${i}`), item.name, item.fingerprint, `entry ${i}`);
+		});
+	} else if (parsed && typeof parsed === 'object') {
+		for (const [key, fingerprint] of Object.entries(parsed)) {
+			// Tool names cannot contain "/", so the last one separates the server (which may contain one).
+			const slash = key.lastIndexOf('/');
+			if (slash > 0) add(key.slice(0, slash), key.slice(slash + 1), fingerprint, `"${key}"`);
+			else add(undefined, slash === 0 ? key.slice(1) : key, fingerprint, `"${key}"`);
+		}
+	} else throw new Error('Pinned Fingerprints must be an array of { server, name, fingerprint } or an object { "server/tool": "sha256:..." }');
+	return { entries };
 }

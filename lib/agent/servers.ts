@@ -2,7 +2,7 @@ import { McpConnection } from '../mcp/connection';
 import { McpFailure } from '../mcp/errors';
 import { listAllTools, serverOffers } from '../mcp/listing';
 import { createNameMatcher } from '../tools/nameFilter';
-import { buildCatalog, type CatalogOptions, type CatalogResult, type ServerTools } from './catalog';
+import { buildCatalog, type CatalogOptions, type CatalogResult, type ServerInstructions, type ServerTools } from './catalog';
 import type { ServerHandle } from './serverHandle';
 import type { CatalogTool } from './types';
 
@@ -12,8 +12,11 @@ export interface ConnectedServers {
 	/** Output schemas of the listed tools, by outputSchemaKey(server, tool), for checkToolOutput. */
 	outputSchemas: Map<string, Record<string, unknown>>;
 	withheld: CatalogResult['withheld'];
-	/** Servers' `instructions` from initialize, for the system prompt when the user wants them. */
-	instructions: Array<{ server: string; text: string }>;
+	/**
+	 * Servers' `instructions` from initialize, for the system prompt when the user wants them: only
+	 * those that passed the scan and the pins (the others are in `withheld`), with their warnings.
+	 */
+	instructions: ServerInstructions[];
 	close(): Promise<void>;
 }
 
@@ -43,17 +46,28 @@ export async function connectServers(handles: ServerHandle[], catalogOptions: Ca
 	}
 	try {
 		const servers: ServerTools[] = [];
-		const instructions: Array<{ server: string; text: string }> = [];
 		const outputSchemas = new Map<string, Record<string, unknown>>();
 		for (const handle of handles) {
 			const connection = connections.get(handle.name) as McpConnection;
 			const matches = createNameMatcher({ include: handle.include, exclude: handle.exclude });
-			const tools = serverOffers(connection, 'tools') ? await listAllTools(connection) : [];
-			servers.push({ id: handle.name, name: handle.name, tools: tools.filter((tool) => matches(tool.name)), trustAnnotations: handle.config.trustAnnotations });
+			let tools: Awaited<ReturnType<typeof listAllTools>>;
+			try {
+				tools = serverOffers(connection, 'tools') ? await listAllTools(connection) : [];
+			} catch (error) {
+				throw prefixed(`MCP server "${handle.name}"`, error);
+			}
+			const instructions = connection.instructions;
+			servers.push({
+				id: handle.name,
+				name: handle.name,
+				reportedName: connection.server.name,
+				tools: tools.filter((tool) => matches(tool.name)),
+				trustAnnotations: handle.config.trustAnnotations,
+				...(typeof instructions === 'string' && instructions.trim() ? { instructions } : {}),
+			});
 			for (const tool of tools) if (tool.outputSchema) outputSchemas.set(outputSchemaKey(handle.name, tool.name), tool.outputSchema);
-			if (connection.instructions?.trim()) instructions.push({ server: handle.name, text: connection.instructions.trim() });
 		}
-		const { tools: catalog, withheld } = buildCatalog(servers, catalogOptions);
+		const { tools: catalog, withheld, instructions } = buildCatalog(servers, catalogOptions);
 		return { connections, catalog, outputSchemas, withheld, instructions, close: closeAll };
 	} catch (error) {
 		await closeAll();

@@ -1,8 +1,16 @@
 import type { McpConnection } from './connection';
 import type { ToolDefinition } from '../tools/toolDefinition';
+import { quoteToolName } from '../tools/toolNameRule';
 
 /** Safety stop for servers whose cursor never ends. */
 const MAX_PAGES = 1000;
+
+/**
+ * Most tools one server may offer. Every tool is fingerprinted, scanned and (in the Agent) sent to
+ * the model on every turn; a server listing more is broken or hostile, and is refused whole
+ * rather than cut at an arbitrary point.
+ */
+export const MAX_TOOLS_PER_SERVER = 2000;
 
 /**
  * Follows `nextCursor` to the end. A server that repeats a cursor would loop forever, so a repeat
@@ -11,12 +19,15 @@ const MAX_PAGES = 1000;
 export async function collectPages<T>(
 	label: string,
 	fetchPage: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string }>,
+	limit?: { maxItems: number; tooMany: (count: number) => string },
 ): Promise<T[]> {
 	const all: T[] = [];
 	const seen = new Set<string>();
 	let cursor: string | undefined;
 	for (let page = 0; page < MAX_PAGES; page++) {
 		const result = await fetchPage(cursor);
+		// Checked per page, so a server cannot make us hold an unbounded list before refusing it.
+		if (limit && all.length + result.items.length > limit.maxItems) throw new Error(limit.tooMany(all.length + result.items.length));
 		all.push(...result.items);
 		if (!result.nextCursor) return all;
 		if (seen.has(result.nextCursor)) throw new Error(`the server repeated the pagination cursor while listing ${label}`);
@@ -58,9 +69,13 @@ export async function listAllTools(connection: McpConnection): Promise<ToolDefin
 				const result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, UNPARSED as never, connection.requestOptions());
 				const { tools, nextCursor } = checkedTools(result);
 				return { items: tools, nextCursor };
-			}),
+			}, { maxItems: MAX_TOOLS_PER_SERVER, tooMany: (count) => tooManyTools(connection.server.name, count) }),
 		),
 	);
+}
+
+export function tooManyTools(serverName: string, count: number): string {
+	return `the MCP server ${quoteToolName(serverName)} lists at least ${count} tools, over the limit of ${MAX_TOOLS_PER_SERVER} per server; use a server (or a server configuration) that offers fewer tools`;
 }
 
 export interface ResourceEntry {

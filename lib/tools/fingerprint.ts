@@ -31,3 +31,13 @@ export function fingerprintTool(tool: ToolDefinition): string {
 	});
 	return `sha256:${createHash('sha256').update(material).digest('hex')}`;
 }
+
+/**
+ * A stable hash of a server's `instructions` (from initialize), which the Agent can append to the
+ * system prompt: pinned like a tool, so a server cannot change what it tells the model unnoticed.
+ * The kind is part of the material, so it can never equal a tool's fingerprint.
+ */
+export function fingerprintInstructions(text: string): string {
+	const material = canonicalJson({ kind: 'instructions', text: text.trim() });
+	return `sha256:${createHash('sha256').update(material).digest('hex')}`;
+}
