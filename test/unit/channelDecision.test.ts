@@ -1,0 +1,148 @@
+/**
+ * Issue 10, point 2: a GET never decides, and a channel that resumes without a decision leaves the
+ * calls pending. Point 7: several approvals in one execution each expire on their own.
+ */
+import { createRun, step } from '../../lib/agent/step';
+import type { AgentState, CatalogTool } from '../../lib/agent/types';
+import { hashArguments } from '../../lib/approvals/argumentHash';
+import { callCode } from '../../lib/approvals/approvalRequest';
+import { readChannelAnswer, readChannelDecision } from '../../lib/approvals/channelDecision';
+import { openStore, savePausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
+import { actionForItem, NOTICE_NO_DECISION, NOTICE_STILL_OPEN, ResumeRefused } from '../../lib/approvals/resumeInput';
+
+const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
+const tools: CatalogTool[] = [{ providerName: 'delete_file', mcpName: 'delete_file', serverId: 'fs', serverName: 'fs', inputSchema: schema, annotationsTrusted: false, fingerprint: 'sha256:aaa' }];
+
+const REQUESTED = '2026-01-01T00:00:00.000Z';
+const BEFORE_EXPIRY = new Date('2026-01-01T06:00:00.000Z');
+
+function paused(approvalId: string, expiresAt: string, path = 'b'): AgentState {
+	let state = createRun({
+		provider: 'anthropic',
+		settings: { model: 'm', maxIterations: 10, maxOutputTokens: 100, tokenBudget: 0, toolChoice: { type: 'auto' }, parallelToolCalls: true, promptCaching: false, maxToolResultChars: 1000, approval: { mode: 'all', listed: [], alwaysAsk: [], neverAsk: [] } },
+		tools,
+		userMessage: 'clean up',
+	});
+	state = step(state, {
+		type: 'model_turn',
+		turn: { transcriptItems: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'delete_file', input: { path } }] }], text: '', toolCalls: [{ id: 'c1', name: 'delete_file', rawArguments: { path } }], stop: 'tool_use', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+	});
+	return step(state, { type: 'approval_opened', approval: { id: approvalId, requestedAt: REQUESTED, expiresAt } });
+}
+
+function storeWith(...runs: Array<[string, AgentState]>): PausedRunStore {
+	const store = openStore({});
+	for (const [id, state] of runs) savePausedRun(store, id, state, REQUESTED, 'f'.repeat(64));
+	store.lastOrder = runs.map(([id]) => id);
+	return store;
+}
+
+const context = (store: PausedRunStore, now = BEFORE_EXPIRY, pairedIndex?: number) => ({ store, catalog: tools, now, ...(pairedIndex !== undefined ? { pairedIndex } : {}) });
+const webhook = (query: Record<string, unknown>, body: Record<string, unknown> = {}) => ({ headers: { 'user-agent': 'Slackbot-LinkExpanding 1.0' }, params: {}, query, body });
+
+describe('readChannelDecision: what may decide', () => {
+	it('a GET of "<resume URL>&approved=true" (query only) decides nothing', () => {
+		expect(readChannelDecision(webhook({ approved: 'true' }))).toBeUndefined();
+		expect(readChannelDecision(webhook({ approved: true, approvalId: 'ap1' }))).toBeUndefined();
+		expect(readChannelAnswer(webhook({ approved: 'true' }))).toEqual({ kind: 'no-decision' });
+	});
+
+	it('a webhook-shaped item never decides from its top level, nor does any item', () => {
+		expect(readChannelDecision({ ...webhook({}), approved: true })).toBeUndefined();
+		expect(readChannelDecision({ approved: true })).toBeUndefined();
+		expect(readChannelAnswer({ approved: true })).toBeUndefined();
+	});
+
+	it('a Wait-node POST body and a send-and-wait `data` decide', () => {
+		expect(readChannelDecision(webhook({ approved: 'false' }, { approved: true, reviewer: 'Ana' }))).toEqual({ approved: true, reviewer: 'Ana' });
+		expect(readChannelDecision({ data: { approved: false } })).toEqual({ approved: false });
+		expect(readChannelDecision(webhook({}, { approved: 'true', code: 'ab12cd34, EF56ab78', argsHash: ['sha256:1'] }))).toEqual({ approved: true, codes: ['ab12cd34', 'EF56ab78'], argsHashes: ['sha256:1'] });
+	});
+
+	it('a send-and-wait answer without `approved` and a bare GET are channel answers without a decision', () => {
+		expect(readChannelAnswer({ data: { text: 'hello' } })).toEqual({ kind: 'no-decision' });
+		expect(readChannelAnswer(webhook({}))).toEqual({ kind: 'no-decision' });
+		expect(readChannelAnswer({ message: 'start a run' })).toBeUndefined();
+	});
+});
+
+describe('actionForItem: channel answers', () => {
+	it('a bare GET of the Wait node URL leaves the call pending and hands the request out again with a notice', () => {
+		const store = storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')]);
+		const action = actionForItem(webhook({ approved: 'true' }), context(store));
+		expect(action).toMatchObject({ kind: 'pending', approvalId: 'ap1', notice: NOTICE_NO_DECISION });
+		expect(Object.keys(store.runs)).toEqual(['ap1']);
+		expect(store.decided).toEqual([]);
+	});
+
+	it('a webhook-shaped item with no paused run to answer starts a new run (a Webhook trigger)', () => {
+		expect(actionForItem(webhook({}, { message: 'hi' }), context(openStore({})))).toEqual({ kind: 'start' });
+	});
+
+	it('a POSTed body decides, paired by item index', () => {
+		const store = storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')], ['ap2', paused('ap2', '2026-01-02T00:00:00.000Z', 'c')]);
+		const action = actionForItem(webhook({}, { approved: true }), context(store, BEFORE_EXPIRY, 1));
+		expect(action.kind).toBe('continue');
+		const state = action.kind === 'continue' ? action.state : undefined;
+		expect(state?.phase.name === 'run_tools' && state.phase.calls[0].review?.status).toBe('approved');
+		expect(Object.keys(store.runs)).toEqual(['ap1']);
+	});
+
+	it('a decision naming the code of the pending call applies; another code is not applied and the call stays pending', () => {
+		const code = callCode(hashArguments({ path: 'b' }));
+		const good = actionForItem({ data: { approved: true, code: code.toUpperCase() } }, context(storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')])));
+		expect(good.kind).toBe('continue');
+
+		const store = storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')]);
+		const wrong = actionForItem({ data: { approved: true, code: callCode(hashArguments({ path: 'other' })) } }, context(store));
+		expect(wrong).toMatchObject({ kind: 'pending', approvalId: 'ap1' });
+		expect(wrong.kind === 'pending' && wrong.notice).toContain('it was not applied');
+		expect(Object.keys(store.runs)).toEqual(['ap1']);
+
+		const hash = actionForItem(webhook({}, { approved: true, argsHash: hashArguments({ path: 'c' }) }), context(storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')])));
+		expect(hash.kind).toBe('pending');
+	});
+
+	it('a channel decision that arrives after the expiry is refused as expired', () => {
+		const store = storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')]);
+		const action = actionForItem({ data: { approved: true } }, context(store, new Date('2026-01-03T00:00:00.000Z')));
+		expect(action.kind).toBe('continue');
+		const state = action.kind === 'continue' ? action.state : undefined;
+		expect(state?.toolLog[0]).toMatchObject({ isError: true, review: { decision: 'expired' } });
+	});
+
+	it('a decision that cannot be paired is refused with a message', () => {
+		const store = storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')], ['ap2', paused('ap2', '2026-01-02T00:00:00.000Z')]);
+		expect(() => actionForItem({ data: { approved: true } }, context(store))).toThrow(ResumeRefused);
+	});
+});
+
+describe('actionForItem: several approvals in one execution (point 7)', () => {
+	const request = (approvalId: string, expiresAt: string) => ({ kind: 'mcp-agent.approval-request', approvalId, expiresAt, reviewUrl: 'http://n8n/webhook-waiting/1' });
+
+	it('MCP Approval wakes at the earliest expiry: the expired approval is denied, the other is handed out again unchanged', () => {
+		const store = storeWith(['early', paused('early', '2026-01-01T05:00:00.000Z')], ['late', paused('late', '2026-01-02T00:00:00.000Z')]);
+		const expired = actionForItem(request('early', '2026-01-01T05:00:00.000Z'), context(store));
+		expect(expired.kind).toBe('continue');
+		expect(expired.kind === 'continue' && expired.state.toolLog[0].review?.decision).toBe('expired');
+
+		const open = actionForItem(request('late', '2026-01-02T00:00:00.000Z'), context(store));
+		expect(open).toMatchObject({ kind: 'pending', approvalId: 'late', notice: NOTICE_STILL_OPEN, previousReviewUrl: 'http://n8n/webhook-waiting/1' });
+		const state = open.kind === 'pending' ? open.run.state : undefined;
+		expect(state?.phase.name === 'run_tools' && state.phase.approval).toEqual({ id: 'late', requestedAt: REQUESTED, expiresAt: '2026-01-02T00:00:00.000Z' });
+		expect(Object.keys(store.runs)).toEqual(['late']);
+	});
+
+	it('the stored expiry counts, not the one in the item', () => {
+		const store = storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')]);
+		expect(actionForItem(request('ap1', '2020-01-01T00:00:00.000Z'), context(store)).kind).toBe('pending');
+		expect(actionForItem(request('ap1', '2099-01-01T00:00:00.000Z'), context(store, new Date('2026-01-02T00:00:00.000Z'))).kind).toBe('continue');
+	});
+
+	it('a request for an approval decided before is a replay; an unknown one is refused', () => {
+		const store = storeWith(['ap1', paused('ap1', '2026-01-01T01:00:00.000Z')]);
+		actionForItem(request('ap1', ''), context(store));
+		expect(actionForItem(request('ap1', ''), context(store))).toEqual({ kind: 'replayed' });
+		expect(() => actionForItem(request('nope', ''), context(store))).toThrow(/No paused run is waiting for approval nope/);
+	});
+});
