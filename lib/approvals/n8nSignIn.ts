@@ -1,15 +1,36 @@
+import { randomBytes } from 'node:crypto';
+
 /**
  * "Require n8n login" for the review page. n8n strips its session cookie from requests to waiting
  * executions (for nodes outside its own allow-list), so the page cannot see who is logged in.
- * Instead the reviewer signs in on the page with their n8n account, and the credentials are
- * checked against this n8n's own login endpoint. Nothing is stored; the session n8n returns is
- * discarded.
+ * Instead the reviewer signs in on the page with their n8n account; the credentials are checked
+ * against this n8n's own login, and the session it returns is used once, server-side, to ask n8n
+ * whether that account may act on this workflow, then logged out. Nothing is stored.
+ *
+ * Checked against n8n 2.41.1: `POST /rest/login` answers 200 with the user and an `n8n-auth`
+ * cookie bound to the `browser-id` header; `GET /rest/workflows/<id>` with both answers 200 with
+ * `data.scopes` (the account's scopes on that workflow) for owners, admins and project members,
+ * and 403/404 for others; `POST /rest/logout` revokes the session. n8n limits its login to 5 tries
+ * per e-mail per minute and answers 429.
  */
-export interface SignInResult {
-	ok: boolean;
-	/** "First Last <email>" for the audit log. */
-	reviewer?: string;
-	error?: string;
+export type SignInResult =
+	| { ok: true; reviewer: string }
+	/** rejected: wrong credentials, a missing or wrong code, or no permission (one message for all, so the page is no oracle). */
+	| { ok: false; kind: 'rejected' | 'rateLimited' | 'unavailable'; error: string };
+
+export const SIGN_IN_FAILED =
+	'Sign-in failed: check the e-mail, the password and, if your account uses two-factor authentication, the code. Only accounts that may run or edit this workflow can decide here.';
+
+/** Scopes that let an account act on a workflow; read-only access is not enough to approve its tool calls. */
+const ACTING_SCOPES = ['workflow:execute', 'workflow:update'];
+
+export interface SignInOptions {
+	/** The workflow the review belongs to; the account must have access to it. */
+	workflowId: string | undefined;
+	/** Lower-case e-mails; when not empty, only these accounts may decide. */
+	allowedReviewers?: string[];
+	baseUrl?: string;
+	fetchImpl?: typeof fetch;
 }
 
 /** This n8n's own REST base, as seen from inside the process serving the review page. */
@@ -20,34 +41,98 @@ export function localN8nBaseUrl(env: NodeJS.ProcessEnv = process.env): string {
 	return `${protocol}://127.0.0.1:${env.N8N_PORT || '5678'}${path}`;
 }
 
+/** "a@b.c, d@e.f" or one per line → lower-case e-mails. */
+export function parseAllowedReviewers(text: unknown): string[] {
+	if (typeof text !== 'string') return [];
+	return text.split(/[\s,;]+/).map((entry) => entry.trim().toLowerCase()).filter(Boolean);
+}
+
+const rejected = (): SignInResult => ({ ok: false, kind: 'rejected', error: SIGN_IN_FAILED });
+const unavailable = (detail: string): SignInResult => ({
+	ok: false,
+	kind: 'unavailable',
+	error: `Could not check the sign-in with n8n (${detail}); nothing was decided. An administrator can set N8N_MCP_AGENT_N8N_URL.`,
+});
+const rateLimited = (): SignInResult => ({
+	ok: false,
+	kind: 'rateLimited',
+	error: 'n8n is limiting sign-in attempts for this account right now; nothing was decided. Wait a minute and try again.',
+});
+
 export async function verifyN8nSignIn(
 	credentials: { email?: unknown; password?: unknown; mfaCode?: unknown },
-	baseUrl = localN8nBaseUrl(),
-	fetchImpl: typeof fetch = fetch,
+	options: SignInOptions,
 ): Promise<SignInResult> {
+	const baseUrl = options.baseUrl ?? localN8nBaseUrl();
+	const fetchImpl = options.fetchImpl ?? fetch;
 	const email = typeof credentials.email === 'string' ? credentials.email.trim() : '';
 	const password = typeof credentials.password === 'string' ? credentials.password : '';
-	if (!email || !password) return { ok: false, error: 'Sign in with your n8n e-mail and password to decide.' };
+	if (!email || !password) return rejected();
+	if (!options.workflowId) return unavailable('the workflow of this review is not known');
 	const mfaCode = typeof credentials.mfaCode === 'string' && credentials.mfaCode.trim() ? credentials.mfaCode.trim() : undefined;
-	let response: Response;
+	// n8n binds its session to this header; a fresh value per sign-in keeps sessions apart.
+	const browserId = randomBytes(16).toString('hex');
+
+	let login: Response;
 	try {
-		response = await fetchImpl(`${baseUrl}/rest/login`, {
+		login = await fetchImpl(`${baseUrl}/rest/login`, {
 			method: 'POST',
-			headers: { 'content-type': 'application/json', 'browser-id': 'mcp-agent-review-page' },
+			headers: { 'content-type': 'application/json', 'browser-id': browserId },
 			body: JSON.stringify({ emailOrLdapLoginId: email, password, ...(mfaCode ? { mfaCode } : {}) }),
 			signal: AbortSignal.timeout(15_000),
 		});
 	} catch (error) {
-		return { ok: false, error: `Could not check the sign-in with n8n (${(error as Error).message}); an administrator can set N8N_MCP_AGENT_N8N_URL.` };
+		return unavailable((error as Error).message);
 	}
-	if (!response.ok) {
-		const text = await response.text().catch(() => '');
-		const mfa = /mfa/i.test(text) && !mfaCode;
-		return { ok: false, error: mfa ? 'This n8n account uses two-factor authentication: enter the code too.' : 'The n8n e-mail or password is not correct.' };
-	}
-	const body = (await response.json().catch(() => ({}))) as { data?: { email?: string; firstName?: string; lastName?: string } };
+	if (login.status === 429) return rateLimited();
+	// Wrong password, a missing or wrong two-factor code, a disabled account: all the same to the page.
+	if (login.status === 400 || login.status === 401 || login.status === 403) return rejected();
+	if (!login.ok) return unavailable(`HTTP ${login.status} from its login`);
+	const body = (await login.json().catch(() => ({}))) as { data?: { email?: unknown; firstName?: unknown; lastName?: unknown } };
 	const user = body.data ?? {};
-	const name = [user.firstName, user.lastName].filter(Boolean).join(' ');
-	const address = user.email ?? email;
-	return { ok: true, reviewer: name ? `${name} <${address}>` : address };
+	const account = typeof user.email === 'string' ? user.email : '';
+	const cookie = sessionCookie(login);
+	if (!account || !cookie) return unavailable('its login answered without an account or a session');
+
+	try {
+		const access = await workflowAccess(fetchImpl, baseUrl, options.workflowId, cookie, browserId);
+		if (access !== 'allowed') return access === 'denied' ? rejected() : unavailable(access);
+		if (options.allowedReviewers?.length && !options.allowedReviewers.includes(account.toLowerCase())) return rejected();
+	} finally {
+		// The session was only needed for the check above.
+		await fetchImpl(`${baseUrl}/rest/logout`, { method: 'POST', headers: { cookie, 'browser-id': browserId }, signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+	}
+	const name = [user.firstName, user.lastName].filter((part) => typeof part === 'string' && part).join(' ');
+	return { ok: true, reviewer: name ? `${name} <${account}>` : account };
+}
+
+/** "allowed", "denied", or why it could not be checked. */
+async function workflowAccess(fetchImpl: typeof fetch, baseUrl: string, workflowId: string, cookie: string, browserId: string): Promise<string> {
+	let response: Response;
+	try {
+		response = await fetchImpl(`${baseUrl}/rest/workflows/${encodeURIComponent(workflowId)}`, {
+			headers: { cookie, 'browser-id': browserId, accept: 'application/json' },
+			signal: AbortSignal.timeout(15_000),
+		});
+	} catch (error) {
+		return (error as Error).message;
+	}
+	if (response.status === 401 || response.status === 403 || response.status === 404) return 'denied';
+	if (!response.ok) return `HTTP ${response.status} when checking access to the workflow`;
+	const body = (await response.json().catch(() => undefined)) as { data?: { id?: unknown; scopes?: unknown } } | undefined;
+	if (!body?.data || String(body.data.id) !== workflowId) return 'an unexpected answer when checking access to the workflow';
+	const scopes = body.data.scopes;
+	if (scopes === undefined) return 'allowed'; // n8n versions without scopes: access to the workflow is the permission
+	return Array.isArray(scopes) && ACTING_SCOPES.some((scope) => scopes.includes(scope)) ? 'allowed' : 'denied';
+}
+
+/** "n8n-auth=…" from the login's Set-Cookie; only that cookie is sent back. */
+function sessionCookie(response: Response): string | undefined {
+	const headers = response.headers as Headers & { getSetCookie?: () => string[] };
+	const all = headers.getSetCookie?.() ?? (headers.get('set-cookie') ?? '').split(/,(?=\s*[\w-]+=)/);
+	for (const header of all) {
+		const pair = header.split(';')[0]?.trim();
+		if (pair?.startsWith('n8n-auth=') && pair.length > 'n8n-auth='.length) return pair;
+	}
+	return undefined;
 }

@@ -1,6 +1,6 @@
 import { validateArguments } from '../tools/argumentValidator';
 import { APPROVAL_DECISION_KIND, type ApprovalDecisionItem, type ApprovalRequest } from './approvalRequest';
-import { fieldName } from './reviewPage';
+import { fieldName, MAX_REASON_CHARS } from './reviewPage';
 
 /**
  * Turns a POST from the review page (form fields) or an API client (JSON) into one decision item
@@ -21,16 +21,18 @@ interface JsonDecision {
 	arguments?: unknown;
 }
 
-const MAX_REASON = 2000;
+/** Edited arguments larger than this are refused: they would be validated on n8n main and stored in the run. */
+export const MAX_EDITED_ARGUMENTS_BYTES = 256 * 1024;
+
+// Shown again after an error: a password or a one-time code never is, nor the review secret (the page adds it itself).
+const NOT_SHOWN_AGAIN = new Set(['password', 'mfaCode', 'reviewToken']);
 
 export function parseReviewSubmission(
 	body: Record<string, unknown>,
 	requests: ApprovalRequest[],
 	options: { now: string; reviewer?: string },
 ): SubmissionResult {
-	const previous: Record<string, string> = {};
-	// Shown again after an error; a password never is.
-	for (const [key, value] of Object.entries(body)) if (typeof value === 'string' && key !== 'password') previous[key] = value;
+	const previous = valuesToShowAgain(body);
 	const fromJson = Array.isArray(body.decisions) ? indexJsonDecisions(body.decisions as JsonDecision[]) : undefined;
 	const errors: string[] = [];
 	const reviewer = options.reviewer ?? (typeof body.reviewer === 'string' ? body.reviewer.trim().slice(0, 200) : '');
@@ -50,9 +52,13 @@ export function parseReviewSubmission(
 			const decision = json ? json.decision : field('decision');
 			const hash = json ? json.argsHash : field('hash');
 			const reasonRaw = json ? json.reason : field('reason');
-			const reason = typeof reasonRaw === 'string' && reasonRaw.trim() ? reasonRaw.trim().slice(0, MAX_REASON) : undefined;
+			const reason = typeof reasonRaw === 'string' && reasonRaw.trim() ? reasonRaw.trim() : undefined;
 			if (decision !== 'approve' && decision !== 'deny' && decision !== 'edit') {
 				errors.push(`Choose approve, deny or edit for ${label}.`);
+				return [];
+			}
+			if (reason && reason.length > MAX_REASON_CHARS) {
+				errors.push(`The reason for ${label} has ${reason.length} characters; at most ${MAX_REASON_CHARS} are accepted.`);
 				return [];
 			}
 			if (hash !== call.argsHash) {
@@ -61,6 +67,11 @@ export function parseReviewSubmission(
 			}
 			if (decision !== 'edit') return [{ callId: call.callId, argsHash: call.argsHash, decision, ...(reason ? { reason } : {}) }];
 			let edited: unknown = json ? json.arguments : undefined;
+			const size = editedSize(json ? json.arguments : field('args'));
+			if (size > MAX_EDITED_ARGUMENTS_BYTES) {
+				errors.push(`The edited arguments for ${label} are ${Math.ceil(size / 1024)} KB of JSON; at most ${MAX_EDITED_ARGUMENTS_BYTES / 1024} KB are accepted.`);
+				return [];
+			}
 			if (!json) {
 				try {
 					edited = JSON.parse(String(field('args') ?? ''));
@@ -80,8 +91,25 @@ export function parseReviewSubmission(
 	return errors.length ? { ok: false, errors, previous } : { ok: true, decisions };
 }
 
+/** The form values to fill in again after an error. */
+export function valuesToShowAgain(body: Record<string, unknown>): Record<string, string> {
+	const previous: Record<string, string> = {};
+	for (const [key, value] of Object.entries(body)) if (typeof value === 'string' && !NOT_SHOWN_AGAIN.has(key)) previous[key] = value;
+	return previous;
+}
+
 function indexJsonDecisions(list: JsonDecision[]): Map<string, JsonDecision> {
 	const map = new Map<string, JsonDecision>();
 	for (const entry of list) if (entry && typeof entry === 'object') map.set(`${String(entry.approvalId)}/${String(entry.callId)}`, entry);
 	return map;
+}
+
+/** UTF-8 bytes of the edited arguments as JSON text (the form sends the text, the API a value). */
+function editedSize(value: unknown): number {
+	if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+	try {
+		return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+	} catch {
+		return Number.POSITIVE_INFINITY; // not serializable (e.g. circular): never accepted
+	}
 }

@@ -8,9 +8,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { isApprovalRequest, type ApprovalRequest } from '../../lib/approvals/approvalRequest';
-import { renderMessagePage, renderReviewPage } from '../../lib/approvals/reviewPage';
-import { parseReviewSubmission } from '../../lib/approvals/reviewSubmission';
-import { verifyN8nSignIn } from '../../lib/approvals/n8nSignIn';
+import { parseAllowedReviewers } from '../../lib/approvals/n8nSignIn';
+import { handleReviewWebhook } from '../../lib/approvals/reviewWebhook';
 
 /**
  * Waits for a person's decision on the Agent's pending tool calls. While the execution waits, the
@@ -46,7 +45,17 @@ export class McpApproval implements INodeType {
 				name: 'requireLogin',
 				type: 'boolean',
 				default: false,
-				description: 'Whether the reviewer must sign in on the review page with their account on this n8n; that account is recorded as the reviewer',
+				description: 'Whether the reviewer must sign in on the review page with their account on this n8n; only accounts that may run or edit this workflow can decide, and the account is recorded as the reviewer',
+			},
+			{
+				displayName: 'Allowed Reviewers',
+				name: 'allowedReviewers',
+				type: 'string',
+				typeOptions: { rows: 2 },
+				default: '',
+				placeholder: 'ana@example.com, ops-lead@example.com',
+				description: 'E-mails of the n8n accounts that may decide (comma or newline separated, any letter case). Empty: any account that may run or edit this workflow.',
+				displayOptions: { show: { requireLogin: [true] } },
 			},
 			{
 				displayName: 'Pending Requests',
@@ -74,45 +83,22 @@ export class McpApproval implements INodeType {
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const request = this.getRequestObject();
 		const res = this.getResponseObject();
-		const raw = this.getNodeParameter('pendingRequests', []) as unknown;
-		const requests = (Array.isArray(raw) ? raw : []).filter(isApprovalRequest);
-		const wantsJson = /json/i.test(String(request.headers['content-type'] ?? '')) || /json/i.test(String(request.headers.accept ?? ''));
-		const send = (status: number, html: string, json: unknown) => {
-			res.status(status);
-			res.setHeader('Cache-Control', 'no-store');
-			res.setHeader('X-Frame-Options', 'DENY');
-			res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'");
-			if (wantsJson) res.json(json);
-			else res.type('html').send(html);
-		};
-
-		if (requests.length === 0) {
-			send(404, renderMessagePage('Nothing to review', 'There are no pending tool calls here.'), { error: 'nothing pending' });
-			return { noWebhookResponse: true };
-		}
 		const requireSignIn = this.getNodeParameter('requireLogin', false) as boolean;
-		if (request.method !== 'POST') {
-			send(200, renderReviewPage(requests, { requireSignIn }), { pending: requests });
-			return { noWebhookResponse: true };
-		}
-		const body = (this.getBodyData() ?? {}) as Record<string, unknown>;
-		let reviewer: string | undefined;
-		if (requireSignIn) {
-			const signIn = await verifyN8nSignIn(body);
-			if (!signIn.ok) {
-				const previous = Object.fromEntries(Object.entries(body).filter(([k, v]) => typeof v === 'string' && k !== 'password')) as Record<string, string>;
-				send(401, renderReviewPage(requests, { errors: [signIn.error ?? 'Sign-in failed.'], previous, requireSignIn }), { errors: [signIn.error] });
-				return { noWebhookResponse: true };
-			}
-			reviewer = signIn.reviewer;
-		}
-		const result = parseReviewSubmission(body, requests, { now: new Date().toISOString(), reviewer });
-		if (!result.ok) {
-			send(400, renderReviewPage(requests, { errors: result.errors, previous: result.previous, requireSignIn }), { errors: result.errors });
-			return { noWebhookResponse: true };
-		}
-		const count = result.decisions.reduce((n, d) => n + d.decisions.length, 0);
-		send(200, renderMessagePage('Decision recorded', `${count} decision${count === 1 ? '' : 's'} recorded. The workflow continues; you can close this page.`), { recorded: count });
-		return { noWebhookResponse: true, workflowData: [result.decisions.map((decision) => ({ json: decision as never }))] };
+		const answer = await handleReviewWebhook({
+			method: request.method,
+			headers: request.headers,
+			query: request.query,
+			body: request.method === 'POST' ? this.getBodyData() : undefined,
+			pending: this.getNodeParameter('pendingRequests', []),
+			requireSignIn,
+			allowedReviewers: requireSignIn ? parseAllowedReviewers(this.getNodeParameter('allowedReviewers', '')) : [],
+			workflowId: this.getWorkflow().id,
+		});
+		res.status(answer.status);
+		for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+		if (answer.asJson) res.json(answer.json);
+		else res.type('html').send(answer.html);
+		if (!answer.decisions) return { noWebhookResponse: true };
+		return { noWebhookResponse: true, workflowData: [answer.decisions.map((decision) => ({ json: decision as never }))] };
 	}
 }

@@ -1,0 +1,148 @@
+import { isApprovalRequest, type ApprovalDecisionItem, type ApprovalRequest } from './approvalRequest';
+import { AttemptLimiter, reviewSignInLimiter } from './attemptLimiter';
+import { verifyN8nSignIn, type SignInOptions, type SignInResult } from './n8nSignIn';
+import { fieldName, renderMessagePage, renderReviewPage, type ReviewPageOptions } from './reviewPage';
+import { checkReviewAccess, MAX_CALLS_PER_PAGE, providedReviewToken, type ReviewScope } from './reviewerAccess';
+import { parseReviewSubmission, valuesToShowAgain } from './reviewSubmission';
+
+/**
+ * Everything MCP Approval's webhook does, as a plain function of the request: who may see which
+ * pending requests (review secret, argument integrity, expiry), rendering the page, signing the
+ * reviewer in, and turning a valid POST into decision items. The node only passes n8n's request in
+ * and writes the answer out. A GET never decides.
+ */
+export interface ReviewWebhookRequest {
+	method: string;
+	headers: Record<string, unknown>;
+	query: unknown;
+	body: unknown;
+	/** The node's input items (the Agent's approval requests), as the node parameter delivers them. */
+	pending: unknown;
+	requireSignIn: boolean;
+	/** Lower-case e-mails; empty means any account with access to the workflow. */
+	allowedReviewers: string[];
+	workflowId: string | undefined;
+	now?: Date;
+	signIn?: (credentials: Record<string, unknown>, options: SignInOptions) => Promise<SignInResult>;
+	limiter?: AttemptLimiter;
+}
+
+export interface ReviewWebhookResponse {
+	status: number;
+	headers: Record<string, string>;
+	/** Send this as JSON (an API client) rather than the HTML page. */
+	asJson: boolean;
+	html: string;
+	json: unknown;
+	/** Present only when the execution should resume with these decisions. */
+	decisions?: ApprovalDecisionItem[];
+}
+
+/** Larger submissions are refused whole; n8n's own body limit (16 MB by default) applies before this. */
+export const MAX_SUBMISSION_BYTES = 4 * 1024 * 1024;
+
+export const REVIEW_PAGE_HEADERS: Record<string, string> = {
+	'Cache-Control': 'no-store',
+	'X-Frame-Options': 'DENY',
+	'X-Content-Type-Options': 'nosniff',
+	// The review secret is in the URL: no page this one links to may learn it.
+	'Referrer-Policy': 'no-referrer',
+	'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+};
+
+export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<ReviewWebhookResponse> {
+	const now = input.now ?? new Date();
+	const asJson = /json/i.test(String(input.headers['content-type'] ?? '')) || /json/i.test(String(input.headers.accept ?? ''));
+	const answer = (status: number, html: string, json: unknown, decisions?: ApprovalDecisionItem[]): ReviewWebhookResponse => ({
+		status, headers: { ...REVIEW_PAGE_HEADERS }, asJson, html, json, ...(decisions ? { decisions } : {}),
+	});
+
+	const requests = (Array.isArray(input.pending) ? input.pending : []).filter(isApprovalRequest);
+	if (requests.length === 0) return answer(404, renderMessagePage('Nothing to review', 'There are no pending tool calls here.'), { error: 'nothing pending' });
+
+	const isPost = input.method.toUpperCase() === 'POST';
+	const body = isPost && input.body && typeof input.body === 'object' ? (input.body as Record<string, unknown>) : {};
+	const token = providedReviewToken({ query: input.query, body: isPost ? body : undefined });
+	const access = checkReviewAccess(requests, token, now);
+	if (!access.granted) return answer(access.status, renderMessagePage(access.title, access.message), { error: access.message });
+
+	const { scope } = access;
+	const pageOptions: ReviewPageOptions = {
+		requireSignIn: input.requireSignIn,
+		reviewToken: token,
+		expired: scope.expired,
+		refused: scope.refused,
+		hidden: scope.hidden,
+	};
+	const page = (status: number, errors: string[], previous: Record<string, string> = {}) =>
+		answer(status, renderReviewPage(scope.open, { ...pageOptions, errors, previous }), { errors, ...scopeSummary(scope) });
+
+	if (!isPost) return answer(200, renderReviewPage(scope.open, pageOptions), { pending: scope.open.map(withoutSecret), ...scopeSummary(scope) });
+
+	const previous = valuesToShowAgain(body);
+	if (jsonSize(body) > MAX_SUBMISSION_BYTES) {
+		return page(413, [`The submission is larger than ${MAX_SUBMISSION_BYTES / 1024 / 1024} MB; nothing was decided.`], {});
+	}
+	const late = scope.expired.filter((request) => mentions(body, request));
+	if (late.length) {
+		return page(410, late.map((r) => `This review expired at ${r.expiresAt}; its calls are denied as expired and nothing was decided.`), previous);
+	}
+	if (scope.open.length === 0) return page(409, ['There is nothing that can be decided on this page.'], previous);
+	if (Array.isArray(body.decisions) && body.decisions.length > MAX_CALLS_PER_PAGE) {
+		return page(400, [`A submission may hold at most ${MAX_CALLS_PER_PAGE} decisions; it held ${body.decisions.length}.`], previous);
+	}
+
+	let reviewer: string | undefined;
+	if (input.requireSignIn) {
+		const limiter = input.limiter ?? reviewSignInLimiter;
+		const keys = scope.open.map((request) => request.approvalId);
+		const waitMs = Math.max(...keys.map((key) => limiter.retryAfterMs(key, now.getTime())));
+		if (waitMs > 0) {
+			const minutes = Math.ceil(waitMs / 60_000);
+			return page(429, [`Too many failed sign-in attempts for this review. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`], previous);
+		}
+		const signIn = await (input.signIn ?? verifyN8nSignIn)(body, { workflowId: input.workflowId, allowedReviewers: input.allowedReviewers });
+		if (!signIn.ok) {
+			if (signIn.kind === 'rejected') for (const key of keys) limiter.recordFailure(key, now.getTime());
+			return page(signIn.kind === 'rejected' ? 401 : signIn.kind === 'rateLimited' ? 429 : 503, [signIn.error], previous);
+		}
+		reviewer = signIn.reviewer;
+	}
+	const result = parseReviewSubmission(body, scope.open, { now: now.toISOString(), reviewer });
+	if (!result.ok) return page(400, result.errors, result.previous);
+	const count = result.decisions.reduce((n, d) => n + d.decisions.length, 0);
+	return answer(
+		200,
+		renderMessagePage('Decision recorded', `${count} decision${count === 1 ? '' : 's'} recorded. The workflow continues; you can close this page.`),
+		{ recorded: count },
+		result.decisions,
+	);
+}
+
+/** What the JSON variant says about requests of this link that cannot be decided. */
+function scopeSummary(scope: ReviewScope): Record<string, unknown> {
+	return {
+		...(scope.expired.length ? { expired: scope.expired.map((r) => ({ approvalId: r.approvalId, expiresAt: r.expiresAt })) } : {}),
+		...(scope.refused.length ? { refused: scope.refused } : {}),
+		...(scope.hidden.length ? { hidden: scope.hidden.map((r) => ({ approvalId: r.approvalId, calls: r.calls.length })) } : {}),
+	};
+}
+
+function withoutSecret(request: ApprovalRequest): Omit<ApprovalRequest, 'reviewTokenHash'> {
+	const { reviewTokenHash: _hash, ...rest } = request;
+	return rest;
+}
+
+/** Whether a submission holds a decision for any call of this request (form fields or JSON). */
+function mentions(body: Record<string, unknown>, request: ApprovalRequest): boolean {
+	if (Array.isArray(body.decisions) && body.decisions.some((d) => d && typeof d === 'object' && (d as { approvalId?: unknown }).approvalId === request.approvalId)) return true;
+	return request.calls.some((call) => body[fieldName('decision', request.approvalId, call.callId)] !== undefined);
+}
+
+function jsonSize(body: Record<string, unknown>): number {
+	try {
+		return Buffer.byteLength(JSON.stringify(body) ?? '', 'utf8');
+	} catch {
+		return Number.POSITIVE_INFINITY;
+	}
+}

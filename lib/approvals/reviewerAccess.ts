@@ -1,0 +1,102 @@
+import { hashArguments } from './argumentHash';
+import type { ApprovalRequest } from './approvalRequest';
+import { REVIEW_TOKEN_PARAM, reviewTokenMatches } from './reviewToken';
+
+/**
+ * What a visitor of the review URL may see and decide. Execution ids are sequential and n8n 1.x
+ * does not sign the resume URL, so the page trusts only the per-approval secret in the link: a
+ * request is visible only to someone holding its token. Visible requests are then checked before
+ * anything is shown: the arguments must still hash to the value the decision will be bound to
+ * (a node between the Agent and MCP Approval could have changed them), and the approval must not
+ * have expired.
+ */
+export const MAX_CALLS_PER_PAGE = 50;
+
+/**
+ * The review secret the visitor presented: from the URL's query or, for a POST, from the form's
+ * hidden field of the same name. The one place that knows where the token travels.
+ */
+export function providedReviewToken(request: { query?: unknown; body?: unknown }): string | undefined {
+	for (const source of [request.query, request.body]) {
+		const value = source && typeof source === 'object' ? (source as Record<string, unknown>)[REVIEW_TOKEN_PARAM] : undefined;
+		if (typeof value === 'string' && value) return value;
+	}
+	return undefined;
+}
+
+export type ReviewAccess =
+	| { granted: false; status: 401 | 403; title: string; message: string }
+	| { granted: true; scope: ReviewScope };
+
+export interface ReviewScope {
+	/** Requests that can be decided on this page now. */
+	open: ApprovalRequest[];
+	expired: ApprovalRequest[];
+	refused: Array<{ approvalId: string; reason: string }>;
+	/** Requests left off because the page already holds MAX_CALLS_PER_PAGE calls; they stay pending. */
+	hidden: ApprovalRequest[];
+}
+
+export function checkReviewAccess(requests: ApprovalRequest[], token: string | undefined, now: Date): ReviewAccess {
+	// Fail closed on items from versions without a review secret: nobody can prove they were sent them.
+	const secured = requests.filter((request) => typeof request.reviewTokenHash === 'string' && request.reviewTokenHash);
+	if (secured.length === 0) {
+		return {
+			granted: false,
+			status: 403,
+			title: 'Review not available',
+			message: 'This review was created by an older version of n8n-nodes-mcp-agent and has no review secret, so it cannot be decided here. Re-run the workflow to get a new review link.',
+		};
+	}
+	if (!token) {
+		return { granted: false, status: 401, title: 'Review link incomplete', message: 'This link lacks its review secret. Open the full review link from the message you were sent.' };
+	}
+	const mine = secured.filter((request) => reviewTokenMatches(token, request.reviewTokenHash));
+	if (mine.length === 0) {
+		return { granted: false, status: 403, title: 'Review link not valid', message: 'The review secret in this link is not valid. Open the full review link from the message you were sent.' };
+	}
+	return { granted: true, scope: scopeRequests(mine, now) };
+}
+
+function scopeRequests(requests: ApprovalRequest[], now: Date): ReviewScope {
+	const scope: ReviewScope = { open: [], expired: [], refused: [], hidden: [] };
+	let shownCalls = 0;
+	for (const request of requests) {
+		const problem = integrityProblem(request);
+		if (problem) scope.refused.push({ approvalId: request.approvalId, reason: problem });
+		else if (isExpired(request, now)) scope.expired.push(request);
+		// All calls of an approval are decided together, so an approval is shown whole or not at all.
+		else if (shownCalls + request.calls.length > MAX_CALLS_PER_PAGE) scope.hidden.push(request);
+		else {
+			scope.open.push(request);
+			shownCalls += request.calls.length;
+		}
+	}
+	return scope;
+}
+
+/** Fail closed: an expiry that cannot be read counts as passed. */
+export function isExpired(request: Pick<ApprovalRequest, 'expiresAt'>, now: Date): boolean {
+	const expiresAt = Date.parse(String(request.expiresAt));
+	return Number.isNaN(expiresAt) || now.getTime() >= expiresAt;
+}
+
+/** Why a request cannot be shown as it is, or undefined when its calls are intact. */
+export function integrityProblem(request: ApprovalRequest): string | undefined {
+	if (!Array.isArray(request.calls) || request.calls.length === 0) return 'The request holds no calls in the expected form; re-run the workflow.';
+	for (const [index, call] of request.calls.entries()) {
+		const shaped = call && typeof call === 'object' && typeof call.callId === 'string' && typeof call.argsHash === 'string'
+			&& typeof call.tool === 'string' && typeof call.server === 'string' && Array.isArray(call.warnings);
+		if (!shaped) return `Call ${index + 1} of this request is not in the expected form; re-run the workflow.`;
+		let actual: string;
+		try {
+			actual = hashArguments(call.arguments);
+		} catch {
+			actual = '';
+		}
+		if (actual !== call.argsHash) {
+			return `The arguments of call ${index + 1} are not the ones this review was opened for (a node between the MCP Agent and MCP Approval changed them), so they are not shown and cannot be decided. Connect the Agent's "Needs Approval" output straight to MCP Approval and re-run.`;
+		}
+	}
+	return undefined;
+}
