@@ -42,6 +42,11 @@ async function startInbox() {
 				waiters.set(k, [...(waiters.get(k) ?? []), (value) => (clearTimeout(timer), resolve(value))]);
 			});
 		},
+		/** The oldest message for kind/name that arrived and was not taken, or undefined; never waits. */
+		take(kind, name) {
+			const queued = queues.get(key(kind, name));
+			return queued && queued.length ? queued.shift() : undefined;
+		},
 		/** Messages that arrived and were not taken. */
 		pending(kind, name) {
 			return queues.get(key(kind, name)) ?? [];

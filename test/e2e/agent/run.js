@@ -19,12 +19,14 @@ const processes = require('../lib/processes');
 const { startEverythingHttp, EVERYTHING_ENTRY, REPO } = require('../lib/everything');
 const { startScriptedLlm } = require('../lib/scriptedLlm');
 const { startInbox } = require('./inbox');
-const { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow } = require('./workflows');
+const { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, leakWorkflow } = require('./workflows');
+const hardeningCases = require('./hardeningCases');
 const { plan, call, finalResults, reviewPage, decide } = require('./review');
 
 // Node 24 and n8n from scripts/ensure-n8n.sh (installed into the cache when missing).
 const { node24Bin: NODE24_BIN, n8nBin: N8N_BIN } = resolveN8n();
 const COUNTER_SERVER = path.join(REPO, 'test', 'fixtures', 'counter-server.js');
+const HOSTILE_SERVER = path.join(REPO, 'test', 'fixtures', 'hostile-server.js');
 const FILESYSTEM_ENTRY = path.join(REPO, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
 
 const ctx = {};
@@ -63,7 +65,7 @@ async function ownerSession() {
 }
 
 function credentials() {
-	const stdio = (cred, args, environment = '') => ({ ...cred, type: 'mcpServerStdioApi', data: { command: process.execPath, args: JSON.stringify(args), environment: `${environment}\n${ctx.runMarker}`, secretEnvironment: '', cwd: '', trustAnnotations: false } });
+	const stdio = (cred, args, environment = '', secretEnvironment = '') => ({ ...cred, type: 'mcpServerStdioApi', data: { command: process.execPath, args: JSON.stringify(args), environment: `${environment}\n${ctx.runMarker}`, secretEnvironment, cwd: '', trustAnnotations: false } });
 	return [
 		{ ...CREDENTIALS.anthropic, type: 'mcpAgentAnthropicApi', data: { apiKey: 'sk-ant-e2e-fake', baseUrl: ctx.llm.anthropicBaseUrl } },
 		{ ...CREDENTIALS.openai, type: 'mcpAgentOpenAiApi', data: { apiKey: 'sk-e2e-fake', baseUrl: ctx.llm.openAiBaseUrl, organization: '', project: '' } },
@@ -72,6 +74,10 @@ function credentials() {
 		stdio(CREDENTIALS.everythingStdio, [EVERYTHING_ENTRY, 'stdio']),
 		{ ...CREDENTIALS.everythingHttp, type: 'mcpServerHttpApi', data: { url: ctx.everything.url, transport: 'streamableHttp', authentication: 'none', trustAnnotations: false, connectTimeout: 30000, requestTimeout: 60000 } },
 		stdio(CREDENTIALS.files, [FILESYSTEM_ENTRY, ctx.filesDir]),
+		// Issue 10: a server with a catastrophic schema pattern, and secrets that must never show.
+		stdio(CREDENTIALS.hostile, [HOSTILE_SERVER], `HOSTILE_CALLS_FILE=${ctx.hostileCallsFile}`),
+		{ ...CREDENTIALS.leakHttp, type: 'mcpServerHttpApi', data: { url: ctx.everything.url, transport: 'streamableHttp', authentication: 'bearer', token: hardeningCases.HTTP_TOKEN, headers: '', trustAnnotations: false, connectTimeout: 30000, requestTimeout: 60000 } },
+		stdio(CREDENTIALS.leakStdio, [HOSTILE_SERVER], 'HOSTILE_LEAK_VARIABLE=HOSTILE_SECRET', `HOSTILE_SECRET=${hardeningCases.STDIO_SECRET}`),
 	];
 }
 
@@ -91,6 +97,9 @@ function workflows() {
 		approvalWorkflow({ name: 'drift', inboxUrl, server: CREDENTIALS.counterDrift }),
 		approvalWorkflow({ name: 'waitnode', inboxUrl, approval: 'wait' }),
 		approvalWorkflow({ name: 'login', inboxUrl, approvalParameters: { requireLogin: true } }),
+		freezeWorkflow({ name: 'freeze', inboxUrl, text: hardeningCases.HOSTILE_TEXT }),
+		approvalWorkflow({ name: 'waitget', inboxUrl, approval: 'wait', waitMethod: 'GET' }),
+		leakWorkflow({ name: 'leak' }),
 	];
 }
 
@@ -102,6 +111,7 @@ before(async () => {
 	ctx.counterFile = path.join(ctx.dir, 'counter.txt');
 	ctx.driftCounterFile = path.join(ctx.dir, 'drift-counter.txt');
 	ctx.driftDescriptionFile = path.join(ctx.dir, 'drift-description.txt');
+	ctx.hostileCallsFile = path.join(ctx.dir, 'hostile-calls.txt');
 	ctx.runMarker = `MCP_AGENT_E2E_AGENT_RUN=${path.basename(ctx.dir)}`;
 	const install = spawnSync('bash', [path.join(REPO, 'scripts', 'install-package-into-n8n.sh'), ctx.userFolder], { encoding: 'utf8', env: { ...process.env, MCP_AGENT_NODE24_BIN: NODE24_BIN } });
 	if (install.status !== 0) throw new Error(`install failed: ${install.stderr}`);
@@ -138,6 +148,7 @@ const e2e = reportingTest((name) => `\n[e2e agent] ${name} failed; n8n log tail:
 
 require('./agentCases')(e2e, ctx, { plan, call, finalResults, MANUAL_PLAN });
 require('./approvalCases')(e2e, ctx, { plan, call, finalResults, reviewPage, decide, counterLabels, latestStatus, ownerSession, OWNER });
+hardeningCases(e2e, ctx, { plan, call, finalResults, counterLabels, latestStatus });
 require('./agentCases').credentialTests(e2e, ctx, { credentials, ownerSession });
 
 e2e('stopping n8n and the servers leaves no process of this run behind', async () => {

@@ -10,6 +10,9 @@ const CREDENTIALS = {
 	everythingStdio: { id: 'e2eAgentEverything1', name: 'Everything (stdio) for agent' },
 	everythingHttp: { id: 'e2eAgentEverything2', name: 'Everything (HTTP) for agent' },
 	files: { id: 'e2eAgentFiles000001', name: 'Filesystem (stdio)' },
+	hostile: { id: 'e2eHostileStdio0001', name: 'Hostile server (stdio)' },
+	leakHttp: { id: 'e2eLeakHttpToken001', name: 'Bearer token with a line break' },
+	leakStdio: { id: 'e2eLeakStdioSecret1', name: 'Server printing its secret' },
 };
 
 function id(name) {
@@ -40,9 +43,9 @@ function post(name, url, y) {
  * Webhook -> (Split plans) -> MCP Agent; Done -> POST /done/<case>; Needs Approval -> POST
  * /pending/<case> (placed above, so n8n runs it first) and -> the approval node -> back to the Agent.
  * approval: 'mcp' (MCP Approval node) or 'wait' (n8n's Wait node "on webhook call", the
- * send-and-wait style channel).
+ * send-and-wait style channel, resumed by an HTTP request with method waitMethod).
  */
-function approvalWorkflow({ name, inboxUrl, provider = 'anthropic', requireApprovalFor = 'notReadOnly', approvalOptions = {}, server = CREDENTIALS.counter, approval = 'mcp', splitPlans = false, options = {}, approvalParameters = {} }) {
+function approvalWorkflow({ name, inboxUrl, provider = 'anthropic', requireApprovalFor = 'notReadOnly', approvalOptions = {}, server = CREDENTIALS.counter, approval = 'mcp', waitMethod = 'POST', splitPlans = false, options = {}, approvalParameters = {} }) {
 	const nodes = [
 		{ id: `${name}-hook`, name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2.1, position: [0, 0], webhookId: `${id(name)}-hook`, parameters: { httpMethod: 'POST', path: `agent-${name}`, responseMode: 'onReceived', options: {} } },
 		{
@@ -65,7 +68,7 @@ function approvalWorkflow({ name, inboxUrl, provider = 'anthropic', requireAppro
 	};
 	nodes.push(
 		approval === 'wait'
-			? { id: `${name}-wait`, name: 'Approval', type: 'n8n-nodes-base.wait', typeVersion: 1.1, position: [700, 400], webhookId: `${id(name)}-wait`, parameters: { resume: 'webhook', httpMethod: 'POST', options: {} } }
+			? { id: `${name}-wait`, name: 'Approval', type: 'n8n-nodes-base.wait', typeVersion: 1.1, position: [700, 400], webhookId: `${id(name)}-wait`, parameters: { resume: 'webhook', httpMethod: waitMethod, options: {} } }
 			: { id: `${name}-approval`, name: 'Approval', type: 'n8n-nodes-mcp-agent.mcpApproval', typeVersion: 1, position: [700, 400], webhookId: `${id(name)}-approval`, parameters: approvalParameters },
 	);
 	if (splitPlans) {
@@ -115,4 +118,78 @@ function manualWorkflow({ name, provider, plan }) {
 	return base;
 }
 
-module.exports = { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow, workflowId: id };
+function webhook(name, path, y, responseMode = 'onReceived') {
+	const extra = responseMode === 'lastNode' ? { responseData: 'allEntries' } : {};
+	return { id: `${path}-hook`, name, type: 'n8n-nodes-base.webhook', typeVersion: 2.1, position: [0, y], webhookId: `${id(path)}-hook`, parameters: { httpMethod: 'POST', path, responseMode, ...extra, options: {} } };
+}
+
+/**
+ * The freeze (issue 10): Webhook -> MCP Agent (no review) over the hostile server, Done -> POST
+ * /done/<name>; and Webhook -> MCP Call Tool calling the same hostile tool with `text` (continue on
+ * fail, so its validation error is an item) -> POST /done/<name>-call. Both check `text` against
+ * the server's pattern before anything reaches the server.
+ */
+function freezeWorkflow({ name, inboxUrl, text }) {
+	const nodes = [
+		webhook('Webhook', `agent-${name}`, 0),
+		{
+			id: `${name}-agent`,
+			name: 'MCP Agent',
+			type: 'n8n-nodes-mcp-agent.mcpAgent',
+			typeVersion: 1,
+			position: [300, 0],
+			parameters: { provider: 'anthropic', model: { __rl: true, mode: 'id', value: 'fake-model' }, userMessage: '={{ $json.body.plan }}', requireApprovalFor: 'none', options: { maxIterations: 3 } },
+			credentials: providerCredential('anthropic'),
+		},
+		serverNode('Hostile', CREDENTIALS.hostile, 'stdio', 200),
+		post('Report', `${inboxUrl}/done/${name}`, 0),
+		{
+			id: `${name}-call`,
+			name: 'MCP Call Tool',
+			type: 'n8n-nodes-mcp-agent.mcpCallTool',
+			typeVersion: 1,
+			position: [300, 400],
+			parameters: { connection: 'stdio', tool: { __rl: true, mode: 'name', value: 'match_letters' }, argumentsMode: 'json', argumentsJson: JSON.stringify({ text }), options: {} },
+			credentials: { mcpServerStdioApi: CREDENTIALS.hostile },
+			onError: 'continueRegularOutput',
+		},
+		post('Report Call', `${inboxUrl}/done/${name}-call`, 400),
+	];
+	const connections = {
+		Webhook: { main: [[{ node: 'MCP Agent', type: 'main', index: 0 }, { node: 'MCP Call Tool', type: 'main', index: 0 }]] },
+		Hostile: { ai_tool: [[{ node: 'MCP Agent', type: 'ai_tool', index: 0 }]] },
+		'MCP Agent': { main: [[{ node: 'Report', type: 'main', index: 0 }]] },
+		'MCP Call Tool': { main: [[{ node: 'Report Call', type: 'main', index: 0 }]] },
+	};
+	return { id: id(name), name: `E2E agent: ${name}`, active: false, settings: { executionOrder: 'v1' }, nodes, connections };
+}
+
+/**
+ * The leak (issue 10): two webhooks (`agent-<name>-http`, `agent-<name>-stdio`, answering when the
+ * run ends), each -> MCP List Tools with a credential holding a secret that must never show.
+ * Neither continues on fail: the node error is what n8n stores and logs.
+ */
+function leakWorkflow({ name }) {
+	const listTools = (nodeName, connection, credential, y) => ({
+		id: `${name}-${connection}-list`,
+		name: nodeName,
+		type: 'n8n-nodes-mcp-agent.mcpListTools',
+		typeVersion: 1,
+		position: [300, y],
+		parameters: { connection, operation: 'listTools', outputMode: 'perTool', include: '', exclude: '', options: {} },
+		credentials: { [connection === 'http' ? 'mcpServerHttpApi' : 'mcpServerStdioApi']: credential },
+	});
+	const nodes = [
+		webhook('Webhook HTTP', `agent-${name}-http`, 0, 'lastNode'),
+		listTools('List Tools (HTTP)', 'http', CREDENTIALS.leakHttp, 0),
+		webhook('Webhook stdio', `agent-${name}-stdio`, 300, 'lastNode'),
+		listTools('List Tools (stdio)', 'stdio', CREDENTIALS.leakStdio, 300),
+	];
+	const connections = {
+		'Webhook HTTP': { main: [[{ node: 'List Tools (HTTP)', type: 'main', index: 0 }]] },
+		'Webhook stdio': { main: [[{ node: 'List Tools (stdio)', type: 'main', index: 0 }]] },
+	};
+	return { id: id(name), name: `E2E agent: ${name}`, active: false, settings: { executionOrder: 'v1' }, nodes, connections };
+}
+
+module.exports = { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, leakWorkflow, workflowId: id };

@@ -44,4 +44,34 @@ async function latestFinishedExecution(n8n, workflowId, { timeoutMs = 30000 } = 
 	}
 }
 
-module.exports = { latestFinishedExecution };
+// The newest execution of a workflow with an id above afterId, with its whole stored data as text
+// (n8n's flatted serialization, searched as is: a secret that is anywhere in it shows up verbatim).
+const RAW_READER = String.raw`
+const { DatabaseSync } = require('node:sqlite');
+const [dbFile, workflowId, afterId] = process.argv.slice(1);
+const db = new DatabaseSync(dbFile, { readOnly: true });
+const row = db.prepare('SELECT id, status FROM execution_entity WHERE workflowId = ? AND id > ? ORDER BY id DESC LIMIT 1').get(workflowId, Number(afterId));
+let result = null;
+if (row) {
+	const data = db.prepare('SELECT data FROM execution_data WHERE executionId = ?').get(row.id);
+	result = { id: Number(row.id), status: row.status, data: data ? data.data : '' };
+}
+db.close();
+process.stdout.write(JSON.stringify(result));
+`;
+
+/**
+ * The first finished execution of a workflow newer than afterId (an execution id), as
+ * { id, status, data } where data is the raw stored execution data text.
+ */
+async function nextFinishedExecutionRaw(n8n, workflowId, { afterId = 0, timeoutMs = 30000 } = {}) {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const execution = await runNode24Script(path.join(n8n.node24Bin, 'node'), RAW_READER, [path.join(n8n.userFolder, '.n8n', 'database.sqlite'), workflowId, String(afterId)], '');
+		if (execution && !['new', 'running', 'waiting'].includes(execution.status)) return execution;
+		if (Date.now() > deadline) throw new Error(`no finished execution of ${workflowId} after id ${afterId} (latest: ${JSON.stringify(execution && { id: execution.id, status: execution.status })})`);
+		await sleep(500);
+	}
+}
+
+module.exports = { latestFinishedExecution, nextFinishedExecutionRaw };
