@@ -11,9 +11,9 @@ import type { McpServerConfig } from './serverConfig';
  *   auth scheme ("Bearer x" -> "x"; "Basic b64" -> the decoded "user:pass" and the password);
  *   in the URL, the user-info password, path segments that look like tokens (see
  *   `looksLikeToken`), and query values whose name suggests a credential or that look like tokens.
- * - Local command: every Secret Environment Variables value (all environment values when the
- *   config does not say which are secret), plus plain environment values that look like a
- *   credential (see looksLikeCredentialVariable).
+ * - Local command: every Secret Environment Variables value (`secretEnvNames`, which the
+ *   credential always sets), plus plain environment values that look like a credential (see
+ *   looksLikeCredentialVariable).
  * - Providers: the API key, and the secret parts of the base URL.
  * Values shorter than MIN_SECRET_LENGTH are ignored: replacing "1" or "on" everywhere would wreck
  * the text and protect nothing.
@@ -131,9 +131,9 @@ export function serverSecrets(config: McpServerConfig): string[] {
 	if (config.kind === 'http') {
 		return [...Object.values(config.headers).flatMap(headerSecrets), ...urlSecrets(config.url)];
 	}
-	const secretNames = config.secretEnvNames;
+	const secretNames = config.secretEnvNames ?? [];
 	return Object.entries(config.env)
-		.filter(([name, value]) => !secretNames || secretNames.includes(name) || looksLikeCredentialVariable(name, value))
+		.filter(([name, value]) => secretNames.includes(name) || looksLikeCredentialVariable(name, value))
 		.map(([, value]) => value);
 }
 

@@ -26,7 +26,8 @@ export interface StdioServerConfig {
 	env: Record<string, string>;
 	/**
 	 * Names in `env` that came from Secret Environment Variables, whose values are redacted from
-	 * every message and output. Unset means every value is treated as a secret (fail closed).
+	 * every message and output. The credential always sets it; a config made in code without it
+	 * gets only the values that look like credentials redacted (lib/mcp/secrets.ts).
 	 */
 	secretEnvNames?: string[];
 	cwd?: string;

@@ -98,8 +98,8 @@ describe('which values are secrets', () => {
 	it('stdio: secret environment values, plus plain ones whose name or value looks like a credential', () => {
 		const config = stdio({ env: { LOG_LEVEL: 'debug', AUTH_MODE: 'none', GITHUB_TOKEN: 'plain-but-named', DSN: 'abc123def456ghi789', API_KEY: 'k-9876' }, secretEnvNames: ['API_KEY'] });
 		expect(serverSecrets(config).sort()).toEqual(['abc123def456ghi789', 'k-9876', 'plain-but-named'].sort());
-		// Without the list (a config made in code), every value counts: fail closed.
-		expect(serverSecrets(stdio({ env: { LOG_LEVEL: 'debug' } }))).toEqual(['debug']);
+		// Without the list (a config made in code), values that look like credentials still count.
+		expect(serverSecrets(stdio({ env: { LOG_LEVEL: 'debug', MY_API_KEY: 'k-12345678' } }))).toEqual(['k-12345678']);
 	});
 });
 
