@@ -4,9 +4,15 @@ export interface OutcomeLimits {
 	maxChars: number;
 	/** Largest image (decoded bytes) passed to the model; larger ones are replaced by a note. */
 	maxImageBytes: number;
+	/**
+	 * Images of one result passed to the model, and their decoded bytes together: every image is
+	 * re-sent on every later turn and stored with a paused run. Defaults as in DEFAULT_OUTCOME_LIMITS.
+	 */
+	maxImages?: number;
+	maxTotalImageBytes?: number;
 }
 
-export const DEFAULT_OUTCOME_LIMITS: OutcomeLimits = { maxChars: 20_000, maxImageBytes: 1_000_000 };
+export const DEFAULT_OUTCOME_LIMITS: OutcomeLimits = { maxChars: 20_000, maxImageBytes: 1_000_000, maxImages: 8, maxTotalImageBytes: 4_000_000 };
 
 /** Cuts text to `max` characters with a marker the model (and the reviewer) can see. */
 export function capText(text: string, max: number): string {
@@ -27,6 +33,9 @@ export function toolOutcomeFromMcp(id: string, result: Record<string, unknown>, 
 	}
 	const parts: string[] = [];
 	const images: ToolImage[] = [];
+	const maxImages = limits.maxImages ?? (DEFAULT_OUTCOME_LIMITS.maxImages as number);
+	const maxTotal = limits.maxTotalImageBytes ?? (DEFAULT_OUTCOME_LIMITS.maxTotalImageBytes as number);
+	let imageBytes = 0;
 	for (const block of blocks) {
 		switch (block.type) {
 			case 'text':
@@ -35,8 +44,13 @@ export function toolOutcomeFromMcp(id: string, result: Record<string, unknown>, 
 			case 'image': {
 				const data = String(block.data ?? '');
 				const bytes = Math.floor((data.length * 3) / 4);
-				if (bytes <= limits.maxImageBytes) images.push({ mimeType: String(block.mimeType ?? 'image/png'), data });
-				else parts.push(`[image omitted: ${block.mimeType}, ${bytes} bytes is over the limit]`);
+				if (bytes > limits.maxImageBytes) parts.push(`[image omitted: ${block.mimeType}, ${bytes} bytes is over the limit]`);
+				else if (images.length >= maxImages) parts.push(`[image omitted: ${block.mimeType}, more than ${maxImages} images in one tool result]`);
+				else if (imageBytes + bytes > maxTotal) parts.push(`[image omitted: ${block.mimeType}, the images of one tool result would exceed ${maxTotal} bytes]`);
+				else {
+					imageBytes += bytes;
+					images.push({ mimeType: String(block.mimeType ?? 'image/png'), data });
+				}
 				break;
 			}
 			case 'audio':

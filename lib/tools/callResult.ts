@@ -19,8 +19,29 @@ export interface ToolCallOutput {
 		data?: unknown;
 		structuredContent?: unknown;
 		content: unknown[];
+		/** Binary contents that were not stored (over the limits), one line each. */
+		notes?: string[];
 	};
 	binaries: ExtractedBinary[];
+}
+
+/**
+ * How much binary content one result may bring into n8n: each binary is held in memory (and
+ * usually written to the execution data), so a server must not be able to send an unbounded
+ * number or size. What is over the limit is replaced by a note in `content` and `notes`.
+ */
+export interface BinaryLimits {
+	maxItems: number;
+	/** Decoded bytes, all binaries of one result together. */
+	maxTotalBytes: number;
+}
+
+export const DEFAULT_BINARY_LIMITS: BinaryLimits = { maxItems: 32, maxTotalBytes: 32 * 1024 * 1024 };
+
+/** Decoded size of base64 text, without decoding it. */
+export function base64DecodedBytes(base64: string): number {
+	const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
+	return Math.max(0, Math.floor((base64.length * 3) / 4) - padding);
 }
 
 interface ContentBlock {
@@ -56,15 +77,33 @@ export function parseJsonText(text: string): unknown {
 	}
 }
 
-export function extractToolResult(tool: string, result: Record<string, unknown>, binaryPrefix = 'data'): ToolCallOutput {
+export function extractToolResult(tool: string, result: Record<string, unknown>, binaryPrefix = 'data', limits: BinaryLimits = DEFAULT_BINARY_LIMITS): ToolCallOutput {
 	const blocks = Array.isArray(result.content) ? (result.content as ContentBlock[]) : [];
 	const texts: string[] = [];
 	const content: unknown[] = [];
 	const binaries: ExtractedBinary[] = [];
-	const addBinary = (base64: string, mimeType: string, uri?: string) => {
+	const notes: string[] = [];
+	let seen = 0;
+	let totalBytes = 0;
+	/** The binary property name, or a note saying why the content was not stored. */
+	const addBinary = (base64: string, mimeType: string, uri?: string): { binaryProperty: string } | { omitted: string } => {
+		seen++;
+		const bytes = base64DecodedBytes(base64);
+		const over =
+			binaries.length >= limits.maxItems
+				? `more than ${limits.maxItems} binary contents in one result`
+				: totalBytes + bytes > limits.maxTotalBytes
+					? `the binary contents of one result would exceed ${limits.maxTotalBytes} bytes`
+					: undefined;
+		if (over) {
+			const note = `binary content ${seen} (${mimeType}, ${bytes} bytes${uri ? `, ${uri}` : ''}) not stored: ${over}`;
+			notes.push(note);
+			return { omitted: note };
+		}
+		totalBytes += bytes;
 		const key = binaries.length === 0 ? binaryPrefix : `${binaryPrefix}_${binaries.length}`;
 		binaries.push({ key, base64, mimeType, fileName: fileNameFor(key, mimeType, uri) });
-		return key;
+		return { binaryProperty: key };
 	};
 	for (const block of blocks) {
 		if (block.type === 'text' && typeof block.text === 'string') {
@@ -72,14 +111,14 @@ export function extractToolResult(tool: string, result: Record<string, unknown>,
 			content.push(block);
 		} else if ((block.type === 'image' || block.type === 'audio') && typeof block.data === 'string') {
 			const mimeType = block.mimeType ?? 'application/octet-stream';
-			const key = addBinary(block.data, mimeType);
+			const stored = addBinary(block.data, mimeType);
 			const { data: _omit, ...rest } = block;
-			content.push({ ...rest, binaryProperty: key });
+			content.push({ ...rest, ...stored });
 		} else if (block.type === 'resource' && block.resource) {
 			const { blob, ...resourceRest } = block.resource;
 			if (typeof blob === 'string') {
-				const key = addBinary(blob, block.resource.mimeType ?? 'application/octet-stream', block.resource.uri);
-				content.push({ ...block, resource: resourceRest, binaryProperty: key });
+				const stored = addBinary(blob, block.resource.mimeType ?? 'application/octet-stream', block.resource.uri);
+				content.push({ ...block, resource: resourceRest, ...stored });
 			} else {
 				content.push(block);
 			}
@@ -97,23 +136,30 @@ export function extractToolResult(tool: string, result: Record<string, unknown>,
 			...(data !== undefined ? { data } : {}),
 			...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
 			content,
+			...(notes.length ? { notes } : {}),
 		},
 		binaries,
 	};
 }
 
-/** resources/read contents: text entries joined (and parsed when JSON), blobs split out as binaries. */
+/** resources/read contents: text entries joined (and parsed when JSON), blobs split out as binaries (within the same limits). */
 export function extractResourceContents(
 	uri: string,
 	contents: Array<{ uri: string; mimeType?: string; text?: string; blob?: string }>,
 	binaryPrefix = 'data',
-): { json: { uri: string; text: string; data?: unknown; contents: unknown[] }; binaries: ExtractedBinary[] } {
+	limits: BinaryLimits = DEFAULT_BINARY_LIMITS,
+): { json: { uri: string; text: string; data?: unknown; contents: unknown[]; notes?: string[] }; binaries: ExtractedBinary[] } {
 	const blocks = contents.map((resource) => ({ type: 'resource', resource }));
-	const asTool = extractToolResult(uri, { content: blocks }, binaryPrefix);
+	const asTool = extractToolResult(uri, { content: blocks }, binaryPrefix, limits);
 	const text = contents.filter((c) => typeof c.text === 'string').map((c) => c.text as string).join('\n');
 	const data = text ? parseJsonText(text) : undefined;
+	const entries = asTool.json.content.map((block) => {
+		const { resource, binaryProperty, omitted } = block as { resource: object; binaryProperty?: string; omitted?: string };
+		if (binaryProperty) return { ...resource, binaryProperty };
+		return omitted ? { ...resource, omitted } : resource;
+	});
 	return {
-		json: { uri, text, ...(data !== undefined ? { data } : {}), contents: asTool.json.content.map((block) => (block as { resource: unknown; binaryProperty?: string }).binaryProperty ? { ...(block as { resource: object }).resource, binaryProperty: (block as { binaryProperty: string }).binaryProperty } : (block as { resource: unknown }).resource) },
+		json: { uri, text, ...(data !== undefined ? { data } : {}), contents: entries, ...(asTool.json.notes ? { notes: asTool.json.notes } : {}) },
 		binaries: asTool.binaries,
 	};
 }
