@@ -55,6 +55,15 @@ const PATTERNS = [
 	'^[\\-+]?\\d+(\\.\\d+)?$',
 	'^https?://[^/]+/',
 	'😀+',
+	// Anchored patterns are checked with RE2's anchored match: only when the anchors hold the whole pattern.
+	'^a|b$',
+	'^(a|b)$',
+	'^\\$$',
+	'^a\\$',
+	'^$',
+	'^[\\]$]$',
+	'^[^]x$',
+	'^[]|a$',
 ];
 
 const INPUTS = [
@@ -105,6 +114,14 @@ const INPUTS = [
 	'-1.5',
 	'https://example.com/x',
 	'_',
+	'ax',
+	'xb',
+	'b',
+	'$',
+	'a$',
+	']',
+	']]',
+	'yx',
 ];
 
 describe('the safe engine agrees with ECMA-262', () => {
