@@ -1,13 +1,12 @@
 import { scanText, scanToolDescription } from '../approvals/poisoning';
 import { parseJsonParameter } from '../util/jsonParameter';
 import { toProviderToolName } from '../tools/providerNames';
-import { fingerprintInstructions, fingerprintTool } from '../tools/fingerprint';
+import { fingerprintInstructions, fingerprintTool, INSTRUCTIONS_PIN_NAME } from '../tools/fingerprint';
 import { displayToolName, quoteToolName, toolNameProblem } from '../tools/toolNameRule';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import type { CatalogTool } from './types';
 
-/** The name under which a server's instructions are listed (MCP List Tools), pinned and withheld. It can never be a valid tool name. */
-export const INSTRUCTIONS_PIN_NAME = '(server instructions)';
+export { INSTRUCTIONS_PIN_NAME };
 
 /**
  * Longest description (and server instructions) passed on to the model and the review page; longer

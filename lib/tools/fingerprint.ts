@@ -32,6 +32,9 @@ export function fingerprintTool(tool: ToolDefinition): string {
 	return `sha256:${createHash('sha256').update(material).digest('hex')}`;
 }
 
+/** The name under which a server's instructions are listed (MCP List Tools), pinned and withheld; never a valid tool name. */
+export const INSTRUCTIONS_PIN_NAME = '(server instructions)';
+
 /**
  * A stable hash of a server's `instructions` (from initialize), which the Agent can append to the
  * system prompt: pinned like a tool, so a server cannot change what it tells the model unnoticed.

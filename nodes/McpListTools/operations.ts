@@ -4,6 +4,7 @@ import type { McpConnection } from '../../lib/mcp/connection';
 import { listAllPrompts, listAllResources, listAllResourceTemplates, listAllTools } from '../../lib/mcp/listing';
 import { extractResourceContents, type ExtractedBinary } from '../../lib/tools/callResult';
 import { createNameMatcher, parsePatternList } from '../../lib/tools/nameFilter';
+import { flagListedTool, listedInstructions } from '../../lib/tools/listingReport';
 import { describeTools } from '../../lib/tools/toolCatalog';
 import { parseJsonParameter } from '../../lib/util/jsonParameter';
 
@@ -48,11 +49,14 @@ const listTools: Operation = async function (itemIndex, connection, once) {
 	const tools = await once.get('tools', () => listAllTools(connection));
 	const options = this.getNodeParameter('options', itemIndex, {}) as { providerFormats?: boolean };
 	const matches = nameMatcher(this, itemIndex);
-	const described = describeTools(
-		tools.filter((tool) => matches(tool.name)),
-		connection.server,
-		{ trustAnnotations: connection.config.trustAnnotations, providerFormats: options.providerFormats === true },
-	);
+	const kept = tools.filter((tool) => matches(tool.name));
+	const described: object[] = describeTools(kept, connection.server, {
+		trustAnnotations: connection.config.trustAnnotations,
+		providerFormats: options.providerFormats === true,
+	}).map((entry, i) => ({ ...entry, ...flagListedTool(kept[i]) }));
+	// The server's instructions, with the fingerprint the Agent's Pinned Fingerprints accept for them.
+	const instructions = listedInstructions(connection.instructions);
+	if (instructions && matches(instructions.name)) described.push({ ...instructions, server: connection.server });
 	return shape(this, itemIndex, 'tools', described, { server: connection.server as unknown as IDataObject });
 };
 
