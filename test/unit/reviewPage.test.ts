@@ -1,7 +1,5 @@
 import { renderReviewPage } from '../../lib/approvals/reviewPage';
 import { revealInvisible, showText } from '../../lib/approvals/html';
-import { AttemptLimiter } from '../../lib/approvals/attemptLimiter';
-import { providedReviewToken } from '../../lib/approvals/reviewerAccess';
 import { approvalRequest, pendingCall } from '../support/approvalFixtures';
 
 describe('review page: what led to the calls (issue 10, point 5)', () => {
@@ -77,37 +75,5 @@ describe('review page: the form', () => {
 		expect(html).not.toMatch(/<script/i);
 		expect(html.match(/<form method="post">/g)).toHaveLength(1);
 		expect(html).toContain('<input type="hidden" name="reviewToken" value="tok&quot;&lt;">');
-	});
-});
-
-describe('providedReviewToken', () => {
-	it('reads the query first, then the form field of the same name, and only plain strings', () => {
-		expect(providedReviewToken({ query: { reviewToken: 'q' }, body: { reviewToken: 'b' } })).toBe('q');
-		expect(providedReviewToken({ query: {}, body: { reviewToken: 'b' } })).toBe('b');
-		expect(providedReviewToken({ query: { reviewToken: ['a', 'b'] } })).toBeUndefined();
-		expect(providedReviewToken({ query: { reviewToken: '' } })).toBeUndefined();
-		expect(providedReviewToken({})).toBeUndefined();
-	});
-});
-
-describe('AttemptLimiter', () => {
-	it('blocks a key after the allowed failures until its window ends, and keeps keys apart', () => {
-		const limiter = new AttemptLimiter({ maxFailures: 3, windowMs: 1000 });
-		for (let i = 0; i < 3; i++) {
-			expect(limiter.retryAfterMs('a', 100)).toBe(0);
-			limiter.recordFailure('a', 100);
-		}
-		expect(limiter.retryAfterMs('a', 600)).toBe(500);
-		expect(limiter.retryAfterMs('b', 600)).toBe(0);
-		expect(limiter.retryAfterMs('a', 1100)).toBe(0);
-		limiter.recordFailure('a', 1100);
-		expect(limiter.retryAfterMs('a', 1100)).toBe(0);
-	});
-
-	it('remembers a bounded number of keys', () => {
-		const limiter = new AttemptLimiter({ maxFailures: 1, windowMs: 1000, maxKeys: 2 });
-		for (const key of ['a', 'b', 'c']) limiter.recordFailure(key, 0);
-		expect(limiter.retryAfterMs('a', 1)).toBe(0);
-		expect(limiter.retryAfterMs('c', 1)).toBe(999);
 	});
 });
