@@ -16,7 +16,7 @@ export const listToolsProperties: INodeProperties[] = [
 			{ name: 'List Prompts', value: 'listPrompts', action: 'List prompts', description: 'All prompts of the server (prompts/list)' },
 			{ name: 'List Resource Templates', value: 'listResourceTemplates', action: 'List resource templates', description: 'All resource templates (resources/templates/list)' },
 			{ name: 'List Resources', value: 'listResources', action: 'List resources', description: 'All resources of the server (resources/list)' },
-			{ name: 'List Tools', value: 'listTools', action: 'List tools', description: 'All tools of the server (tools/list), with fingerprints' },
+			{ name: 'List Tools', value: 'listTools', action: 'List tools', description: 'All tools of the server (tools/list) with fingerprints and warnings, and its instructions as a "(server instructions)" entry' },
 			{ name: 'Read Resource', value: 'readResource', action: 'Read a resource', description: 'Read one resource by URI (resources/read)' },
 		],
 	},
@@ -38,7 +38,7 @@ export const listToolsProperties: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. get_*, search',
 		displayOptions: show('listTools', 'listResources', 'listPrompts'),
-		description: 'Only names matching one of these glob patterns (comma-separated; * and ? wildcards). Empty means all.',
+		description: 'Only names matching one of these glob patterns (comma-separated; * and ? wildcards; case-sensitive). Empty means all.',
 	},
 	{
 		displayName: 'Exclude',

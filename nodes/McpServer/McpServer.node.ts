@@ -28,7 +28,7 @@ export class McpServer implements INodeType {
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. read_*, search',
-				description: 'Only tools whose names match one of these glob patterns (comma-separated). Empty means all.',
+				description: 'Only tools whose names match one of these glob patterns (comma-separated, case-sensitive). Empty means all. The node\'s name is the server part of "server/tool" patterns and pinned fingerprints in the MCP Agent.',
 			},
 			{
 				displayName: 'Exclude Tools',
@@ -36,7 +36,7 @@ export class McpServer implements INodeType {
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. delete_*',
-				description: 'Tools never offered to the model (comma-separated glob patterns)',
+				description: 'Tools never offered to the model (comma-separated glob patterns, case-sensitive)',
 			},
 		],
 	};
