@@ -1,4 +1,4 @@
-import { canonicalJson, fingerprintTool } from '../../lib/tools/fingerprint';
+import { canonicalJson, fingerprintInstructions, fingerprintTool } from '../../lib/tools/fingerprint';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
 
 describe('canonicalJson', () => {
@@ -62,5 +62,14 @@ describe('fingerprintTool', () => {
 		const prints = variants.map(fingerprintTool);
 		for (const print of prints) expect(print).not.toBe(base);
 		expect(new Set(prints).size).toBe(variants.length);
+	});
+});
+
+describe('fingerprintInstructions', () => {
+	it('hashes the trimmed text, changes with any character, and never equals a tool fingerprint', () => {
+		const text = 'Use list_notes first.';
+		expect(fingerprintInstructions(`\n ${text} \n`)).toBe(fingerprintInstructions(text));
+		expect(fingerprintInstructions(`${text}\u200B`)).not.toBe(fingerprintInstructions(text));
+		expect(fingerprintInstructions(text)).not.toBe(fingerprintTool({ name: text, inputSchema: {} }));
 	});
 });
