@@ -10,7 +10,7 @@ const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 export const MAX_TOOL_NAME_LENGTH = 128;
 
-export function isValidToolName(name: unknown): name is string {
+export function isValidToolName(name: unknown): boolean {
 	return typeof name === 'string' && MCP_TOOL_NAME.test(name);
 }
 
