@@ -43,4 +43,14 @@ async function decide(requests, decisions, { reviewer = 'E2E Reviewer', reason =
 	return { status: response.status, text: await response.text() };
 }
 
-module.exports = { plan, call, finalResults, reviewPage, decide };
+/** The visible text of a page (tags dropped, whitespace folded), to say in a failed assertion why it refused. */
+function pageText(html, max = 800) {
+	return String(html).replace(/<style[\s\S]*?<\/style>/gi, ' ').replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, max);
+}
+
+/** A decision the page recorded: 200, else the page's own words in the failure. */
+function assertRecorded(response) {
+	assert.equal(response.status, 200, `the review page refused the decision: ${pageText(response.text)}`);
+}
+
+module.exports = { plan, call, finalResults, reviewPage, decide, assertRecorded, pageText };

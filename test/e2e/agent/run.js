@@ -21,7 +21,7 @@ const { startScriptedLlm } = require('../lib/scriptedLlm');
 const { startInbox } = require('./inbox');
 const { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, leakWorkflow } = require('./workflows');
 const hardeningCases = require('./hardeningCases');
-const { plan, call, finalResults, reviewPage, decide } = require('./review');
+const { plan, call, finalResults, reviewPage, decide, assertRecorded } = require('./review');
 
 // Node 24 and n8n from scripts/ensure-n8n.sh (installed into the cache when missing).
 const { node24Bin: NODE24_BIN, n8nBin: N8N_BIN } = resolveN8n();
@@ -147,7 +147,7 @@ after(async () => {
 const e2e = reportingTest((name) => `\n[e2e agent] ${name} failed; n8n log tail:\n${ctx.n8n?.logTail(60)}\n`);
 
 require('./agentCases')(e2e, ctx, { plan, call, finalResults, MANUAL_PLAN });
-require('./approvalCases')(e2e, ctx, { plan, call, finalResults, reviewPage, decide, counterLabels, latestStatus, ownerSession, OWNER });
+require('./approvalCases')(e2e, ctx, { plan, call, finalResults, reviewPage, decide, assertRecorded, counterLabels, latestStatus, ownerSession, OWNER });
 hardeningCases(e2e, ctx, { plan, call, finalResults, counterLabels, latestStatus });
 require('./agentCases').credentialTests(e2e, ctx, { credentials, ownerSession });
 
