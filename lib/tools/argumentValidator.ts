@@ -5,6 +5,7 @@ import { fullFormats } from 'ajv-formats/dist/formats';
 import { canonicalJson } from './fingerprint';
 import { safeRegExp, UnsupportedPatternError } from './safeRegExp';
 import { ARGUMENT_LIMITS, SCHEMA_LIMITS, exceededLimit } from './schemaLimits';
+import { ReferenceBudgetExceeded, countReference, resetReferenceBudget, withReferenceCounting } from './referenceBudget';
 
 /**
  * Validates arguments against a tool's inputSchema before anything reaches the server. Schemas
@@ -44,6 +45,8 @@ const AJV_OPTIONS: Options = {
 	code: { regExp: safeRegExp },
 	// Ajv would log server-chosen text (unknown format names) to n8n's console.
 	logger: false,
+	// Counts the references validation follows (see referenceBudget.ts).
+	$comment: countReference,
 };
 
 /** A new instance for every schema: nothing one tool's schema registers ($id) is seen by another. */
@@ -83,7 +86,7 @@ export function compileArgumentValidator(schema: Record<string, unknown> | undef
 		entry = cache.get(key);
 		if (!entry) {
 			try {
-				entry = stopRunawayValidation(compileKeepingId(effective));
+				entry = stopRunawayValidation(compileKeepingId(withReferenceCounting(effective) as Record<string, unknown>));
 			} catch (error) {
 				entry = describeCompileFailure(error, effective);
 			}
@@ -155,16 +158,23 @@ function compileKeepingId(schema: Record<string, unknown>): ValidateFunction {
 
 /**
  * A schema that refers to itself on the same data (`{"$ref": "#"}`, or two definitions that refer to
- * each other) compiles, but validating recurses until the stack overflows: that becomes a
- * SchemaCompileError, the schema's fault, instead of a RangeError from deep inside Ajv.
+ * each other) compiles, but validating recurses until the stack overflows; one whose references
+ * multiply runs practically forever. Both become a SchemaCompileError, the schema's fault, instead
+ * of a RangeError from deep inside Ajv or a stalled n8n.
  */
 function stopRunawayValidation(validate: ValidateFunction): ValidateFunction {
 	const guarded = function (data: unknown): boolean {
+		resetReferenceBudget();
 		try {
 			const valid = validate(data) as boolean;
 			guarded.errors = validate.errors;
 			return valid;
 		} catch (error) {
+			if (error instanceof ReferenceBudgetExceeded) {
+				throw new SchemaCompileError(
+					`the tool's inputSchema is unusable: ${error.message} (its references multiply, as definitions that each apply the next one twice do)`,
+				);
+			}
 			if (!(error instanceof RangeError)) throw error;
 			throw new SchemaCompileError(
 				"the tool's inputSchema is unusable: validating against it recursed without end (it refers to itself without descending into the data, as {\"$ref\": \"#\"} does)",

@@ -134,6 +134,30 @@ describe('schemas that cannot be compiled or validated safely', () => {
 		);
 	});
 
+	it('stops a schema whose references multiply (40 definitions that each apply the next twice)', () => {
+		const $defs: Record<string, unknown> = { d40: { type: 'string' } };
+		for (let i = 0; i < 40; i++) $defs[`d${i}`] = { allOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] };
+		const schema = { type: 'object', $defs, properties: { a: { $ref: '#/$defs/d0' } } };
+		expect(summaryOf(withWatchdog(() => validateArguments(schema, { a: 1 })))).toBe(
+			"the tool's inputSchema is unusable: validating follows more than 1,000,000 references (its references multiply, as definitions that each apply the next one twice do)",
+		);
+		// The same trick hidden in a "default" value that a $ref points into.
+		const hidden = { type: 'object', default: { d: { allOf: [{ $ref: '#/default/e' }, { $ref: '#/default/e' }] }, e: { allOf: [{ $ref: '#/default/f' }, { $ref: '#/default/f' }] } }, properties: { a: { $ref: '#/default/d' } } };
+		const chain = hidden.default as Record<string, unknown>;
+		for (let i = 0; i < 40; i++) chain[`f${i}`] = { allOf: [{ $ref: `#/default/f${i + 1}` }, { $ref: `#/default/f${i + 1}` }] };
+		chain.f = { $ref: '#/default/f0' };
+		chain.f40 = { type: 'string' };
+		expect(summaryOf(withWatchdog(() => validateArguments(hidden, { a: 1 })))).toContain('validating follows more than 1,000,000 references');
+	});
+
+	it('counts references per validation: a large recursive value within the limits passes', () => {
+		const list = { type: 'object', properties: { next: { $ref: '#' }, items: { type: 'array', items: { $ref: '#/$defs/item' } } }, $defs: { item: { type: 'object', properties: { n: { type: 'number' } } } } };
+		// 40,000 references per validation, 1.2 million over the 30 validations.
+		const items = Array.from({ length: 40_000 }, (_, n) => ({ n }));
+		for (let round = 0; round < 30; round++) expect(validateArguments(list, { next: { next: {} }, items })).toEqual({ valid: true });
+		expect(summaryOf(validateArguments(list, { next: { items: [{ n: 'x' }] } }))).toBe('arguments.next.items.0.n must be number (rule: type)');
+	});
+
 	it('refuses a schema nested 10,000 levels deep before compiling it', () => {
 		let deep: Record<string, unknown> = { type: 'string' };
 		for (let i = 0; i < 10_000; i++) deep = { type: 'object', properties: { x: deep } };
