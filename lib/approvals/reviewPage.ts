@@ -53,7 +53,8 @@ pre{background:#f3f4f6;padding:.75rem;border-radius:6px;white-space:pre-wrap;wor
 .hidden-flag{background:#fee2e2;color:#991b1b;font-size:.85rem;padding:0 .3rem;border-radius:4px;white-space:nowrap}
 .tag{font-size:.8rem;padding:0 .4rem;border-radius:4px;background:#e5e7eb}.tag.bad{background:#fee2e2;color:#991b1b}
 details{margin:.25rem 0}summary{cursor:pointer}
-textarea{width:100%;font-family:monospace;box-sizing:border-box}input[type=text],input[type=email],input[type=password]{width:100%;box-sizing:border-box}
+textarea{width:100%;font-family:monospace;box-sizing:border-box}input[type=text],input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.35rem;font-size:1rem}
+fieldset{border:1px solid #d1d5db;border-radius:8px;padding:.75rem 1rem;margin:1rem 0}
 label{display:block;margin:.35rem 0}.choice{display:inline-block;margin-right:1.25rem}
 .meta{color:#6b7280;font-size:.9rem}button{font-size:1rem;padding:.5rem 1.25rem}h3{margin:.75rem 0 .25rem}`;
 
@@ -89,7 +90,7 @@ function renderContext(request: ApprovalRequest): string {
 		parts.push(`<h3>Tool results the model read since then (${results.length})</h3><p class="meta">Instructions hidden in tool results are a common way to make a model misbehave; check the flagged ones.</p>${results.map(renderResult).join('\n')}`);
 	}
 	if (request.assistantText) parts.push(`<h3>The model said</h3>${block(request.assistantText)}`);
-	return parts.length ? `<div class="context">${parts.join('\n')}</div>` : '';
+	return parts.length ? `<div class="context"><h2>What led to ${request.calls.length === 1 ? 'this call' : 'these calls'}</h2>${parts.join('\n')}</div>` : '';
 }
 
 function renderCall(request: ApprovalRequest, call: PendingCallView, previous: Record<string, string>): string {
@@ -105,7 +106,7 @@ function renderCall(request: ApprovalRequest, call: PendingCallView, previous: R
 	const prefill = args.length <= MAX_PREFILLED_ARGUMENT_CHARS ? args : '';
 	const editHint = prefill ? '' : `<p class="meta">The arguments are ${Math.ceil(args.length / 1024)} KB: copy them from above to edit them here.</p>`;
 	return `<div class="call">
-<h2>${showName(call.title ?? call.tool)} <span class="meta">tool ${name(call.tool)} on server ${name(call.server)}</span></h2>
+<h2>${showName(call.title ?? call.tool)}${hiddenCharacterFlag(call.title ?? call.tool, { oneLine: true })} <span class="meta">tool ${name(call.tool)} on server ${name(call.server)}</span></h2>
 ${call.warnings.map((w) => `<div class="warn">Warning: ${showText(w)}</div>`).join('\n')}
 <p><strong>Description</strong></p>${block(call.description ?? '(none)')}
 ${annotations}
