@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ApprovalRequest, ContextToolResult, PendingCallView } from './approvalRequest';
+import { callCode, type ApprovalRequest, type ContextToolResult, type PendingCallView } from './approvalRequest';
 import { hiddenCharacterFlag, showName, showText } from './html';
 import { MAX_CALLS_PER_PAGE } from './reviewerAccess';
 import { REVIEW_TOKEN_PARAM } from './reviewToken';
@@ -87,7 +87,10 @@ function renderContext(request: ApprovalRequest): string {
 	if (request.userMessage) parts.push(`<h3>The user asked</h3>${block(request.userMessage)}`);
 	const results = Array.isArray(request.recentResults) ? request.recentResults : [];
 	if (results.length) {
-		parts.push(`<h3>Tool results the model read since then (${results.length})</h3><p class="meta">Instructions hidden in tool results are a common way to make a model misbehave; check the flagged ones.</p>${results.map(renderResult).join('\n')}`);
+		const omitted = typeof request.omittedResults === 'number' && request.omittedResults > 0
+			? ` ${request.omittedResults} earlier result${request.omittedResults === 1 ? ' is' : 's are'} not shown.`
+			: '';
+		parts.push(`<h3>Tool results the model read since then (${results.length})</h3><p class="meta">Instructions hidden in tool results are a common way to make a model misbehave; check the flagged ones.${omitted}</p>${results.map(renderResult).join('\n')}`);
 	}
 	if (request.assistantText) parts.push(`<h3>The model said</h3>${block(request.assistantText)}`);
 	return parts.length ? `<div class="context"><h2>What led to ${request.calls.length === 1 ? 'this call' : 'these calls'}</h2>${parts.join('\n')}</div>` : '';
@@ -111,7 +114,7 @@ ${call.warnings.map((w) => `<div class="warn">Warning: ${showText(w)}</div>`).jo
 <p><strong>Description</strong></p>${block(call.description ?? '(none)')}
 ${annotations}
 <p><strong>Arguments</strong></p>${block(args)}
-<p class="meta">Call ${name(call.callId)} · definition ${showText(call.fingerprint.slice(0, 19))}…</p>
+<p class="meta">Code <strong><code>${showText(callCode(call.argsHash))}</code></strong> (the same code as in the message you were sent) · call ${name(call.callId)} · definition ${showText(String(call.fingerprint).slice(0, 19))}…</p>
 <input type="hidden" name="${field('hash')}" value="${showText(call.argsHash)}">
 <div>${radio('approve', 'Approve')}${radio('deny', 'Deny')}${radio('edit', 'Approve with edited arguments (below)')}</div>
 <label>Reason (sent to the model when denying)<input type="text" name="${field('reason')}" maxlength="${MAX_REASON_CHARS}" value="${showText(previous[field('reason')] ?? '')}"></label>

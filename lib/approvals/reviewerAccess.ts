@@ -1,3 +1,4 @@
+import { MAX_TOOL_CALLS_PER_TURN } from '../agent/step';
 import { hashArguments } from './argumentHash';
 import type { ApprovalRequest } from './approvalRequest';
 import { REVIEW_TOKEN_PARAM, reviewTokenMatches } from './reviewToken';
@@ -10,7 +11,8 @@ import { REVIEW_TOKEN_PARAM, reviewTokenMatches } from './reviewToken';
  * (a node between the Agent and MCP Approval could have changed them), and the approval must not
  * have expired.
  */
-export const MAX_CALLS_PER_PAGE = 50;
+// The Agent asks for at most this many calls per turn, so one approval always fits on a page.
+export const MAX_CALLS_PER_PAGE = MAX_TOOL_CALLS_PER_TURN;
 
 /**
  * The review secret the visitor presented: from the URL's query or, for a POST, from the form's

@@ -1,5 +1,5 @@
 import { hashArguments } from '../../lib/approvals/argumentHash';
-import { APPROVAL_REQUEST_KIND, type ApprovalRequest, type PendingCallView } from '../../lib/approvals/approvalRequest';
+import { APPROVAL_REQUEST_KIND, callCode, type ApprovalRequest, type PendingCallView } from '../../lib/approvals/approvalRequest';
 import { hashReviewToken } from '../../lib/approvals/reviewToken';
 
 /** Approval request items as the Agent emits them, for the review page and MCP Approval tests. */
@@ -9,6 +9,7 @@ export function pendingCall(callId: string, args: unknown, extra: Partial<Pendin
 	return {
 		callId,
 		argsHash: hashArguments(args),
+		code: callCode(hashArguments(args)),
 		server: 'fs',
 		tool: 'delete_file',
 		description: 'Deletes a file',

@@ -2,6 +2,8 @@ import { McpApproval } from '../../nodes/McpApproval/McpApproval.node';
 import { fieldName } from '../../lib/approvals/reviewPage';
 import { hashArguments } from '../../lib/approvals/argumentHash';
 import type { ApprovalRequest } from '../../lib/approvals/approvalRequest';
+import { MAX_CALLS_PER_PAGE } from '../../lib/approvals/reviewerAccess';
+import { MAX_TOOL_CALLS_PER_TURN } from '../../lib/agent/step';
 import { approvalRequest, pendingCall, submitForm, TOKEN } from '../support/approvalFixtures';
 
 /**
@@ -61,7 +63,7 @@ describe('MCP Approval: the review secret (issue 10, point 12)', () => {
 
 	it('answers 401 without the secret and 403 with a wrong one, revealing nothing of the pending calls', async () => {
 		for (const [query, status] of [[{}, 401], [{ reviewToken: 'guess' }, 403], [{ reviewToken: ['a', 'b'] }, 401]] as const) {
-			for (const headers of [{}, { accept: 'application/json' }]) {
+			for (const headers of [{}, { accept: 'application/json' }] as Array<Record<string, string>>) {
 				const got = await hook({ query, headers, pending });
 				expect(got.status).toBe(status);
 				const shown = got.html || JSON.stringify(got.json);
@@ -181,11 +183,12 @@ describe('MCP Approval: call ids a browser would change (point 6)', () => {
 });
 
 describe('MCP Approval: caps (point 10)', () => {
-	it('shows at most 50 calls; more are listed as hidden, cannot be decided there, and nothing is denied', async () => {
-		const calls = Array.from({ length: 51 }, (_, i) => pendingCall(`c${i}`, { path: `/f${i}` }));
+	it('shows at most MAX_CALLS_PER_PAGE calls; more are listed as hidden, cannot be decided there, and nothing is denied', async () => {
+		expect(MAX_CALLS_PER_PAGE).toBeGreaterThanOrEqual(MAX_TOOL_CALLS_PER_TURN);
+		const calls = Array.from({ length: MAX_CALLS_PER_PAGE + 1 }, (_, i) => pendingCall(`c${i}`, { path: `/f${i}` }));
 		const pending = [approvalRequest({ calls })];
 		const page = await hook({ query: { reviewToken: TOKEN }, pending });
-		expect(page.html).toMatch(/51 more calls \(in 1 approval\) are not shown/);
+		expect(page.html).toContain(`${MAX_CALLS_PER_PAGE + 1} more calls (in 1 approval) are not shown: one page holds at most ${MAX_CALLS_PER_PAGE} calls`);
 		expect(page.html).not.toContain('type="radio"');
 		const post = await hook({ method: 'POST', query: { reviewToken: TOKEN }, body: approveAll(pending), pending });
 		expect(post.status).toBe(409);

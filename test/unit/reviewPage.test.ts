@@ -70,6 +70,19 @@ describe('review page: invisible characters (point 6)', () => {
 });
 
 describe('review page: the form', () => {
+	it('shows each call\'s code, computed from the argument hash the decision is bound to', () => {
+		const request = approvalRequest();
+		const code = request.calls[0].argsHash.replace('sha256:', '').slice(0, 8);
+		const html = renderReviewPage([{ ...request, calls: [{ ...request.calls[0], code: 'forged00' }] }]);
+		expect(html).toContain(`Code <strong><code>${code}</code></strong>`);
+		expect(html).not.toContain('forged00');
+	});
+
+	it('says how many earlier tool results are not shown', () => {
+		const html = renderReviewPage([approvalRequest({ recentResults: [{ callId: 'r', server: 's', tool: 't', isError: false, text: 'x', warnings: [] }], omittedResults: 3 })]);
+		expect(html).toContain('3 earlier results are not shown.');
+	});
+
 	it('has no script, one POST form, and carries the review secret escaped in a hidden field', () => {
 		const html = renderReviewPage([approvalRequest()], { reviewToken: 'tok"<', errors: ['x'] });
 		expect(html).not.toMatch(/<script/i);
