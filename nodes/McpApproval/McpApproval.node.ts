@@ -35,7 +35,7 @@ export class McpApproval implements INodeType {
 		],
 		properties: [
 			{
-				displayName: 'Connect the "Needs Approval" output of an MCP Agent here, and this node\'s output back to the Agent\'s input. The review page is at the execution\'s resume URL (the reviewUrl field of each pending item).',
+				displayName: 'Connect the "Needs Approval" output of an MCP Agent here, and this node\'s output back to the Agent\'s input. The review page is at the reviewUrl field of each pending item: the execution\'s resume URL with that approval\'s own secret, so send it only to reviewers.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
