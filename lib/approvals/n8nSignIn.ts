@@ -59,7 +59,27 @@ const rateLimited = (): SignInResult => ({
 	error: 'n8n is limiting sign-in attempts for this account right now; nothing was decided. Wait a minute and try again.',
 });
 
+/**
+ * A refusal is answered no sooner than this after the sign-in started. A right password for an
+ * account without access costs two more requests to n8n than a wrong one; without a floor, the
+ * answer time would tell the two apart.
+ */
+export const signInTiming = { rejectFloorMs: 1500 };
+
 export async function verifyN8nSignIn(
+	credentials: { email?: unknown; password?: unknown; mfaCode?: unknown },
+	options: SignInOptions,
+): Promise<SignInResult> {
+	const started = Date.now();
+	const result = await checkSignIn(credentials, options);
+	if (!result.ok && result.kind === 'rejected') {
+		const wait = signInTiming.rejectFloorMs - (Date.now() - started);
+		if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+	}
+	return result;
+}
+
+async function checkSignIn(
 	credentials: { email?: unknown; password?: unknown; mfaCode?: unknown },
 	options: SignInOptions,
 ): Promise<SignInResult> {

@@ -13,9 +13,10 @@ import { handleReviewWebhook } from '../../lib/approvals/reviewWebhook';
 
 /**
  * Waits for a person's decision on the Agent's pending tool calls. While the execution waits, the
- * execution's resume URL serves the review page (GET never decides); a valid POST resumes the
- * execution with one decision item per paused run. If the wait limit passes first, n8n continues
- * without a decision and the Agent denies the calls as expired.
+ * execution's resume URL serves the review page to holders of an approval's secret (GET never
+ * decides); a valid POST resumes the execution with one decision item per decided approval. If the
+ * wait limit passes first, n8n continues without a decision and the Agent denies the calls as
+ * expired. All the webhook's logic is in lib/approvals/reviewWebhook.ts.
  */
 export class McpApproval implements INodeType {
 	description: INodeTypeDescription = {

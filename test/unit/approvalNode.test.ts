@@ -1,5 +1,6 @@
 import { McpApproval } from '../../nodes/McpApproval/McpApproval.node';
 import { fieldName } from '../../lib/approvals/reviewPage';
+import { signInTiming } from '../../lib/approvals/n8nSignIn';
 import { hashArguments } from '../../lib/approvals/argumentHash';
 import type { ApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { MAX_CALLS_PER_PAGE } from '../../lib/approvals/reviewerAccess';
@@ -219,6 +220,10 @@ describe('MCP Approval: Require n8n Login (point 4)', () => {
 	let loginStatus = 200;
 	let workflowStatus = 200;
 	const workflowIds: string[] = [];
+
+	const floor = signInTiming.rejectFloorMs;
+	beforeAll(() => { signInTiming.rejectFloorMs = 0; });
+	afterAll(() => { signInTiming.rejectFloorMs = floor; });
 
 	beforeEach(() => {
 		loginCalls = 0;

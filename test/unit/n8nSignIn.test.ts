@@ -1,4 +1,4 @@
-import { localN8nBaseUrl, parseAllowedReviewers, SIGN_IN_FAILED, verifyN8nSignIn } from '../../lib/approvals/n8nSignIn';
+import { localN8nBaseUrl, parseAllowedReviewers, SIGN_IN_FAILED, signInTiming, verifyN8nSignIn } from '../../lib/approvals/n8nSignIn';
 
 /**
  * A fake of the three n8n 2.41.1 endpoints the sign-in uses, with the shapes seen on a real n8n:
@@ -51,6 +51,10 @@ function fakeN8n(options: FakeOptions = {}) {
 const creds = { email: 'ana@example.com', password: 'pw' };
 
 describe('verifyN8nSignIn', () => {
+	const floor = signInTiming.rejectFloorMs;
+	beforeAll(() => { signInTiming.rejectFloorMs = 0; });
+	afterAll(() => { signInTiming.rejectFloorMs = floor; });
+
 	it('records the account behind a successful sign-in that may act on the workflow, then logs the session out', async () => {
 		const n8n = fakeN8n();
 		const result = await verifyN8nSignIn(creds, { workflowId: 'wf 1', baseUrl: 'http://n8n', fetchImpl: n8n.impl });
@@ -113,5 +117,25 @@ describe('verifyN8nSignIn', () => {
 		expect(localN8nBaseUrl({ N8N_PORT: '6000', N8N_PATH: '/n8n/' })).toBe('http://127.0.0.1:6000/n8n');
 		expect(localN8nBaseUrl({ N8N_MCP_AGENT_N8N_URL: 'https://n8n.internal/' })).toBe('https://n8n.internal');
 		expect(localN8nBaseUrl({})).toBe('http://127.0.0.1:5678');
+	});
+});
+
+describe('verifyN8nSignIn timing', () => {
+	it('answers a wrong password no sooner than an account without access: both wait for the same floor', async () => {
+		const floor = signInTiming.rejectFloorMs;
+		signInTiming.rejectFloorMs = 300;
+		try {
+			for (const options of [{ loginStatus: 401 }, { workflowStatus: 403 }]) {
+				const started = Date.now();
+				const result = await verifyN8nSignIn(creds, { workflowId: 'wf1', baseUrl: 'http://n8n', fetchImpl: fakeN8n(options).impl });
+				expect(result).toMatchObject({ ok: false, kind: 'rejected' });
+				expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+			}
+			const started = Date.now();
+			expect(await verifyN8nSignIn(creds, { workflowId: 'wf1', baseUrl: 'http://n8n', fetchImpl: fakeN8n().impl })).toMatchObject({ ok: true });
+			expect(Date.now() - started).toBeLessThan(290);
+		} finally {
+			signInTiming.rejectFloorMs = floor;
+		}
 	});
 });
