@@ -1,6 +1,6 @@
 import type { AgentState } from '../agent/types';
 import type { ContextToolResult } from './approvalRequest';
-import { scanToolDescription } from './poisoning';
+import { scanText } from './poisoning';
 
 /**
  * What led to a call: the tool results the model read since the user's message. Instructions
@@ -60,8 +60,7 @@ function capped(text: string): string {
 
 /** Poisoning warnings for a result's full text (the length check is for descriptions, not results). */
 function warningsFor(text: string): string[] {
-	return scanToolDescription({ name: '', description: text })
-		.filter((warning) => warning.code !== 'extreme-length')
+	return scanText(text)
 		.map((warning) => `This result ${warning.message}.`);
 }
 

@@ -70,7 +70,14 @@ export function checkToolOutput(tool: Pick<ToolDefinition, 'name' | 'outputSchem
 	} catch (error) {
 		throw new McpError(ErrorCode.InvalidParams, `Failed to validate structured content: ${(error as Error).message}`);
 	}
-	if (!validate(result.structuredContent)) {
+	let valid: boolean;
+	try {
+		valid = validate(result.structuredContent) as boolean;
+	} catch (error) {
+		// An output schema that recurses without end or exhausts the reference budget (SchemaCompileError).
+		throw new McpError(ErrorCode.InvalidParams, `Failed to validate structured content: ${(error as Error).message}`);
+	}
+	if (!valid) {
 		const details = (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`).join(', ');
 		throw new McpError(ErrorCode.InvalidParams, `Structured content does not match the tool's output schema: ${details}`);
 	}

@@ -146,6 +146,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 			pinned: parsePinnedFingerprints(approvalOptions.pinnedFingerprints),
 			onDrift: approvalOptions.onDrift ?? 'block',
 			withholdFlagged: approvalOptions.withholdFlagged ?? false,
+			appendInstructions: firstOptions.appendServerInstructions === true,
 		});
 	} catch (error) {
 		return [...failEveryItem(this, error), []];

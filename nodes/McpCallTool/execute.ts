@@ -7,6 +7,7 @@ import { coerceFieldValues } from '../../lib/tools/schemaFields';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
 import { mapWithConcurrency } from '../../lib/util/mapWithConcurrency';
 import { parseJsonParameter } from '../../lib/util/jsonParameter';
+import { quoteToolName } from '../../lib/tools/toolNameRule';
 import { itemParameter } from '../shared/itemParameter';
 import { failEveryItem, openServerConnection, toNodeError } from '../shared/serverConnection';
 
@@ -84,7 +85,7 @@ async function callForItem(
 	const tool = tools.get(toolName);
 	if (!tool) {
 		const known = [...tools.keys()];
-		throw new NodeOperationError(this.getNode(), `The server has no tool named "${toolName}"`, {
+		throw new NodeOperationError(this.getNode(), `The server has no tool named ${quoteToolName(toolName)}`, {
 			itemIndex,
 			description: `Tools on this server: ${known.slice(0, 50).join(', ')}${known.length > 50 ? ', …' : ''}`,
 		});
@@ -96,7 +97,7 @@ async function callForItem(
 	});
 	const output = extractToolResult(tool.name, result, options.binaryPropertyPrefix || 'data');
 	if (output.json.isError && (options.isErrorHandling ?? 'fail') === 'fail') {
-		throw new NodeOperationError(this.getNode(), `Tool "${tool.name}" reported an error: ${output.json.text || 'no message'}`, {
+		throw new NodeOperationError(this.getNode(), `Tool ${quoteToolName(tool.name)} reported an error: ${output.json.text || 'no message'}`, {
 			itemIndex,
 			description: 'Set Options > On Tool Error to "Return as Data" to receive such results as items.',
 		});
