@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 
 module.exports = function approvalCases(e2e, ctx, h) {
-	const { plan, call, finalResults, reviewPage, decide, assertRecorded, counterLabels, latestStatus, ownerSession, OWNER } = h;
+	const { plan, call, finalResults, reviewPage, decide, assertRecorded, fieldName, nextMessage, counterLabels, latestStatus, latestError, ownerSession, OWNER } = h;
 	const start = (name, rounds, extra = {}) => ctx.n8n.trigger(`agent-${name}`, { plan: rounds, ...extra });
 
 	e2e('approve: the reviewed call runs exactly once and the result reaches the model', async () => {
@@ -83,17 +83,27 @@ module.exports = function approvalCases(e2e, ctx, h) {
 		assert.ok(counterLabels().includes('chat-1'));
 	});
 
-	e2e('several items pause at once: one page lists every pending call, one decision resumes all', async () => {
+	e2e('several items pause at once: each approval has its own link and page; deciding one leaves the other decidable, and both runs finish', async () => {
 		await start('multi', undefined, { plans: [plan([call('record', { label: 'multi-1' })]), plan([call('record', { label: 'multi-2' })])] });
 		const p1 = await ctx.inbox.next('pending', 'multi');
 		const p2 = await ctx.inbox.next('pending', 'multi');
-		assert.equal(p1.reviewUrl, p2.reviewUrl);
+		assert.notEqual(p1.reviewUrl, p2.reviewUrl, 'each approval carries its own review secret');
 		const page = await reviewPage(p1.reviewUrl);
-		assert.match(page, /Review 2 tool calls/);
-		assertRecorded(await decide([p1, p2], { [p1.calls[0].callId]: 'approve' }));
+		assert.match(page, /Review 1 tool call\b/);
+		assert.match(page, /multi-1/);
+		assert.ok(!page.includes('multi-2'), "one approval's link must not show another approval's calls");
+		assertRecorded(await decide(p1, { record: 'approve' }));
 		const d1 = await ctx.inbox.next('done', 'multi');
+		assert.match(finalResults(d1)[0].text, /recorded multi-1/);
+		assert.ok(!counterLabels().includes('multi-2'));
+		// The second approval was not decided: it must still be decidable (handed out again), not dropped.
+		const next = await nextMessage(ctx, 'multi', { latestStatus, latestError });
+		assert.equal(next.kind, 'pending', JSON.stringify(next.message).slice(0, 500));
+		assert.equal(next.message.approvalId, p2.approvalId);
+		await reviewPage(next.message.reviewUrl);
+		assertRecorded(await decide(next.message, { record: 'approve' }));
 		const d2 = await ctx.inbox.next('done', 'multi');
-		assert.equal([d1, d2].length, 2);
+		assert.match(finalResults(d2)[0].text, /recorded multi-2/);
 		assert.ok(counterLabels().includes('multi-1') && counterLabels().includes('multi-2'));
 	});
 
@@ -104,7 +114,7 @@ module.exports = function approvalCases(e2e, ctx, h) {
 		assert.match(page, /forge-1/);
 		await reviewPage(pending.reviewUrl);
 		assert.equal(await latestStatus(ctx.ids.review), 'waiting', 'GET must not resume the execution');
-		const forgedHash = await decide(pending, { record: 'approve' }, { overrides: { [`hash__${pending.approvalId}__${pending.calls[0].callId}`]: 'sha256:forged' } });
+		const forgedHash = await decide(pending, { record: 'approve' }, { overrides: { [fieldName('hash', pending.approvalId, pending.calls[0].callId)]: 'sha256:forged' } });
 		assert.equal(forgedHash.status, 400);
 		const forgedCall = await fetch(pending.reviewUrl, {
 			method: 'POST',
@@ -174,11 +184,11 @@ module.exports = function approvalCases(e2e, ctx, h) {
 		const page = await reviewPage(pending.reviewUrl);
 		assert.match(page, /Sign in with your n8n account to decide/);
 		const c = pending.calls[0];
-		const form = (password) => new URLSearchParams({ [`decision__${pending.approvalId}__${c.callId}`]: 'approve', [`hash__${pending.approvalId}__${c.callId}`]: c.argsHash, email: OWNER.email, password, reviewer: 'someone else' });
+		const form = (password) => new URLSearchParams({ [fieldName('decision', pending.approvalId, c.callId)]: 'approve', [fieldName('hash', pending.approvalId, c.callId)]: c.argsHash, email: OWNER.email, password, reviewer: 'someone else' });
 		const wrong = await fetch(pending.reviewUrl, { method: 'POST', body: form('not-the-password') });
 		assert.equal(wrong.status, 401);
 		const wrongPage = await wrong.text();
-		assert.match(wrongPage, /e-mail or password is not correct/);
+		assert.match(wrongPage, /Sign-in failed: check the e-mail, the password/);
 		assert.ok(!wrongPage.includes('not-the-password'), 'a password must never be echoed');
 		assert.equal(await latestStatus(ctx.ids.login), 'waiting');
 		assert.ok(!counterLabels().includes('login-1'));

@@ -14,7 +14,6 @@ const { errorText } = require('../lib/assertions');
 const { latestFinishedExecution, nextFinishedExecutionRaw } = require('../lib/executions');
 const { startHealthProbe } = require('../lib/healthProbe');
 const { waitFor } = require('../lib/net');
-const { sleep } = require('../lib/processes');
 
 /** 30 letters the pattern matches, then one it does not: 2^30 ways to fail on a backtracking engine. */
 const HOSTILE_TEXT = `${'a'.repeat(30)}!`;
@@ -39,26 +38,7 @@ module.exports = function hardeningCases(e2e, ctx, h) {
 		return fs.existsSync(ctx.hostileCallsFile) ? fs.readFileSync(ctx.hostileCallsFile, 'utf8').split('\n').filter(Boolean) : [];
 	}
 
-	/**
-	 * The next message of an approval workflow, whichever comes first: another "Needs Approval" item
-	 * (pending) or a final result (done). Fails at once when the execution fails instead.
-	 */
-	async function nextMessage(name, { timeoutMs = 90000 } = {}) {
-		const deadline = Date.now() + timeoutMs;
-		for (;;) {
-			for (const kind of ['pending', 'done']) {
-				const message = ctx.inbox.take(kind, name);
-				if (message !== undefined) return { kind, message };
-			}
-			const status = await latestStatus(ctx.ids[name]);
-			if (status === 'error' || status === 'crashed') {
-				const execution = await latestFinishedExecution(ctx.n8n, ctx.ids[name]);
-				throw new Error(`the execution of ${name} failed instead: ${JSON.stringify(execution.error)}`);
-			}
-			if (Date.now() > deadline) throw new Error(`neither a pending nor a done message of ${name} arrived within ${timeoutMs} ms (execution ${status})`);
-			await sleep(300);
-		}
-	}
+	const next = (name) => h.nextMessage(ctx, name, { latestStatus, latestError: h.latestError });
 
 	/** GET a Wait node's URL until n8n hands it to the waiting execution (it answers 404/409 before). */
 	async function getUntilAccepted(url) {
@@ -110,7 +90,7 @@ module.exports = function hardeningCases(e2e, ctx, h) {
 		const first = await ctx.inbox.next('pending', 'waitget');
 		// What Slack's or a mail scanner's link preview does with a link it is given.
 		await getUntilAccepted(waitNodeUrl(first.reviewUrl, { approved: 'true' }));
-		const afterPreview = await nextMessage('waitget');
+		const afterPreview = await next('waitget');
 		assert.ok(!counterLabels().includes('waitget-1'), 'a GET with approved=true ran the call');
 		assert.equal(afterPreview.kind, 'pending', `a GET with approved=true must not decide: ${JSON.stringify(afterPreview.message).slice(0, 500)}`);
 		const second = afterPreview.message;
@@ -121,7 +101,7 @@ module.exports = function hardeningCases(e2e, ctx, h) {
 
 		// A bare GET of the resume URL (no decision at all) must not fail the Agent either.
 		await getUntilAccepted(waitNodeUrl(second.reviewUrl));
-		const afterBareGet = await nextMessage('waitget');
+		const afterBareGet = await next('waitget');
 		assert.equal(afterBareGet.kind, 'pending', JSON.stringify(afterBareGet.message).slice(0, 500));
 		assert.ok(afterBareGet.message.notice?.trim(), 'the approval handed out again must say why');
 		assert.deepEqual(afterBareGet.message.calls.map((c) => c.callId), first.calls.map((c) => c.callId));

@@ -3,7 +3,18 @@
 // answer, and a reviewer's side of the review page (GET until the execution waits, POST decisions).
 
 const assert = require('node:assert/strict');
+const path = require('node:path');
 const { waitFor } = require('../lib/net');
+const { sleep } = require('../lib/processes');
+const { REPO } = require('../lib/everything');
+
+/**
+ * The review form's field name for one call. The page derives it from the approval and call ids
+ * (so that any id can be submitted); the built package under test says how, as the page it renders does.
+ */
+function fieldName(kind, approvalId, callId) {
+	return require(path.join(REPO, 'dist', 'lib', 'approvals', 'reviewPage.js')).fieldName(kind, approvalId, callId);
+}
 
 /** The scripted LLM's plan: rounds of parallel tool calls (see ../lib/scriptedLlm.js). */
 const plan = (...rounds) => JSON.stringify({ rounds });
@@ -31,7 +42,7 @@ async function decide(requests, decisions, { reviewer = 'E2E Reviewer', reason =
 	for (const request of list) {
 		for (const c of request.calls) {
 			const choice = decisions[c.callId] ?? decisions[c.tool] ?? 'approve';
-			const field = (kind) => `${kind}__${request.approvalId}__${c.callId}`;
+			const field = (kind) => fieldName(kind, request.approvalId, c.callId);
 			form.set(field('decision'), typeof choice === 'object' ? 'edit' : choice);
 			form.set(field('hash'), c.argsHash);
 			form.set(field('reason'), reason);
@@ -53,4 +64,25 @@ function assertRecorded(response) {
 	assert.equal(response.status, 200, `the review page refused the decision: ${pageText(response.text)}`);
 }
 
-module.exports = { plan, call, finalResults, reviewPage, decide, assertRecorded, pageText };
+/**
+ * The next message of an approval workflow, whichever comes first: a "Needs Approval" item
+ * (pending) or a final result (done). Fails at once when the execution fails, or when it finishes
+ * with neither (the workflow's HTTP Request nodes deliver before the execution can finish).
+ * h: { latestStatus(workflowId), latestError(workflowId) }.
+ */
+async function nextMessage(ctx, name, h, { timeoutMs = 90000 } = {}) {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const status = await h.latestStatus(ctx.ids[name]);
+		for (const kind of ['pending', 'done']) {
+			const message = ctx.inbox.take(kind, name);
+			if (message !== undefined) return { kind, message };
+		}
+		if (status === 'error' || status === 'crashed') throw new Error(`the execution of ${name} failed instead: ${JSON.stringify(await h.latestError(ctx.ids[name]))}`);
+		if (status === 'success') throw new Error(`the execution of ${name} finished without a further pending or done message`);
+		if (Date.now() > deadline) throw new Error(`neither a pending nor a done message of ${name} arrived within ${timeoutMs} ms (execution ${status})`);
+		await sleep(300);
+	}
+}
+
+module.exports = { plan, call, finalResults, reviewPage, decide, assertRecorded, pageText, fieldName, nextMessage };

@@ -21,7 +21,8 @@ const { startScriptedLlm } = require('../lib/scriptedLlm');
 const { startInbox } = require('./inbox');
 const { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, leakWorkflow } = require('./workflows');
 const hardeningCases = require('./hardeningCases');
-const { plan, call, finalResults, reviewPage, decide, assertRecorded } = require('./review');
+const { plan, call, finalResults, reviewPage, decide, assertRecorded, fieldName, nextMessage } = require('./review');
+const { latestFinishedExecution } = require('../lib/executions');
 
 // Node 24 and n8n from scripts/ensure-n8n.sh (installed into the cache when missing).
 const { node24Bin: NODE24_BIN, n8nBin: N8N_BIN } = resolveN8n();
@@ -47,6 +48,11 @@ db.close();
 process.stdout.write(row ? row.status : 'none');`;
 	const out = spawnSync(path.join(NODE24_BIN, 'node'), ['--no-warnings', '-e', reader, path.join(ctx.userFolder, '.n8n', 'database.sqlite'), workflowId], { encoding: 'utf8' });
 	return out.stdout.trim();
+}
+
+/** The error of a workflow's latest finished execution ({ message, description, node }). */
+async function latestError(workflowId) {
+	return (await latestFinishedExecution(ctx.n8n, workflowId, { timeoutMs: 5000 })).error;
 }
 
 const OWNER = { email: 'owner@example.com', firstName: 'Olga', lastName: 'Owner', password: 'E2e-Passw0rd!' };
@@ -147,8 +153,8 @@ after(async () => {
 const e2e = reportingTest((name) => `\n[e2e agent] ${name} failed; n8n log tail:\n${ctx.n8n?.logTail(60)}\n`);
 
 require('./agentCases')(e2e, ctx, { plan, call, finalResults, MANUAL_PLAN });
-require('./approvalCases')(e2e, ctx, { plan, call, finalResults, reviewPage, decide, assertRecorded, counterLabels, latestStatus, ownerSession, OWNER });
-hardeningCases(e2e, ctx, { plan, call, finalResults, counterLabels, latestStatus });
+require('./approvalCases')(e2e, ctx, { plan, call, finalResults, reviewPage, decide, assertRecorded, fieldName, nextMessage, latestError, counterLabels, latestStatus, ownerSession, OWNER });
+hardeningCases(e2e, ctx, { plan, call, finalResults, nextMessage, counterLabels, latestStatus, latestError });
 require('./agentCases').credentialTests(e2e, ctx, { credentials, ownerSession });
 
 e2e('stopping n8n and the servers leaves no process of this run behind', async () => {
