@@ -65,6 +65,7 @@ module.exports = function hardeningCases(e2e, ctx, h) {
 		} finally {
 			health = await probe.stop();
 		}
+		process.stderr.write(`[e2e agent] freeze: ${health.polls.length} /healthz polls, slowest ${health.slowest?.ms} ms\n`);
 		const late = health.polls.filter((p) => p.error || p.status !== 200 || p.ms >= HEALTHZ_LIMIT_MS);
 		assert.ok(health.polls.length >= 1, 'no /healthz poll ran');
 		assert.deepEqual(
