@@ -40,7 +40,7 @@ export interface ResumeContext {
 export const NOTICE_NO_DECISION =
 	'The approval channel resumed without a decision (a GET, or a link preview opening the URL); decisions in a URL are ignored. The calls are still pending.';
 export const NOTICE_STILL_OPEN =
-	'Another approval of this execution expired first, which ended the wait; this one has not expired and its calls are still pending.';
+	'Another approval of this execution ended the wait first (it was decided, or it expired); this one has not expired and its calls are still pending.';
 
 function openExpiry(run: PausedRun): string | undefined {
 	return run.state.phase.name === 'run_tools' ? run.state.phase.approval?.expiresAt : undefined;

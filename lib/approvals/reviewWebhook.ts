@@ -36,6 +36,11 @@ export interface ReviewWebhookResponse {
 	json: unknown;
 	/** Present only when the execution should resume with these decisions. */
 	decisions?: ApprovalDecisionItem[];
+	/**
+	 * With decisions: the other approvals of this execution (other links, expired ones), passed on
+	 * unchanged so the Agent hands them out again (or expires them) instead of losing them.
+	 */
+	undecided?: ApprovalRequest[];
 }
 
 /** Larger submissions are refused whole; n8n's own body limit (16 MB by default) applies before this. */
@@ -111,12 +116,16 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 	const result = parseReviewSubmission(body, scope.open, { now: now.toISOString(), reviewer });
 	if (!result.ok) return page(400, result.errors, result.previous);
 	const count = result.decisions.reduce((n, d) => n + d.decisions.length, 0);
-	return answer(
-		200,
-		renderMessagePage('Decision recorded', `${count} decision${count === 1 ? '' : 's'} recorded. The workflow continues; you can close this page.`),
-		{ recorded: count },
-		result.decisions,
-	);
+	const decided = new Set(result.decisions.map((decision) => decision.approvalId));
+	return {
+		...answer(
+			200,
+			renderMessagePage('Decision recorded', `${count} decision${count === 1 ? '' : 's'} recorded. The workflow continues; you can close this page.`),
+			{ recorded: count },
+			result.decisions,
+		),
+		undecided: requests.filter((request) => !decided.has(request.approvalId)),
+	};
 }
 
 /** What the JSON variant says about requests of this link that cannot be decided. */

@@ -100,6 +100,7 @@ export class McpApproval implements INodeType {
 		if (answer.asJson) res.json(answer.json);
 		else res.type('html').send(answer.html);
 		if (!answer.decisions) return { noWebhookResponse: true };
-		return { noWebhookResponse: true, workflowData: [answer.decisions.map((decision) => ({ json: decision as never }))] };
+		const resumeWith = [...answer.decisions, ...(answer.undecided ?? [])];
+		return { noWebhookResponse: true, workflowData: [resumeWith.map((json) => ({ json: json as never }))] };
 	}
 }

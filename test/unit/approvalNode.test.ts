@@ -109,7 +109,10 @@ describe('MCP Approval: the review secret (issue 10, point 12)', () => {
 		expect(got.html).not.toContain('/other');
 		const post = await hook({ method: 'POST', query: { reviewToken: TOKEN }, body: approveAll([pending[0], other]), pending: [pending[0], other] });
 		expect(post.status).toBe(200);
-		expect((post.out as { workflowData: Array<Array<{ json: { approvalId: string } }>> }).workflowData[0].map((i) => i.json.approvalId)).toEqual(['ap1']);
+		const resumed = (post.out as { workflowData: Array<Array<{ json: { approvalId: string; kind: string } }>> }).workflowData[0].map((i) => i.json);
+		// ap1 is decided; ap2 (another link's approval) goes on unchanged, so the Agent hands it out again instead of losing it.
+		expect(resumed.map((json) => [json.kind, json.approvalId])).toEqual([['mcp-agent.approval-decision', 'ap1'], ['mcp-agent.approval-request', 'ap2']]);
+		expect(resumed[1]).toEqual(other);
 	});
 
 	it('fails closed on request items without a review secret (older package versions) and says to re-run', async () => {
