@@ -99,6 +99,25 @@ function bindingProblem(decision: ChannelDecision, state: AgentState): string | 
 	);
 }
 
+/**
+ * Request items that come back while none of them has expired and nothing was decided were not
+ * passed through by MCP Approval (which wakes at the earliest expiry, or with a decision): the
+ * "Needs Approval" output is wired straight back into the Agent. Handing them out again would loop
+ * without end inside one execution, so the Agent refuses that wiring.
+ */
+const WAIT_TIMER_SLACK_MS = 5_000;
+
+export function isWiredStraightBack(items: Array<Record<string, unknown>>, context: Pick<ResumeContext, 'store' | 'now'>): boolean {
+	const requests = items.filter((item): item is Record<string, unknown> & { approvalId: string } => isApprovalRequest(item));
+	if (requests.length === 0 || items.some(isApprovalDecision)) return false;
+	// n8n's wait timer may fire a moment before the expiry it was set to: a few seconds of slack.
+	const soon = new Date(context.now.getTime() + WAIT_TIMER_SLACK_MS);
+	return requests.every((request) => {
+		const run = peekPausedRun(context.store, request.approvalId);
+		return run !== undefined && !isExpired(run, soon);
+	});
+}
+
 export function actionForItem(json: Record<string, unknown>, context: ResumeContext): ItemAction {
 	const { store, now } = context;
 	const nowIso = now.toISOString();

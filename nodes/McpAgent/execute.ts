@@ -13,7 +13,7 @@ import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
 import type { AgentState, OpenApproval } from '../../lib/agent/types';
 import { buildApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { openStore, savePausedRun, setReviewTokenHash, type PausedRunStore } from '../../lib/approvals/pausedRuns';
-import { actionForItem, ResumeRefused, type ItemAction } from '../../lib/approvals/resumeInput';
+import { actionForItem, isWiredStraightBack, ResumeRefused, type ItemAction } from '../../lib/approvals/resumeInput';
 import { reviewLink } from '../../lib/approvals/reviewToken';
 import type { ApprovalPolicy } from '../../lib/approvals/policy';
 import { parsePatternList } from '../../lib/tools/nameFilter';
@@ -160,6 +160,11 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 			await providerConnection(this, provider, { maxRetries: firstOptions.maxRetries ?? 2, timeoutMs: 10 * 60_000 }),
 		);
 		const shared: Shared = { servers, model, provider, store };
+		if (isWiredStraightBack(items.map((item) => item.json as Record<string, unknown>), { store, now: new Date() })) {
+			throw new NodeOperationError(this.getNode(), 'A pending approval came back before it expired, and nothing was decided', {
+				description: 'Connect "Needs Approval" to an MCP Approval node (or a send-and-wait node), not straight back to this node.',
+			});
+		}
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 			try {
 				const action = actionFor.call(this, itemIndex, items[itemIndex], shared);

@@ -8,7 +8,7 @@ import { hashArguments } from '../../lib/approvals/argumentHash';
 import { callCode } from '../../lib/approvals/approvalRequest';
 import { readChannelAnswer, readChannelDecision } from '../../lib/approvals/channelDecision';
 import { openStore, savePausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
-import { actionForItem, NOTICE_NO_DECISION, NOTICE_STILL_OPEN, ResumeRefused } from '../../lib/approvals/resumeInput';
+import { actionForItem, isWiredStraightBack, NOTICE_NO_DECISION, NOTICE_STILL_OPEN, ResumeRefused } from '../../lib/approvals/resumeInput';
 
 const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
 const tools: CatalogTool[] = [{ providerName: 'delete_file', mcpName: 'delete_file', serverId: 'fs', serverName: 'fs', inputSchema: schema, annotationsTrusted: false, fingerprint: 'sha256:aaa' }];
@@ -137,6 +137,20 @@ describe('actionForItem: several approvals in one execution (point 7)', () => {
 		const store = storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')]);
 		expect(actionForItem(request('ap1', '2020-01-01T00:00:00.000Z'), context(store)).kind).toBe('pending');
 		expect(actionForItem(request('ap1', '2099-01-01T00:00:00.000Z'), context(store, new Date('2026-01-02T00:00:00.000Z'))).kind).toBe('continue');
+	});
+
+	it('refuses "Needs Approval" wired straight back: requests back while none has expired and nothing was decided', () => {
+		const store = storeWith(['early', paused('early', '2026-01-01T05:00:00.000Z')], ['late', paused('late', '2026-01-02T00:00:00.000Z')]);
+		const now = (iso: string) => ({ store, now: new Date(iso) });
+		const both = [request('early', ''), request('late', '')];
+		expect(isWiredStraightBack(both, now('2026-01-01T01:00:00.000Z'))).toBe(true);
+		// MCP Approval woke at the earliest expiry (its timer may fire a moment early).
+		expect(isWiredStraightBack(both, now('2026-01-01T05:00:00.000Z'))).toBe(false);
+		expect(isWiredStraightBack(both, now('2026-01-01T04:59:59.000Z'))).toBe(false);
+		// A decision on one link passes the others on.
+		const decision = { kind: 'mcp-agent.approval-decision', approvalId: 'early', decisions: [] };
+		expect(isWiredStraightBack([decision, request('late', '')], now('2026-01-01T01:00:00.000Z'))).toBe(false);
+		expect(isWiredStraightBack([{ message: 'hi' }], now('2026-01-01T01:00:00.000Z'))).toBe(false);
 	});
 
 	it('a request for an approval decided before is a replay; an unknown one is refused', () => {
