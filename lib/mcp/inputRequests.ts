@@ -1,0 +1,50 @@
+/**
+ * Input a server asks for in the middle of a tool call, in a neutral form shared by the connection
+ * core (lib/mcp) and the Agent (lib/agent): under MCP 2026-07-28 a server answers `tools/call`
+ * with an `input_required` result (embedded elicitation / sampling / roots requests, keyed, plus
+ * an opaque `requestState`), and the client retries the same call with `inputResponses` and the
+ * `requestState` echoed byte for byte. A person may take hours to answer, so the Agent stores this
+ * in its paused run and retries later, possibly on another worker.
+ */
+
+/** One embedded request, as the server sent it (`method` is e.g. "elicitation/create"). */
+export interface ServerInputRequest {
+	method: string;
+	params?: Record<string, unknown>;
+}
+
+/** A tool call that did not finish: the server needs these inputs first. */
+export interface ToolInputRequired {
+	kind: 'input_required';
+	/** Keyed as the server keyed them; the responses must use the same keys. */
+	inputRequests: Record<string, ServerInputRequest>;
+	/** Opaque; echoed back unchanged on the retry. */
+	requestState?: string;
+}
+
+export interface ToolCallCompleted {
+	kind: 'result';
+	result: Record<string, unknown>;
+}
+
+export type InteractiveToolCallOutcome = ToolCallCompleted | ToolInputRequired;
+
+/** The answer to an elicitation request (MCP ElicitResult). */
+export interface ElicitationAnswer {
+	action: 'accept' | 'decline' | 'cancel';
+	content?: Record<string, unknown>;
+}
+
+/** What the retry of a call carries: the answers by request key, and the server's state. */
+export interface InputContinuation {
+	inputResponses: Record<string, unknown>;
+	requestState?: string;
+}
+
+/** Options of McpConnection.callToolInteractive (implemented by the connection core). */
+export interface InteractiveCallOptions {
+	timeoutMs?: number;
+	signal?: AbortSignal;
+	/** Present on a retry after a person answered. */
+	continuation?: InputContinuation;
+}
