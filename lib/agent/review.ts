@@ -2,7 +2,8 @@ import { validateArguments } from '../tools/argumentValidator';
 import { hashArguments } from '../approvals/argumentHash';
 import type { RunToolsPhase } from './step';
 import { setEntry } from './ownEntry';
-import type { AgentState, CatalogTool, PlannedCall, ReviewDecision, ToolOutcome } from './types';
+import { checkInputAnswers } from './callInput';
+import type { AgentState, CallInput, CatalogTool, PlannedCall, ReviewDecision, ToolOutcome } from './types';
 
 /**
  * Applying a person's decisions to a paused turn. Decisions are checked against the state, never
@@ -54,14 +55,28 @@ export function applyDecisions(
 	if (!phase.approval || phase.approval.id !== event.approvalId) {
 		throw new DecisionRejected(`the decision is for approval ${event.approvalId}, which is not the open approval of this run`);
 	}
-	const pending = new Map(phase.calls.filter((c) => c.review?.status === 'pending' && !Object.hasOwn(phase.outcomes, c.id)).map((c) => [c.id, c]));
+	// Calls waiting for a person: for review, for input (the server asked during the call), or both.
+	const pending = new Map(phase.calls.filter((c) => isAwaiting(c) && !Object.hasOwn(phase.outcomes, c.id)).map((c) => [c.id, c]));
 	const byCall = new Map<string, ReviewDecision>();
+	const answers = new Map<string, CallInput['responses']>();
 	for (const decision of event.decisions) {
 		const call = pending.get(decision.callId);
-		if (!call) throw new DecisionRejected(`the decision names call ${decision.callId}, which is not waiting for review`);
-		if (decision.argsHash !== call.review?.argsHash) throw new DecisionRejected(`the decision for call ${decision.callId} was made on other arguments than the ones pending`);
+		if (!call) throw new DecisionRejected(`the decision names call ${decision.callId}, which is not waiting for review or input`);
+		if (decision.argsHash !== boundArgsHash(call)) throw new DecisionRejected(`the decision for call ${decision.callId} was made on other arguments than the ones pending`);
 		if (byCall.has(decision.callId)) throw new DecisionRejected(`call ${decision.callId} has two decisions`);
-		if (!['approve', 'deny', 'edit'].includes(decision.decision)) throw new DecisionRejected(`unknown decision "${String(decision.decision)}" for call ${decision.callId}`);
+		const reviewPending = call.review?.status === 'pending';
+		if (decision.decision !== undefined && !['approve', 'deny', 'edit'].includes(decision.decision)) throw new DecisionRejected(`unknown decision "${String(decision.decision)}" for call ${decision.callId}`);
+		if (reviewPending && decision.decision === undefined) throw new DecisionRejected(`the decision for call ${decision.callId} says neither approve, deny nor edit`);
+		if (!reviewPending && decision.decision === 'edit') throw new DecisionRejected(`call ${decision.callId} is not waiting for review, so its arguments cannot be edited`);
+		const input = call.input?.status === 'pending' ? call.input : undefined;
+		if (!input && (decision.inputResponses !== undefined || decision.inputHash !== undefined)) throw new DecisionRejected(`call ${decision.callId} is not waiting for input`);
+		// Answers are needed unless the call is denied, or its arguments are edited (the call then starts over).
+		if (input && decision.decision !== 'deny' && decision.decision !== 'edit') {
+			if (decision.inputHash !== input.inputHash) throw new DecisionRejected(`the answers for call ${decision.callId} were given to other input requests than the ones pending`);
+			const checked = checkInputAnswers(input, decision.inputResponses);
+			if (!checked.ok) throw new DecisionRejected(`call ${decision.callId}: ${checked.problem}`);
+			answers.set(call.id, checked.responses);
+		}
 		byCall.set(decision.callId, decision);
 	}
 	const undecided = [...pending.keys()].filter((id) => !byCall.has(id));
@@ -73,12 +88,25 @@ export function applyDecisions(
 	const outcomes = { ...phase.outcomes };
 	const calls = phase.calls.map((call): PlannedCall => {
 		const decision = byCall.get(call.id);
-		if (!decision || !call.review) return call;
+		if (!decision) return call;
+		const reason = decision.reason ? ` Reason: ${decision.reason}` : '';
+		if (!call.review || call.review.status !== 'pending') {
+			// Waiting for input only: answered, or denied (the call ends without answering the server).
+			const input = call.input as CallInput;
+			if (decision.decision === 'deny') {
+				setEntry(outcomes, call.id, errorOutcome(call.id, `The server asked for input during this call, and a person denied the call instead of answering, so it did not complete.${reason}`));
+				return { ...call, input: { ...input, status: 'denied', reviewer: event.reviewer, answeredAt: event.decidedAt } };
+			}
+			return { ...call, input: answered(input, answers.get(call.id), event) };
+		}
 		const decided = { ...call.review, reviewer: event.reviewer, decidedAt: event.decidedAt, rounds: call.review.rounds + 1, ...(decision.reason ? { reason: decision.reason } : {}) };
-		if (decision.decision === 'approve') return { ...call, review: { ...decided, status: 'approved' } };
+		if (decision.decision === 'approve') {
+			const input = call.input?.status === 'pending' ? answered(call.input, answers.get(call.id), event) : call.input;
+			return { ...call, review: { ...decided, status: 'approved' }, ...(input ? { input } : {}) };
+		}
 		if (decision.decision === 'deny') {
-			setEntry(outcomes, call.id, errorOutcome(call.id, `A person reviewing this call denied it, so it was not run.${decision.reason ? ` Reason: ${decision.reason}` : ''}`));
-			return { ...call, review: { ...decided, status: 'denied' } };
+			setEntry(outcomes, call.id, errorOutcome(call.id, `A person reviewing this call denied it, so it was not run.${reason}`));
+			return { ...call, review: { ...decided, status: 'denied' }, ...(call.input?.status === 'pending' ? { input: { ...call.input, status: 'denied' as const } } : {}) };
 		}
 		const tool = state.tools.find((t) => t.serverId === call.tool?.serverId && t.mcpName === call.tool?.mcpName);
 		const validation = validateArguments(tool?.inputSchema, decision.arguments);
@@ -86,8 +114,10 @@ export function applyDecisions(
 			setEntry(outcomes, call.id, errorOutcome(call.id, `A person reviewing this call edited its arguments, but the edited arguments are invalid (${validation.summary}), so it was not run.`));
 			return { ...call, review: { ...decided, status: 'denied', reason: `edited arguments invalid: ${validation.summary}` } };
 		}
+		// Edited arguments start the call over: input the server asked for the old ones no longer applies.
+		const { input: _dropped, ...rest } = call;
 		return {
-			...call,
+			...rest,
 			arguments: decision.arguments,
 			review: { ...decided, status: 'edited', originalArguments: call.arguments, argsHash: hashArguments(decision.arguments) },
 		};
@@ -96,15 +126,35 @@ export function applyDecisions(
 	return { ...rest, calls, outcomes, decidedApprovals: [...phase.decidedApprovals, event.approvalId] };
 }
 
+function isAwaiting(call: PlannedCall): boolean {
+	return call.review?.status === 'pending' || call.input?.status === 'pending';
+}
+
+/** The argument hash a decision on this call must name: the reviewed one, or (input only) the call's own. */
+export function boundArgsHash(call: PlannedCall): string {
+	return call.review?.argsHash ?? hashArguments(call.arguments);
+}
+
+function answered(input: CallInput, responses: CallInput['responses'], event: { reviewer?: string; decidedAt: string }): CallInput {
+	return { ...input, status: 'answered', ...(responses ? { responses } : {}), ...(event.reviewer ? { reviewer: event.reviewer } : {}), answeredAt: event.decidedAt };
+}
+
 /** Fail closed: when the wait runs out, every pending call is denied and the model is told why. */
 export function expireApproval(phase: RunToolsPhase, approvalId: string, at: string): RunToolsPhase {
 	if (phase.decidedApprovals.includes(approvalId)) return phase;
 	if (!phase.approval || phase.approval.id !== approvalId) throw new DecisionRejected(`approval ${approvalId} is not the open approval of this run`);
 	const outcomes = { ...phase.outcomes };
 	const calls = phase.calls.map((call): PlannedCall => {
-		if (call.review?.status !== 'pending' || Object.hasOwn(outcomes, call.id)) return call;
-		setEntry(outcomes, call.id, errorOutcome(call.id, 'Approval expired: nobody approved this call within the time limit, so it was not run.'));
-		return { ...call, review: { ...call.review, status: 'expired', decidedAt: at, reason: 'approval expired' } };
+		if (Object.hasOwn(outcomes, call.id)) return call;
+		if (call.review?.status === 'pending') {
+			setEntry(outcomes, call.id, errorOutcome(call.id, 'Approval expired: nobody approved this call within the time limit, so it was not run.'));
+			return { ...call, review: { ...call.review, status: 'expired', decidedAt: at, reason: 'approval expired' }, ...(call.input?.status === 'pending' ? { input: { ...call.input, status: 'expired' as const } } : {}) };
+		}
+		if (call.input?.status === 'pending') {
+			setEntry(outcomes, call.id, errorOutcome(call.id, 'Input request expired: nobody answered the server\'s request for input within the time limit, so the call did not complete.'));
+			return { ...call, input: { ...call.input, status: 'expired' } };
+		}
+		return call;
 	});
 	const { approval: _closed, ...rest } = phase;
 	return { ...rest, calls, outcomes, decidedApprovals: [...phase.decidedApprovals, approvalId] };

@@ -14,8 +14,8 @@ export interface AgentDrivers {
 }
 
 /**
- * Performs effects until the run finishes or needs a person's review (then the caller stores the
- * state and pauses). Starting from a stored state continues exactly where it stopped: this
+ * Performs effects until the run finishes or needs a person (a review, or input a server asked for;
+ * then the caller stores the state and pauses). Starting from a stored state continues exactly where it stopped: this
  * function holds nothing the state does not.
  */
 export async function runAgent(initial: AgentState, drivers: AgentDrivers): Promise<AgentState> {
@@ -40,8 +40,8 @@ export async function runAgent(initial: AgentState, drivers: AgentDrivers): Prom
 			}
 			state = step(state, { type: 'model_turn', turn: adapter.parseResponse(response) });
 		} else {
-			const { outcomes, durations } = effect.calls.length > 0 ? await drivers.runTools(effect.calls) : { outcomes: [], durations: {} };
-			state = step(state, { type: 'tool_outcomes', outcomes, durations });
+			const { outcomes, durations, inputRequired } = effect.calls.length > 0 ? await drivers.runTools(effect.calls) : { outcomes: [], durations: {}, inputRequired: undefined };
+			state = step(state, { type: 'tool_outcomes', outcomes, durations, ...(inputRequired ? { inputRequired } : {}) });
 		}
 		drivers.onStep?.(state);
 	}

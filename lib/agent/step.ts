@@ -5,6 +5,7 @@ import type { ProviderId } from '../providers/types';
 import { requiresApproval } from '../approvals/policy';
 import { hashArguments } from '../approvals/argumentHash';
 import { applyDecisions, expireApproval, refreshCatalog } from './review';
+import { answerActions, startInputRound } from './callInput';
 import { setEntry } from './ownEntry';
 import type {
 	AgentEffect,
@@ -16,6 +17,7 @@ import type {
 	RunSettings,
 	RunStatus,
 	StopKind,
+	ToolInputNeeded,
 	ToolLogEntry,
 	ToolOutcome,
 	Usage,
@@ -67,15 +69,33 @@ function tooManyCalls(index: number): string {
 	return `Too many tool calls in one turn: at most ${MAX_TOOL_CALLS_PER_TURN} run per turn, and this was call ${index + 1}, so it was not run. Request it again in a later turn if it is still needed.`;
 }
 
-/** Calls that may run now: valid, not yet run, and either needing no review or approved. */
+/**
+ * Calls that may run now: valid, not yet run, needing no review or approved, and not waiting for a
+ * person's input (a call whose input was answered runs again, with the answers).
+ */
 export function runnableCalls(phase: RunToolsPhase): PlannedCall[] {
 	return phase.calls.filter(
-		(call) => !call.rejection && !Object.hasOwn(phase.outcomes, call.id) && (!call.review || call.review.status === 'approved' || call.review.status === 'edited'),
+		(call) =>
+			!call.rejection &&
+			!Object.hasOwn(phase.outcomes, call.id) &&
+			(!call.review || call.review.status === 'approved' || call.review.status === 'edited') &&
+			(!call.input || call.input.status === 'answered'),
 	);
 }
 
+/** Calls waiting for a person's approval. */
 export function pendingReviews(phase: RunToolsPhase): PlannedCall[] {
 	return phase.calls.filter((call) => call.review?.status === 'pending' && !Object.hasOwn(phase.outcomes, call.id));
+}
+
+/** Calls waiting for a person's input (the server asked for it during the call). */
+export function pendingInputs(phase: RunToolsPhase): PlannedCall[] {
+	return phase.calls.filter((call) => call.input?.status === 'pending' && !Object.hasOwn(phase.outcomes, call.id));
+}
+
+/** Calls waiting for a person: for review, for input, or both. One "Needs Approval" item carries them all. */
+export function awaitingPerson(phase: RunToolsPhase): PlannedCall[] {
+	return phase.calls.filter((call) => (call.review?.status === 'pending' || call.input?.status === 'pending') && !Object.hasOwn(phase.outcomes, call.id));
 }
 
 export function nextEffect(state: AgentState): AgentEffect {
@@ -85,7 +105,7 @@ export function nextEffect(state: AgentState): AgentEffect {
 		case 'run_tools': {
 			const runnable = runnableCalls(state.phase);
 			if (runnable.length > 0) return { type: 'run_tools', calls: runnable };
-			return { type: 'request_approval', calls: pendingReviews(state.phase), ...(state.phase.approval ? { approval: state.phase.approval } : {}) };
+			return { type: 'request_approval', calls: awaitingPerson(state.phase), ...(state.phase.approval ? { approval: state.phase.approval } : {}) };
 		}
 		case 'finished':
 			return { type: 'finish', status: state.phase.status };
@@ -114,7 +134,8 @@ export function step(state: AgentState, event: AgentEvent): AgentState {
 				const ids = Object.keys(event.durations);
 				for (let i = 0; i < ids.length; i++) setEntry(durations, ids[i], event.durations[ids[i]]);
 			}
-			return settle(state, { ...phase, outcomes, durations });
+			const next = event.inputRequired?.length ? withInputRounds({ ...phase, outcomes, durations }, event.inputRequired) : { ...phase, outcomes, durations };
+			return settle(state, next);
 		}
 		case 'approval_opened':
 			return { ...state, phase: { ...phase, approval: event.approval } };
@@ -235,7 +256,31 @@ function planCall(state: AgentState, call: ModelTurn['toolCalls'][number]): Plan
 	};
 }
 
-/** The model is told when a person changed the arguments it asked for. */
+/**
+ * Calls the server did not finish because it needs a person's input: each starts a new input round
+ * (the run then pauses for it like for an approval), or ends with an error result when it cannot
+ * (too many rounds, a request no person can answer). Only calls of this turn still without a
+ * result are considered: the runner reports the calls it ran.
+ */
+function withInputRounds(phase: RunToolsPhase, needed: ToolInputNeeded[]): RunToolsPhase {
+	const outcomes = phase.outcomes;
+	const byId = new Map<string, ToolInputNeeded>();
+	for (const entry of needed) if (!Object.hasOwn(outcomes, entry.id)) byId.set(entry.id, entry);
+	const calls = phase.calls.map((call): PlannedCall => {
+		const entry = byId.get(call.id);
+		if (!entry || call.rejection) return call;
+		const round = startInputRound(call.input, entry);
+		if (round.ok) return { ...call, input: round.input };
+		setEntry(outcomes, call.id, { id: call.id, isError: true, text: round.error, images: [] });
+		return call;
+	});
+	return { ...phase, calls };
+}
+
+/**
+ * The model is told when a person changed the arguments it asked for, and when the server asked a
+ * person for input during the call (and what they chose; their values reach only the server).
+ */
 function noteEdits(phase: RunToolsPhase, outcome: ToolOutcome): ToolOutcome {
 	let call: PlannedCall | undefined;
 	for (let i = 0; i < phase.calls.length; i++) {
@@ -244,8 +289,15 @@ function noteEdits(phase: RunToolsPhase, outcome: ToolOutcome): ToolOutcome {
 			break;
 		}
 	}
-	if (call?.review?.status !== 'edited') return outcome;
-	return { ...outcome, text: `Note: a person reviewing this call edited its arguments before it ran; it ran with ${JSON.stringify(call.arguments)}.\n${outcome.text}` };
+	if (call?.review?.status !== 'edited' && !call?.input) return outcome;
+	let text = outcome.text;
+	const actions = call.input ? answerActions(call.input) : undefined;
+	if (actions) {
+		const chosen = [...new Set(Object.values(actions))].join(', ');
+		text = `Note: during this call the server asked a person for input; they answered (${chosen}) and the call went on with their answer.\n${text}`;
+	}
+	if (call.review?.status === 'edited') text = `Note: a person reviewing this call edited its arguments before it ran; it ran with ${JSON.stringify(call.arguments)}.\n${text}`;
+	return { ...outcome, text };
 }
 
 /**
@@ -306,6 +358,17 @@ function logEntry(iteration: number, call: PlannedCall, outcome: ToolOutcome, du
 			...(review.reason ? { reason: review.reason } : {}),
 			...(review.originalArguments !== undefined ? { editedFrom: review.originalArguments } : {}),
 			warnings: review.warnings,
+		};
+	}
+	const input = call.input;
+	if (input) {
+		const actions = answerActions(input);
+		entry.input = {
+			status: input.status,
+			rounds: input.round,
+			...(actions ? { actions } : {}),
+			...(input.reviewer ? { reviewer: input.reviewer } : {}),
+			...(input.answeredAt ? { answeredAt: input.answeredAt } : {}),
 		};
 	}
 	return entry;

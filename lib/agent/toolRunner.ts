@@ -6,7 +6,19 @@ import { setEntry } from './ownEntry';
 import { outputSchemaKey } from './servers';
 import { mapWithConcurrency } from '../util/mapWithConcurrency';
 import { errorOutcome, toolOutcomeFromMcp, type OutcomeLimits } from './toolOutcome';
-import type { PlannedCall, ToolOutcome } from './types';
+import type { InteractiveCallOptions, InteractiveToolCallOutcome } from '../mcp/inputRequests';
+import type { PlannedCall, ToolInputNeeded, ToolOutcome } from './types';
+
+/**
+ * One tool call that may end with the server asking for input (MCP 2026-07-28 `input_required`)
+ * instead of a result; `options.continuation` carries a person's answers on the retry.
+ */
+export type InteractiveToolCall = (
+	connection: McpConnection,
+	name: string,
+	args: Record<string, unknown>,
+	options: InteractiveCallOptions,
+) => Promise<InteractiveToolCallOutcome>;
 
 export interface ToolRunnerOptions {
 	connections: Map<string, McpConnection>;
@@ -15,12 +27,26 @@ export interface ToolRunnerOptions {
 	limits: OutcomeLimits;
 	/** From connectServers(): the output schemas to check results against. */
 	outputSchemas?: Map<string, Record<string, unknown>>;
+	/** How a call reaches the server; defaults to the connection's interactive call (tests inject fakes). */
+	callTool?: InteractiveToolCall;
 }
 
 export interface ToolRunResult {
 	outcomes: ToolOutcome[];
 	durations: Record<string, number>;
+	/** Calls that did not finish: the server needs a person's input first (absent when none). */
+	inputRequired?: ToolInputNeeded[];
 }
+
+/** The connection core's interactive call, when this connection has one (v2 client); otherwise a plain tools/call. */
+const defaultCallTool: InteractiveToolCall = (connection, name, args, options) => {
+	const interactive = (connection as unknown as { callToolInteractive?: (n: string, a: Record<string, unknown>, o: InteractiveCallOptions) => Promise<InteractiveToolCallOutcome> })
+		.callToolInteractive;
+	if (typeof interactive === 'function') return interactive.call(connection, name, args, options);
+	return connection
+		.request(`calling tool "${name}"`, (client) => client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: options.timeoutMs }))
+		.then((result) => ({ kind: 'result', result: result as Record<string, unknown> }));
+};
 
 /**
  * Runs every requested call of a turn (bounded concurrency, per-call timeout). Nothing here
@@ -28,14 +54,35 @@ export interface ToolRunResult {
  */
 export function runToolCalls(calls: PlannedCall[], options: ToolRunnerOptions): Promise<ToolRunResult> {
 	const durations: Record<string, number> = {};
+	const result: ToolRunResult = { outcomes: [], durations };
 	// One call per turn is the common case: no lanes to schedule. (Not an async function: one
 	// suspended frame less per turn; runOne and mapWithConcurrency never throw synchronously.)
-	if (calls.length === 1) return runOne(calls[0], options, durations).then((outcome) => ({ outcomes: [outcome], durations }));
-	return mapWithConcurrency(calls, options.concurrency, (call) => runOne(call, options, durations)).then((outcomes) => ({ outcomes, durations }));
+	if (calls.length === 1) {
+		return runOne(calls[0], options, result).then((outcome) => {
+			if (outcome) result.outcomes.push(outcome);
+			return result;
+		});
+	}
+	return mapWithConcurrency(calls, options.concurrency, (call) => runOne(call, options, result)).then((outcomes) => {
+		for (let i = 0; i < outcomes.length; i++) if (outcomes[i]) result.outcomes.push(outcomes[i] as ToolOutcome);
+		return result;
+	});
 }
 
-/** One call to its outcome; never rejects. A promise chain, not an async function: one suspended frame less per call. */
-function runOne(call: PlannedCall, options: ToolRunnerOptions, durations: Record<string, number>): Promise<ToolOutcome> {
+/** A legacy server's elicitation, declined mid-call by the connection core: the model learns why the result may be partial. */
+function withNotes(outcome: ToolOutcome, notes: unknown): ToolOutcome {
+	if (!Array.isArray(notes) || notes.length === 0) return outcome;
+	const lines = notes.filter((note): note is string => typeof note === 'string' && note.trim() !== '');
+	return lines.length ? { ...outcome, text: `${lines.join('\n')}\n${outcome.text}` } : outcome;
+}
+
+/**
+ * One call to its outcome, or to nothing when the server needs input first (then it is listed in
+ * `run.inputRequired`); never rejects. A promise chain, not an async function: one suspended frame
+ * less per call.
+ */
+function runOne(call: PlannedCall, options: ToolRunnerOptions, run: ToolRunResult): Promise<ToolOutcome | undefined> {
+	const durations = run.durations;
 	const started = performance.now();
 	const done = (outcome: ToolOutcome): ToolOutcome => {
 		setEntry(durations, call.id, Math.round(performance.now() - started));
@@ -50,20 +97,31 @@ function runOne(call: PlannedCall, options: ToolRunnerOptions, durations: Record
 		const connection = options.connections.get(call.tool.serverId);
 		if (!connection) return Promise.resolve(done(errorOutcome(call.id, `Server "${call.tool.serverName}" is not connected.`, options.limits)));
 		const { mcpName, serverId } = call.tool;
-		return connection
-			.request(`calling tool "${mcpName}"`, (client) =>
-				client.callTool({ name: mcpName, arguments: call.arguments as Record<string, unknown> }, CallToolResultSchema, { timeout: options.timeoutMs }).then((output) => {
-					checkToolOutput({ name: mcpName, outputSchema: options.outputSchemas?.get(outputSchemaKey(serverId, mcpName)) }, output);
-					return output as Record<string, unknown>;
-				}),
-			)
-			.then((result) => {
-				try {
-					return done(toolOutcomeFromMcp(call.id, result, options.limits));
-				} catch (error) {
-					return failed(error);
+		// A retry after a person answered the server's input requests: their answers and the server's state go back.
+		const input = call.input;
+		const callOptions: InteractiveCallOptions =
+			input?.status === 'answered'
+				? { timeoutMs: options.timeoutMs, continuation: { inputResponses: input.responses ?? {}, ...(input.requestState !== undefined ? { requestState: input.requestState } : {}) } }
+				: { timeoutMs: options.timeoutMs };
+		return (options.callTool ?? defaultCallTool)(connection, mcpName, call.arguments as Record<string, unknown>, callOptions).then((outcome) => {
+			try {
+				if (outcome?.kind === 'input_required') {
+					setEntry(durations, call.id, Math.round(performance.now() - started));
+					(run.inputRequired ??= []).push({ id: call.id, inputRequests: outcome.inputRequests, ...(outcome.requestState !== undefined ? { requestState: outcome.requestState } : {}) });
+					return undefined;
 				}
-			}, failed);
+				const result = outcome.result;
+				try {
+					checkToolOutput({ name: mcpName, outputSchema: options.outputSchemas?.get(outputSchemaKey(serverId, mcpName)) }, result);
+				} catch (error) {
+					// Explained as every other server error is ("MCP server … returned an error while calling tool …").
+					return failed(typeof connection.explain === 'function' ? connection.explain(error, `calling tool "${mcpName}"`) : error);
+				}
+				return done(withNotes(toolOutcomeFromMcp(call.id, result, options.limits), (outcome as { notes?: unknown }).notes));
+			} catch (error) {
+				return failed(error);
+			}
+		}, failed);
 	} catch (error) {
 		return Promise.resolve(failed(error));
 	}

@@ -5,6 +5,7 @@
  */
 import type { ProviderId } from '../providers/types';
 import type { ApprovalPolicy } from '../approvals/policy';
+import type { ElicitationAnswer, ServerInputRequest } from '../mcp/inputRequests';
 
 export type StopKind =
 	| 'end_turn'
@@ -71,6 +72,29 @@ export interface CallReview {
 	rounds: number;
 }
 
+export type InputStatus = 'pending' | 'answered' | 'expired' | 'denied';
+
+/**
+ * A call the server did not finish because it needs input from a person first (MCP 2026-07-28
+ * `input_required`). The run pauses like for an approval; the person's answers are stored here
+ * and the call is retried with them and the server's `requestState`, possibly on another worker.
+ */
+export interface CallInput {
+	status: InputStatus;
+	/** How many times this call asked for input (1 on the first request). */
+	round: number;
+	/** As the server sent them, keyed as it keyed them. */
+	inputRequests: Record<string, ServerInputRequest>;
+	/** Opaque; echoed back unchanged on the retry. */
+	requestState?: string;
+	/** Hash of inputRequests: an answer must name it, so it is bound to the requests the person saw. */
+	inputHash: string;
+	/** The person's answers by request key (status "answered"); the retry sends them. */
+	responses?: Record<string, ElicitationAnswer>;
+	reviewer?: string;
+	answeredAt?: string;
+}
+
 /** One tool call the model asked for, after parsing and checking. */
 export interface PlannedCall {
 	id: string;
@@ -81,6 +105,8 @@ export interface PlannedCall {
 	/** Set when the call must not reach a server: the reason goes back to the model as an error result. */
 	rejection?: string;
 	review?: CallReview;
+	/** Set when the server asked for input during this call. */
+	input?: CallInput;
 }
 
 export interface ToolImage {
@@ -112,6 +138,15 @@ export interface ToolLogEntry {
 		reason?: string;
 		editedFrom?: unknown;
 		warnings: string[];
+	};
+	/** When the server asked a person for input during the call (the answers' values are not logged). */
+	input?: {
+		status: InputStatus;
+		rounds: number;
+		/** The person's choice per request of the last round. */
+		actions?: Record<string, ElicitationAnswer['action']>;
+		reviewer?: string;
+		answeredAt?: string;
 	};
 }
 
@@ -184,15 +219,31 @@ export interface ModelTurn {
 export interface ReviewDecision {
 	callId: string;
 	argsHash: string;
-	decision: 'approve' | 'deny' | 'edit';
+	/**
+	 * Required for a call waiting for review. For a call waiting only for input: absent (or
+	 * "approve") with inputResponses, or "deny" to end the call without answering the server.
+	 */
+	decision?: 'approve' | 'deny' | 'edit';
 	reason?: string;
 	/** The edited arguments, with decision "edit". */
 	arguments?: unknown;
+	/** Answers to the server's input requests, by request key, for a call waiting for input. */
+	inputResponses?: Record<string, ElicitationAnswer>;
+	/** The pending input's inputHash: the answers were given to exactly those requests. */
+	inputHash?: string;
+}
+
+/** A call the server did not finish: it needs input first (from the tool runner). */
+export interface ToolInputNeeded {
+	id: string;
+	inputRequests: Record<string, ServerInputRequest>;
+	requestState?: string;
 }
 
 export type AgentEvent =
 	| { type: 'model_turn'; turn: ModelTurn }
-	| { type: 'tool_outcomes'; outcomes: ToolOutcome[]; durations?: Record<string, number> }
+	/** `inputRequired`: calls that did not finish because the server needs input from a person first. */
+	| { type: 'tool_outcomes'; outcomes: ToolOutcome[]; durations?: Record<string, number>; inputRequired?: ToolInputNeeded[] }
 	| { type: 'approval_opened'; approval: OpenApproval }
 	/** `receivedAt`: when the run got the decision; a decision made or received after the approval's expiry is refused as expired. */
 	| { type: 'approval_decided'; approvalId: string; decisions: ReviewDecision[]; reviewer?: string; decidedAt: string; receivedAt?: string }
