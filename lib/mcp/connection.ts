@@ -1,15 +1,25 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { Client, SSEClientTransport, StreamableHTTPClientTransport, type RequestOptions, type Transport } from '@modelcontextprotocol/client';
 import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from './serverConfig';
 import { ProcessStdioTransport } from './processStdioTransport';
 import { explainMcpError, httpStatusOf, McpFailure } from './errors';
 import { assertStdioAllowed } from './stdioPolicy';
 import { redactorForServer, type Redactor } from './secrets';
+import { LegacyInputRequests, type DeclinedRequest } from './legacyInputRequests';
+import type { InteractiveCallOptions, InteractiveToolCallOutcome } from './inputRequests';
+import type { ToolDefinition } from '../tools/toolDefinition';
+import { callInteractively, publicOutcome } from './interactiveCall';
 
 export const CLIENT_INFO = { name: 'n8n-nodes-mcp-agent', version: '0.1.0' };
+
+/** Same safety stop as lib/mcp/listing.ts applies to its own page walk. */
+const MAX_LIST_PAGES = 1000;
+
+/**
+ * How long a local server may take to answer the `server/discover` probe before it counts as a
+ * 2025-era server that ignores unknown requests (the initialize handshake follows on the same
+ * pipe). Bounded by the connect timeout.
+ */
+const STDIO_PROBE_TIMEOUT_MS = 5_000;
 
 export interface ServerIdentity {
 	name: string;
@@ -21,26 +31,17 @@ interface LiveSession {
 	client: Client;
 	transport: Transport;
 	stdio?: ProcessStdioTransport;
-	/** Set during initialize; the SDK has no getter, so we listen on the transport. */
-	protocolVersion?: string;
-}
-
-/** Connects `client` over `transport`, recording the negotiated protocol version. */
-async function connectRecordingVersion(client: Client, transport: Transport, timeout: number): Promise<{ protocolVersion?: string }> {
-	const seen: { protocolVersion?: string } = {};
-	const original = transport.setProtocolVersion?.bind(transport);
-	transport.setProtocolVersion = (version: string) => {
-		seen.protocolVersion = version;
-		original?.(version);
-	};
-	await client.connect(transport, { timeout });
-	return seen;
+	legacyInput: LegacyInputRequests;
 }
 
 /**
  * One connected MCP client for one server, used for every item of a node execution. `request`
  * wraps each call so failures come back explained, and an expired HTTP session (404 on a request
  * that carried a session id) is re-initialized once before giving up.
+ *
+ * The client is the SDK's v2 client with version negotiation on: MCP 2026-07-28 (`server/discover`,
+ * no initialize, per-request `_meta` and headers) where the server speaks it, the 2025 initialize
+ * handshake (2025-11-25, 2025-06-18, 2025-03-26) otherwise, and legacy SSE as configured.
  */
 export class McpConnection {
 	private closed = false;
@@ -50,6 +51,12 @@ export class McpConnection {
 	 * model's context. Inactive, at no cost, when the configuration holds no secrets.
 	 */
 	private readonly redactor: Redactor;
+	/**
+	 * The tools last listed through listAllTools, by name: their input schemas let the client mirror
+	 * marked arguments into `Mcp-Param-*` headers (SEP-2243) and their output schemas are checked on
+	 * every interactive call, without another tools/list.
+	 */
+	readonly knownTools = new Map<string, ToolDefinition>();
 
 	private constructor(
 		readonly config: McpServerConfig,
@@ -85,7 +92,17 @@ export class McpConnection {
 	}
 
 	get protocolVersion(): string | undefined {
-		return this.session.protocolVersion;
+		return this.session.client.getNegotiatedProtocolVersion();
+	}
+
+	/** True on an MCP 2026-07-28 (or later) connection: input requests arrive as `input_required` results. */
+	get isModern(): boolean {
+		return this.session.client.getProtocolEra() === 'modern';
+	}
+
+	/** The secret-removing pass every server answer goes through (see `redactor`). */
+	get redact(): Redactor {
+		return this.redactor;
 	}
 
 	/** Default per-request options: the credential's timeout. */
@@ -98,15 +115,40 @@ export class McpConnection {
 	 * async function: one suspended frame less on every tool call of a large run.
 	 */
 	request<T>(phase: string, run: (client: Client) => Promise<T>): Promise<T> {
+		const answered = this.requestUnredacted(phase, run);
+		const redactor = this.redactor;
+		return redactor.active ? answered.then((result) => redactor.value(result)) : answered;
+	}
+
+	/** As `request`, for callers that redact themselves (parts of an answer must stay byte-exact). */
+	requestUnredacted<T>(phase: string, run: (client: Client) => Promise<T>): Promise<T> {
 		let pending: Promise<T>;
 		try {
 			pending = run(this.session.client);
 		} catch (error) {
 			pending = Promise.reject(error);
 		}
-		const answered = pending.catch((error: unknown) => this.retryOrExplain(error, phase, run));
-		const redactor = this.redactor;
-		return redactor.active ? answered.then((result) => redactor.value(result)) : answered;
+		return pending.catch((error: unknown) => this.retryOrExplain(error, phase, run));
+	}
+
+	/**
+	 * Runs `call` and returns the notes left by server-to-client requests that a 2025-era server
+	 * sent while it was open (each answered at once: elicitation declined, sampling refused).
+	 */
+	trackLegacyInput<T>(call: () => Promise<T>): Promise<{ value: T; declined?: DeclinedRequest[] }> {
+		return this.session.legacyInput.track(call);
+	}
+
+	/**
+	 * Calls a tool and hands input requests back instead of answering them: under MCP 2026-07-28 an
+	 * `input_required` answer becomes `{ kind: 'input_required' }` (roots requests are answered here
+	 * with an empty list, sampling ends the call with an error result), and `options.continuation`
+	 * retries the call with the answers and the server's request state. On a 2025-era connection
+	 * the call runs as usual and requests in the middle of it are declined, with notes saying so.
+	 * See lib/mcp/interactiveCall.ts.
+	 */
+	callToolInteractive(name: string, args: Record<string, unknown>, options: InteractiveCallOptions = {}): Promise<InteractiveToolCallOutcome> {
+		return callInteractively(this, name, args, { timeoutMs: options.timeoutMs, signal: options.signal, continuation: options.continuation }).then(publicOutcome);
 	}
 
 	private async retryOrExplain<T>(error: unknown, phase: string, run: (client: Client) => Promise<T>): Promise<T> {
@@ -158,8 +200,21 @@ function serverOutputOf(stdio: ProcessStdioTransport): string | undefined {
 	return parts.length ? parts.join('\n') : undefined;
 }
 
-function newClient(): Client {
-	return new Client(CLIENT_INFO, { capabilities: {} });
+/**
+ * Capabilities: elicitation (form and URL), so 2026-07-28 servers may ask a person through the
+ * Agent; on 2025-era connections such requests are declined at once with a note (LegacyInputRequests).
+ * No sampling (we offer no model to servers) and no roots (we expose none).
+ */
+function newClient(probeTimeoutMs?: number): { client: Client; legacyInput: LegacyInputRequests } {
+	const client = new Client(CLIENT_INFO, {
+		capabilities: { elicitation: { form: {}, url: {} } },
+		versionNegotiation: { mode: 'auto', ...(probeTimeoutMs ? { probe: { timeoutMs: probeTimeoutMs } } : {}) },
+		inputRequired: { autoFulfill: false },
+		listMaxPages: MAX_LIST_PAGES,
+	});
+	const legacyInput = new LegacyInputRequests();
+	legacyInput.install(client);
+	return { client, legacyInput };
 }
 
 async function startSession(config: McpServerConfig): Promise<LiveSession> {
@@ -179,28 +234,51 @@ async function startSession(config: McpServerConfig): Promise<LiveSession> {
 	}
 }
 
-async function startStdioSession(config: StdioServerConfig): Promise<LiveSession> {
-	assertStdioAllowed();
-	if (!config.command) throw new McpFailure('The credential has no command to start. Enter a program such as npx, node or an absolute path.', 'config');
+function newStdioTransport(config: StdioServerConfig): ProcessStdioTransport {
 	const redactor = redactorForServer(config);
-	const stdio = new ProcessStdioTransport({
+	return new ProcessStdioTransport({
 		command: config.command,
 		args: config.args,
 		env: config.env,
 		cwd: config.cwd,
 		...(redactor.active ? { redact: redactor.text } : {}),
 	});
-	const client = newClient();
-	let seen: { protocolVersion?: string };
+}
+
+/**
+ * The version probe runs in place on our own stdio transport. A 2025-era server that ignores it is
+ * found by the probe timeout (the handshake follows on the same pipe); one that exits on it (some
+ * SDKs stop on any request before initialize) is started once more and connected with the 2025
+ * handshake directly.
+ */
+async function startStdioSession(config: StdioServerConfig): Promise<LiveSession> {
+	assertStdioAllowed();
+	if (!config.command) throw new McpFailure('The credential has no command to start. Enter a program such as npx, node or an absolute path.', 'config');
+	const first = await connectStdio(config, 'negotiate');
+	if ('session' in first) return first.session;
+	if (!first.diedDuringProbe) throw first.failure;
+	const second = await connectStdio(config, 'legacy');
+	if ('session' in second) return second.session;
+	throw second.failure;
+}
+
+type StdioAttempt = { session: LiveSession } | { failure: McpFailure; diedDuringProbe: boolean };
+
+async function connectStdio(config: StdioServerConfig, mode: 'negotiate' | 'legacy'): Promise<StdioAttempt> {
+	const stdio = newStdioTransport(config);
+	const { client, legacyInput } = newClient(Math.min(STDIO_PROBE_TIMEOUT_MS, config.connectTimeoutMs));
 	try {
-		seen = await connectRecordingVersion(client, stdio, config.connectTimeoutMs);
+		await client.connect(stdio, { timeout: config.connectTimeoutMs, ...(mode === 'legacy' ? { prior: { kind: 'legacy' as const } } : {}) });
 	} catch (error) {
 		const failure = explainMcpError(error, config, 'connecting', serverOutputOf(stdio), stdio.exitDescription);
+		// The process started and then exited while the probe was under way. It may be a server that
+		// fails on start anyway (the second attempt then fails the same way, with the same message).
+		const diedDuringProbe = mode === 'negotiate' && failure.kind === 'process-exited';
 		await client.close().catch(() => undefined);
 		await stdio.close();
-		throw failure;
+		return { failure, diedDuringProbe };
 	}
-	return { client, transport: stdio, stdio, ...seen };
+	return { session: { client, transport: stdio, stdio, legacyInput } };
 }
 
 async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 'sse'): Promise<LiveSession> {
@@ -218,15 +296,15 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 		kind === 'sse'
 			? new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: headerFetch(config.headers) } })
 			: new StreamableHTTPClientTransport(url, { requestInit });
-	const client = newClient();
-	let seen: { protocolVersion?: string };
+	const { client, legacyInput } = newClient();
 	try {
-		seen = await connectRecordingVersion(client, transport, config.connectTimeoutMs);
+		// HTTP+SSE is the 2024-11-05 transport: no server speaking 2026-07-28 serves it, so skip the probe.
+		await client.connect(transport, { timeout: config.connectTimeoutMs, ...(kind === 'sse' ? { prior: { kind: 'legacy' as const } } : {}) });
 	} catch (error) {
 		await client.close().catch(() => undefined);
 		throw explainMcpError(error, config, kind === 'sse' ? 'connecting (legacy SSE)' : 'connecting');
 	}
-	return { client, transport, ...seen };
+	return { client, transport, legacyInput };
 }
 
 /** The SSE stream's GET must carry the same auth headers as the POSTs. */

@@ -1,4 +1,4 @@
-import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from './serverConfig';
 import { describeServer } from './serverConfig';
 import { redactorForServer, type Redactor } from './secrets';
@@ -58,6 +58,7 @@ function errorChain(error: unknown): Causal[] {
 }
 
 const TLS_CODES = /^(CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_TLS|ERR_SSL|EPROTO$)/;
+const NETWORK_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET']);
 
 /**
  * Turns anything thrown while connecting or talking to a server into an McpFailure. `phase` says
@@ -114,7 +115,10 @@ function explainUnredacted(
 	if (exitDescription) {
 		return new McpFailure(`MCP server ${where} stopped while ${phase}: ${exitDescription}.`, 'process-exited', output);
 	}
-	const stringCode = codes.find((c) => typeof c === 'string') as string | undefined;
+	// The v2 client's own errors carry string codes too (ERA_NEGOTIATION_FAILED), ahead of the
+	// network error they wrap: look for the system and TLS codes anywhere in the chain.
+	const stringCodes = codes.filter((c): c is string => typeof c === 'string');
+	const stringCode = stringCodes.find((c) => NETWORK_CODES.has(c) || TLS_CODES.test(c));
 	if (stringCode === 'ENOTFOUND' || stringCode === 'EAI_AGAIN') {
 		const host = safeHost(config);
 		return new McpFailure(`Could not resolve host "${host}" while ${phase} (DNS lookup failed). Check the URL in the credential.`, 'dns', output);
@@ -139,16 +143,19 @@ function explainUnredacted(
 		return new McpFailure(`${where} does not look like an MCP endpoint (${status ? `HTTP ${status}` : firstMessage}) while ${phase}. Check the URL path (often /mcp or /sse) and the transport in the credential.`, 'not-mcp', output, status);
 	}
 	if (status !== undefined && status > 0) {
-		return new McpFailure(`${where} answered HTTP ${status} while ${phase}: ${trimDetail(firstMessage)}`, 'http-status', output, status);
+		const body = httpBodyOf(error);
+		const detail = body && !firstMessage.includes(body) ? `${firstMessage}: ${redact(body)}` : firstMessage;
+		return new McpFailure(`${where} answered HTTP ${status} while ${phase}: ${trimDetail(detail)}`, 'http-status', output, status);
 	}
-	if (error instanceof McpError) {
-		if (error.code === ErrorCode.RequestTimeout) {
-			return new McpFailure(`MCP server ${where} did not answer in time while ${phase}.`, 'timeout', output);
-		}
-		if (error.code === ErrorCode.ConnectionClosed) {
-			return new McpFailure(`The connection to MCP server ${where} closed while ${phase}.`, 'protocol', output);
-		}
-		return new McpFailure(`MCP server ${where} returned an error while ${phase}: ${trimDetail(redact(error.message))}`, 'protocol', output);
+	const local = localSdkFailure(error);
+	if (local === 'timeout') {
+		return new McpFailure(`MCP server ${where} did not answer in time while ${phase}.`, 'timeout', output);
+	}
+	if (local === 'closed') {
+		return new McpFailure(`The connection to MCP server ${where} closed while ${phase}.`, 'protocol', output);
+	}
+	if (isJsonRpcError(error)) {
+		return new McpFailure(`MCP server ${where} returned an error while ${phase}: ${trimDetail(redact((error as Error).message))}`, 'protocol', output);
 	}
 	if (name === 'SyntaxError' || /JSON/.test(firstMessage)) {
 		return new McpFailure(`${where} sent a reply that is not valid MCP JSON while ${phase}: ${trimDetail(firstMessage)}`, 'not-mcp', output);
@@ -159,18 +166,61 @@ function explainUnredacted(
 	return new McpFailure(`Error talking to MCP server ${where} while ${phase}: ${trimDetail(detail)}`, 'unknown', output);
 }
 
-/** Status codes carried by the SDK's StreamableHTTPError / SseError (`code`) or in their message. */
+/** JSON-RPC error codes of the 2025 SDK (v1 McpError) for the same two local conditions. */
+const V1_REQUEST_TIMEOUT = -32001;
+const V1_CONNECTION_CLOSED = -32000;
+
+/**
+ * Timeouts and closed connections, as the v2 client reports them (SdkError with a string code) or
+ * as the v1 SDK did (McpError with a JSON-RPC code), for errors from code still on v1.
+ */
+function localSdkFailure(error: unknown): 'timeout' | 'closed' | undefined {
+	if (error instanceof SdkError) {
+		if (error.code === SdkErrorCode.RequestTimeout) return 'timeout';
+		if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected) return 'closed';
+		return undefined;
+	}
+	if (isV1McpError(error)) {
+		const code = (error as { code: number }).code;
+		if (code === V1_REQUEST_TIMEOUT) return 'timeout';
+		if (code === V1_CONNECTION_CLOSED) return 'closed';
+	}
+	return undefined;
+}
+
+function isV1McpError(error: unknown): boolean {
+	return error instanceof Error && error.name === 'McpError' && typeof (error as { code?: unknown }).code === 'number';
+}
+
+/** An error answer that arrived over a working connection (the server's own words). */
+function isJsonRpcError(error: unknown): boolean {
+	return error instanceof ProtocolError || isV1McpError(error);
+}
+
+/**
+ * The HTTP status behind a transport failure: the v2 client's SdkHttpError (`status`), SseError
+ * (`code`), the v1 SDK's StreamableHTTPError / SseError (`code`), or a status in the message.
+ */
 export function httpStatusOf(error: unknown): number | undefined {
 	if (!error || typeof error !== 'object') return undefined;
 	// A JSON-RPC error arrived over a working connection; an HTTP status in its text (an upstream
 	// API's "status code 404") is not ours, and must not trigger the expired-session retry.
-	if (error instanceof McpError) return undefined;
+	if (isJsonRpcError(error)) return undefined;
+	const status = (error as { status?: unknown; data?: { status?: unknown } }).data?.status;
+	if (error instanceof SdkError && typeof status === 'number' && status > 0) return status;
 	const name = (error as Error).name ?? '';
 	const ctor = (error as object).constructor?.name ?? '';
 	const code = (error as Causal).code;
 	if ((/StreamableHTTPError|SseError/.test(name) || /StreamableHTTPError|SseError/.test(ctor)) && typeof code === 'number' && code > 0) return code;
 	const match = /\b(?:HTTP|status(?: code)?|Non-200 status code \()\s*:?\s*(\d{3})\b/i.exec(String((error as Error).message ?? ''));
 	return match ? Number(match[1]) : undefined;
+}
+
+/** The response body the v2 client keeps on an HTTP error (`data.text`), where the server explains itself. */
+function httpBodyOf(error: unknown): string | undefined {
+	if (!(error instanceof SdkError)) return undefined;
+	const text = (error.data as { text?: unknown } | undefined)?.text;
+	return typeof text === 'string' && text.trim() ? text.trim() : undefined;
 }
 
 function safeHost(config: McpServerConfig): string {

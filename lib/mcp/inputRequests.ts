@@ -25,6 +25,12 @@ export interface ToolInputRequired {
 export interface ToolCallCompleted {
 	kind: 'result';
 	result: Record<string, unknown>;
+	/**
+	 * Said about the call to the person or the model: e.g. a 2025-era server asked for input in the
+	 * middle of the call and the client declined it, or sampling was declined
+	 * (lib/mcp/inputRequestMessages.ts). Absent when there is nothing to say.
+	 */
+	notes?: string[];
 }
 
 export type InteractiveToolCallOutcome = ToolCallCompleted | ToolInputRequired;

@@ -43,11 +43,11 @@ function byName<T extends { name: string }>(items: T[]): T[] {
 }
 
 /**
- * The SDK's listTools parses every tool with zod and compiles a validator for every outputSchema,
- * which takes longer than the round trip on servers with hundreds of tools. We take the result as
- * is (the SDK accepts any object with safeParse) and check what we rely on ourselves.
+ * The SDK's listTools parses every tool with zod, which takes longer than the round trip on servers
+ * with hundreds of tools. On 2025-era connections we take the result as is (a Standard Schema that
+ * accepts anything) and check what we rely on ourselves.
  */
-const UNPARSED = { safeParse: (data: unknown) => ({ success: true, data }) };
+const UNPARSED = { '~standard': { version: 1, vendor: 'n8n-nodes-mcp-agent', validate: (value: unknown) => ({ value }) } } as const;
 
 export function checkedTools(result: unknown): { tools: ToolDefinition[]; nextCursor?: string } {
 	const body = (result ?? {}) as { tools?: unknown; nextCursor?: unknown };
@@ -62,16 +62,35 @@ export function checkedTools(result: unknown): { tools: ToolDefinition[]; nextCu
 	return { tools, ...(typeof body.nextCursor === 'string' && body.nextCursor ? { nextCursor: body.nextCursor } : {}) };
 }
 
+/**
+ * Every tool of the server, sorted by name, remembered on the connection (knownTools) for header
+ * mirroring and output checks. On 2026-07-28 connections through the client's own listTools: it
+ * honours the server's caching hints (SEP-2549: a fresh listing is served without a round trip),
+ * drops tools whose `x-mcp-header` declarations are invalid (SEP-2243), and keeps the client's
+ * tools index current. On 2025-era connections (no hints, no headers) page by page, unparsed.
+ */
 export async function listAllTools(connection: McpConnection): Promise<ToolDefinition[]> {
-	return connection.request('listing tools', async (client) =>
-		byName(
+	const tooMany = { maxItems: MAX_TOOLS_PER_SERVER, tooMany: (count: number) => tooManyTools(connection.server.name, count) };
+	const tools = await connection.request('listing tools', async (client) => {
+		if (connection.isModern) {
+			const { tools: listed } = await client.listTools(undefined, connection.requestOptions());
+			const { tools: checked } = checkedTools({ tools: listed });
+			if (checked.length > MAX_TOOLS_PER_SERVER) throw new Error(tooMany.tooMany(checked.length));
+			return byName(checked);
+		}
+		return byName(
 			await collectPages('tools', async (cursor) => {
-				const result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, UNPARSED as never, connection.requestOptions());
-				const { tools, nextCursor } = checkedTools(result);
-				return { items: tools, nextCursor };
-			}, { maxItems: MAX_TOOLS_PER_SERVER, tooMany: (count) => tooManyTools(connection.server.name, count) }),
-		),
-	);
+				const result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, UNPARSED, connection.requestOptions());
+				const { tools: page, nextCursor } = checkedTools(result);
+				return { items: page, nextCursor };
+			}, tooMany),
+		);
+	});
+	if (connection.knownTools) {
+		connection.knownTools.clear();
+		for (const tool of tools) connection.knownTools.set(tool.name, tool);
+	}
+	return tools;
 }
 
 export function tooManyTools(serverName: string, count: number): string {

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { OutputTail } from './outputTail';
 
 export interface ProcessStdioOptions {

@@ -1,7 +1,10 @@
-import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { McpConnection } from './connection';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { compileArgumentValidator, validateArguments, type ArgumentProblem } from '../tools/argumentValidator';
+import { quoteToolName } from '../tools/toolNameRule';
+import { callInteractively, type InternalCallOutcome } from './interactiveCall';
+import { describeInputRequest, inputDeclinedNote, inputRequestFailure } from './inputRequestMessages';
 
 export interface ToolCallOptions {
 	timeoutMs?: number;
@@ -10,7 +13,22 @@ export interface ToolCallOptions {
 	/** Upper bound even with progress, so a chatty server cannot hold a call forever. */
 	maxTotalTimeoutMs?: number;
 	signal?: AbortSignal;
+	/**
+	 * When the server asks for input during the call and no person can answer (MCP Call Tool):
+	 * 'decline' (default) answers every request with decline and lets the server finish, with a
+	 * note; 'fail' rejects with InputRequestRefused naming the tool and the server's message.
+	 */
+	onInputRequest?: 'decline' | 'fail';
 }
+
+/** A completed call, and what the caller should be told about it (declined input requests). */
+export interface AnsweredToolCall {
+	result: Record<string, unknown>;
+	notes?: string[];
+}
+
+/** Rounds of declining before a server that keeps asking is given up on. */
+export const MAX_DECLINE_ROUNDS = 3;
 
 export class ArgumentValidationError extends Error {
 	constructor(readonly tool: string, readonly problems: ArgumentProblem[], summary: string) {
@@ -19,10 +37,19 @@ export class ArgumentValidationError extends Error {
 	}
 }
 
+/** The server asked for input and the caller chose to fail rather than decline. */
+export class InputRequestRefused extends Error {
+	constructor(readonly tool: string, readonly request: string) {
+		super(inputRequestFailure(quoteToolName(tool), request));
+		this.name = 'InputRequestRefused';
+	}
+}
+
 /**
  * Validates, then calls. A validation failure rejects before any byte reaches the server: model or
- * user input is untrusted until it matches the tool's own schema. (A promise chain rather than
- * async functions: fewer suspended frames on each of a large run's calls.)
+ * user input is untrusted until it matches the tool's own schema. Input requests are declined (see
+ * callToolAnsweringInput). (A promise chain rather than async functions: fewer suspended frames on
+ * each of a large run's calls.)
  */
 export function callToolValidated(
 	connection: McpConnection,
@@ -30,6 +57,22 @@ export function callToolValidated(
 	args: unknown,
 	options: ToolCallOptions = {},
 ): Promise<Record<string, unknown>> {
+	return callToolAnsweringInput(connection, tool, args, options).then((answered) => answered.result);
+}
+
+/**
+ * Validates and calls through the client's own call path (so `Mcp-Param-*` headers are set for
+ * marked arguments on 2026-07-28 connections), answering input requests without a person: on a
+ * 2026-07-28 connection each `input_required` round is answered with decline (or fails, with
+ * `onInputRequest: 'fail'`), at most MAX_DECLINE_ROUNDS times; on a 2025 connection requests sent
+ * in the middle of the call were declined already. Either way the result carries notes saying so.
+ */
+export function callToolAnsweringInput(
+	connection: McpConnection,
+	tool: ToolDefinition,
+	args: unknown,
+	options: ToolCallOptions = {},
+): Promise<AnsweredToolCall> {
 	let outcome: ReturnType<typeof validateArguments>;
 	try {
 		outcome = validateArguments(tool.inputSchema, args);
@@ -37,48 +80,67 @@ export function callToolValidated(
 		return Promise.reject(error);
 	}
 	if (!outcome.valid) return Promise.reject(new ArgumentValidationError(tool.name, outcome.problems, outcome.summary));
-	const timeout = options.timeoutMs ?? connection.config.requestTimeoutMs;
-	return connection.request(`calling tool "${tool.name}"`, (client) =>
-		client
-			.callTool({ name: tool.name, arguments: args as Record<string, unknown> }, CallToolResultSchema, {
-				timeout,
-				resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
-				...(options.resetTimeoutOnProgress ? { maxTotalTimeout: options.maxTotalTimeoutMs ?? timeout * 10, onprogress: () => undefined } : {}),
-				...(options.signal ? { signal: options.signal } : {}),
-			})
-			.then((result) => {
-				checkToolOutput(tool, result);
-				return result as Record<string, unknown>;
-			}),
-	);
+	const policy = options.onInputRequest ?? 'decline';
+	const callOptions = {
+		tool,
+		timeoutMs: options.timeoutMs,
+		resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
+		maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+		...(options.signal ? { signal: options.signal } : {}),
+	};
+	const first = callInteractively(connection, tool.name, args as Record<string, unknown>, callOptions);
+	return first.then((called) => {
+		if (called.kind === 'result' && !called.notes) return { result: called.result };
+		return settle(called, [], 0);
+	});
+
+	function settle(called: InternalCallOutcome, notes: string[], round: number): AnsweredToolCall | Promise<AnsweredToolCall> {
+		if (called.kind === 'result') {
+			if (policy === 'fail' && called.declined?.length) throw new InputRequestRefused(tool.name, called.declined[0].request);
+			const all = [...notes, ...(called.notes ?? [])];
+			return all.length ? { result: called.result, notes: all } : { result: called.result };
+		}
+		const asked = Object.values(called.inputRequests).map((request) => describeInputRequest(request.method, request.params));
+		if (policy === 'fail') throw new InputRequestRefused(tool.name, asked[0] ?? 'input');
+		if (round >= MAX_DECLINE_ROUNDS) {
+			throw new Error(`Tool ${quoteToolName(tool.name)} kept asking for input after ${MAX_DECLINE_ROUNDS} rounds of declined requests (last: ${asked.join(', ')}).`);
+		}
+		const declined = asked.map(inputDeclinedNote).filter((note) => !notes.includes(note));
+		const inputResponses = Object.fromEntries(Object.keys(called.inputRequests).map((key) => [key, { action: 'decline' }]));
+		return callInteractively(connection, tool.name, args as Record<string, unknown>, {
+			...callOptions,
+			continuation: { inputResponses, ...(called.requestState !== undefined ? { requestState: called.requestState } : {}) },
+		}).then((next) => settle(next, [...notes, ...declined], round + 1));
+	}
 }
 
 /**
- * The check Client.callTool() makes when Client.listTools() cached the tool's output schema, which
- * no longer happens since listAllTools() skips listTools() for speed: a tool with an outputSchema
- * must return structuredContent that matches it, unless isError. Only the tool actually called is
- * compiled (on first use, cached by schema).
+ * The check Client.callTool() makes when it knows a tool's output schema; ours runs on the
+ * RE2-backed validator (server-supplied patterns in linear time) and is the only one: the client is
+ * never given output schemas (lib/mcp/interactiveCall.ts). A tool with an outputSchema must return
+ * structuredContent that matches it, unless isError. Only the tool actually called is compiled (on
+ * first use, cached by schema).
  */
 export function checkToolOutput(tool: Pick<ToolDefinition, 'name' | 'outputSchema'>, result: Record<string, unknown>): void {
 	if (!tool.outputSchema || result.isError === true) return;
 	if (result.structuredContent === undefined) {
-		throw new McpError(ErrorCode.InvalidRequest, `Tool ${tool.name} has an output schema but did not return structured content`);
+		throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `Tool ${tool.name} has an output schema but did not return structured content`);
 	}
 	let validate: ReturnType<typeof compileArgumentValidator>;
 	try {
 		validate = compileArgumentValidator(tool.outputSchema);
 	} catch (error) {
-		throw new McpError(ErrorCode.InvalidParams, `Failed to validate structured content: ${(error as Error).message}`);
+		throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Failed to validate structured content: ${(error as Error).message}`);
 	}
 	let valid: boolean;
 	try {
 		valid = validate(result.structuredContent) as boolean;
 	} catch (error) {
 		// An output schema that recurses without end or exhausts the reference budget (SchemaCompileError).
-		throw new McpError(ErrorCode.InvalidParams, `Failed to validate structured content: ${(error as Error).message}`);
+		throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Failed to validate structured content: ${(error as Error).message}`);
 	}
 	if (!valid) {
 		const details = (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`).join(', ');
-		throw new McpError(ErrorCode.InvalidParams, `Structured content does not match the tool's output schema: ${details}`);
+		throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Structured content does not match the tool's output schema: ${details}`);
 	}
 }

@@ -1,0 +1,131 @@
+import type { Tool } from '@modelcontextprotocol/client';
+import type { McpConnection } from './connection';
+import type { InteractiveCallOptions, InteractiveToolCallOutcome, ServerInputRequest, ToolCallCompleted, ToolInputRequired } from './inputRequests';
+import type { DeclinedRequest } from './legacyInputRequests';
+import { SAMPLING_DECLINED } from './inputRequestMessages';
+import { checkToolOutput } from './toolCall';
+import type { ToolDefinition } from '../tools/toolDefinition';
+
+/**
+ * Rounds answered here without a person (roots-only or state-only `input_required` answers) before
+ * the call is given up: a server that keeps asking for roots must not hold a run forever.
+ */
+export const MAX_AUTOMATIC_ROUNDS = 8;
+
+/** We expose no roots: every roots/list request gets this answer. */
+const EMPTY_ROOTS = { roots: [] };
+
+interface InputRequiredAnswer {
+	resultType: 'input_required';
+	inputRequests?: Record<string, { method: string; params?: Record<string, unknown> }>;
+	requestState?: string;
+}
+
+function isInputRequired(value: unknown): value is InputRequiredAnswer {
+	return typeof value === 'object' && value !== null && (value as { resultType?: unknown }).resultType === 'input_required';
+}
+
+/**
+ * What the client needs of a listed tool for `Mcp-Param-*` header mirroring (SEP-2243): the input
+ * schema. The output schema is left out on purpose: we check results ourselves (checkToolOutput,
+ * on the RE2-backed validator), and the client would also check an `input_required` answer against
+ * it and fail it for lacking structured content.
+ */
+function mirroringDefinition(tool: ToolDefinition | undefined): Tool | undefined {
+	return tool ? ({ name: tool.name, inputSchema: tool.inputSchema } as Tool) : undefined;
+}
+
+/** What the package's own callers may add to the shared options. */
+export interface InternalCallOptions extends InteractiveCallOptions {
+	/** The listed definition (else the connection's knownTools): output check and header mirroring. */
+	tool?: ToolDefinition;
+	/** Progress notifications restart the timeout, up to maxTotalTimeoutMs. */
+	resetTimeoutOnProgress?: boolean;
+	maxTotalTimeoutMs?: number;
+}
+
+/** A completed call with, on 2025-era connections, what the server asked in the middle of it. */
+export interface CompletedCall extends ToolCallCompleted {
+	declined?: DeclinedRequest[];
+}
+
+export type InternalCallOutcome = CompletedCall | ToolInputRequired;
+
+/**
+ * McpConnection.callToolInteractive. 2026-07-28: calls in the client's manual multi-round-trip mode
+ * and returns the server's input requests, or the result. 2025 era: an ordinary call; requests the
+ * server sends in the middle are declined at once (LegacyInputRequests) and come back as notes.
+ */
+export function callInteractively(
+	connection: McpConnection,
+	name: string,
+	args: Record<string, unknown>,
+	options: InternalCallOptions,
+): Promise<InternalCallOutcome> {
+	const tool = options.tool ?? connection.knownTools.get(name);
+	const timeout = options.timeoutMs ?? connection.config.requestTimeoutMs;
+	const requestOptions = {
+		timeout,
+		...(options.resetTimeoutOnProgress
+			? { resetTimeoutOnProgress: true, maxTotalTimeout: options.maxTotalTimeoutMs ?? timeout * 10, onprogress: () => undefined }
+			: {}),
+		...(options.signal ? { signal: options.signal } : {}),
+	};
+	const phase = `calling tool "${name}"`;
+	if (!connection.isModern) {
+		return connection.request(phase, (client) =>
+			connection.trackLegacyInput(() => client.callTool({ name, arguments: args }, requestOptions)).then(({ value, declined }): CompletedCall => {
+				const result = value as Record<string, unknown>;
+				if (tool) checkToolOutput(tool, result);
+				return declined ? { kind: 'result', result, notes: declined.map((entry) => entry.note), declined } : { kind: 'result', result };
+			}),
+		);
+	}
+	const callOptions = { ...requestOptions, allowInputRequired: true, ...(tool ? { toolDefinition: mirroringDefinition(tool) } : {}) };
+	const continuation = options.continuation;
+	const firstParams: Record<string, unknown> = {
+		name,
+		arguments: args,
+		...(continuation ? { inputResponses: continuation.inputResponses } : {}),
+		...(continuation?.requestState !== undefined ? { requestState: continuation.requestState } : {}),
+	};
+	return connection.requestUnredacted(phase, async (client): Promise<InternalCallOutcome> => {
+		let params = firstParams;
+		for (let round = 0; round <= MAX_AUTOMATIC_ROUNDS; round++) {
+			const answer: unknown = await client.callTool(params as never, callOptions);
+			if (!isInputRequired(answer)) {
+				const result = connection.redact.active ? connection.redact.value(answer as Record<string, unknown>) : (answer as Record<string, unknown>);
+				if (tool) checkToolOutput(tool, result);
+				return { kind: 'result', result };
+			}
+			const requests = answer.inputRequests ?? {};
+			const forPerson: Record<string, ServerInputRequest> = {};
+			const automatic: Record<string, unknown> = {};
+			for (const [key, request] of Object.entries(requests)) {
+				if (request?.method === 'sampling/createMessage') return samplingDeclined();
+				if (request?.method === 'roots/list') automatic[key] = EMPTY_ROOTS;
+				else forPerson[key] = { method: String(request?.method ?? ''), ...(request?.params ? { params: request.params } : {}) };
+			}
+			if (Object.keys(forPerson).length > 0) {
+				// Roots answers asked for alongside are not carried over: the retry carries only the
+				// person's answers, and a server missing one asks again (answered here then).
+				const visible = connection.redact.active ? connection.redact.value(forPerson) : forPerson;
+				return { kind: 'input_required', inputRequests: visible, ...(answer.requestState !== undefined ? { requestState: answer.requestState } : {}) };
+			}
+			params = { name, arguments: args, inputResponses: automatic, ...(answer.requestState !== undefined ? { requestState: answer.requestState } : {}) };
+		}
+		throw new Error(`the server kept answering with input requests that need no person (roots or state only) for more than ${MAX_AUTOMATIC_ROUNDS} rounds`);
+	});
+}
+
+/** Sampling is never offered: the call ends with an error result saying so, nothing is sent back. */
+function samplingDeclined(): CompletedCall {
+	return { kind: 'result', result: { content: [{ type: 'text', text: SAMPLING_DECLINED }], isError: true }, notes: [SAMPLING_DECLINED] };
+}
+
+/** The shared outcome shape, without the package-internal `declined` details. */
+export function publicOutcome(outcome: InternalCallOutcome): InteractiveToolCallOutcome {
+	if (outcome.kind !== 'result' || !outcome.declined) return outcome;
+	const { declined: _declined, ...shared } = outcome;
+	return shared;
+}

@@ -1,0 +1,68 @@
+import { ProtocolError, ProtocolErrorCode, type Client } from '@modelcontextprotocol/client';
+import { describeInputRequest, legacyInputDeclinedNote, SAMPLING_DECLINED } from './inputRequestMessages';
+
+/**
+ * Server-to-client requests in the middle of an open call, as 2025-era servers send them
+ * (`elicitation/create`, `sampling/createMessage`). Nobody can answer within the call, so every
+ * such request is answered at once: elicitation declined, sampling refused with a JSON-RPC error,
+ * anything else "method not found". Each refusal leaves a note on the calls open at that moment,
+ * for the caller to show. (The protocol does not say which call a request belongs to; with one call
+ * at a time, the common case, the note lands on exactly that call.)
+ *
+ * On 2026-07-28 connections the client drops inbound requests by itself (input arrives in-band as
+ * `input_required` results instead), so these handlers only ever run on legacy connections.
+ */
+/** One request answered in the middle of a call: what the server asked, and the note about it. */
+export interface DeclinedRequest {
+	request: string;
+	note: string;
+}
+
+export class LegacyInputRequests {
+	private readonly open = new Set<DeclinedRequest[]>();
+
+	/** Registers the answering handlers on a client (before it connects). */
+	install(client: Client): void {
+		client.setRequestHandler('elicitation/create', (request) => {
+			const asked = describeInputRequest('elicitation/create', request.params as Record<string, unknown>);
+			this.record({ request: asked, note: legacyInputDeclinedNote(asked) });
+			return { action: 'decline' };
+		});
+		client.fallbackRequestHandler = async (request) => {
+			if (request.method === 'sampling/createMessage') {
+				this.record({ request: describeInputRequest(request.method, undefined), note: SAMPLING_DECLINED });
+				throw new ProtocolError(ProtocolErrorCode.MethodNotFound, SAMPLING_DECLINED);
+			}
+			throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
+		};
+	}
+
+	/**
+	 * Runs `call` and collects the requests declined while it was open (`declined` only when there
+	 * are any, so the common path allocates nothing more than the sink).
+	 */
+	track<T>(call: () => Promise<T>): Promise<{ value: T; declined?: DeclinedRequest[] }> {
+		const sink: DeclinedRequest[] = [];
+		this.open.add(sink);
+		let pending: Promise<T>;
+		try {
+			pending = call();
+		} catch (error) {
+			pending = Promise.reject(error);
+		}
+		return pending.then(
+			(value) => {
+				this.open.delete(sink);
+				return sink.length ? { value, declined: sink } : { value };
+			},
+			(error: unknown) => {
+				this.open.delete(sink);
+				throw error;
+			},
+		);
+	}
+
+	private record(entry: DeclinedRequest): void {
+		for (const sink of this.open) if (!sink.some((seen) => seen.note === entry.note)) sink.push(entry);
+	}
+}
