@@ -203,11 +203,12 @@ function serverOutputOf(stdio: ProcessStdioTransport): string | undefined {
 /**
  * Capabilities: elicitation (form and URL), so 2026-07-28 servers may ask a person through the
  * Agent; on 2025-era connections such requests are declined at once with a note (LegacyInputRequests).
- * No sampling (we offer no model to servers) and no roots (we expose none).
+ * Roots, always answered with an empty list (we expose no directories; servers such as
+ * server-filesystem keep their configured ones then). No sampling: we offer no model to servers.
  */
 function newClient(probeTimeoutMs?: number): { client: Client; legacyInput: LegacyInputRequests } {
 	const client = new Client(CLIENT_INFO, {
-		capabilities: { elicitation: { form: {}, url: {} } },
+		capabilities: { elicitation: { form: {}, url: {} }, roots: {} },
 		versionNegotiation: { mode: 'auto', ...(probeTimeoutMs ? { probe: { timeoutMs: probeTimeoutMs } } : {}) },
 		inputRequired: { autoFulfill: false },
 		listMaxPages: MAX_LIST_PAGES,

@@ -5,7 +5,7 @@ import { describeInputRequest, legacyInputDeclinedNote, SAMPLING_DECLINED } from
  * Server-to-client requests in the middle of an open call, as 2025-era servers send them
  * (`elicitation/create`, `sampling/createMessage`). Nobody can answer within the call, so every
  * such request is answered at once: elicitation declined, sampling refused with a JSON-RPC error,
- * anything else "method not found". Each refusal leaves a note on the calls open at that moment,
+ * roots listed as none, anything else "method not found". Each refusal leaves a note on the calls open at that moment,
  * for the caller to show. (The protocol does not say which call a request belongs to; with one call
  * at a time, the common case, the note lands on exactly that call.)
  *
@@ -28,6 +28,8 @@ export class LegacyInputRequests {
 			this.record({ request: asked, note: legacyInputDeclinedNote(asked) });
 			return { action: 'decline' };
 		});
+		// We expose no roots; answering (rather than "method not found") lets servers that ask carry on.
+		client.setRequestHandler('roots/list', () => ({ roots: [] }));
 		client.fallbackRequestHandler = async (request) => {
 			if (request.method === 'sampling/createMessage') {
 				this.record({ request: describeInputRequest(request.method, undefined), note: SAMPLING_DECLINED });

@@ -1,0 +1,156 @@
+import * as path from 'node:path';
+import { spawn } from 'node:child_process';
+import { McpConnection } from '../../lib/mcp/connection';
+import { listAllTools } from '../../lib/mcp/listing';
+import { callToolAnsweringInput, callToolValidated, InputRequestRefused } from '../../lib/mcp/toolCall';
+import { SAMPLING_DECLINED } from '../../lib/mcp/inputRequestMessages';
+import { FIXTURES_DIR, httpConfig, stdioConfig, type RunningServer } from '../support/servers';
+import { extractToolResult } from '../../lib/tools/callResult';
+
+/**
+ * The connection core against an MCP 2026-07-28 server (test/fixtures/modern-server.js, built on
+ * the v2 server package), over stdio and Streamable HTTP: negotiation, headers, input requests.
+ */
+process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
+
+const MODERN = path.join(FIXTURES_DIR, 'modern-server.js');
+
+async function startModernHttp(): Promise<RunningServer> {
+	const child = spawn(process.execPath, [MODERN, 'http'], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+	let output = '';
+	const url = await new Promise<string>((resolve, reject) => {
+		const onData = (chunk: Buffer) => {
+			output += chunk.toString();
+			const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(output);
+			if (match) resolve(match[1]);
+		};
+		child.stdout?.on('data', onData);
+		child.stderr?.on('data', onData);
+		child.once('exit', (code) => reject(new Error(`modern fixture exited early (${code}): ${output}`)));
+	});
+	child.removeAllListeners('exit');
+	return {
+		url,
+		port: Number(new URL(url).port),
+		process: child,
+		stop: () =>
+			new Promise<void>((resolve) => {
+				if (child.exitCode !== null || child.signalCode !== null) return resolve();
+				child.once('exit', () => resolve());
+				try {
+					process.kill(-(child.pid as number), 'SIGKILL');
+				} catch {
+					resolve();
+				}
+			}),
+	};
+}
+
+function textOf(result: Record<string, unknown>): string {
+	return extractToolResult('t', result).json.text;
+}
+
+describe.each(['stdio', 'http'] as const)('MCP 2026-07-28 server over %s', (transport) => {
+	let server: RunningServer | undefined;
+	let connection: McpConnection;
+
+	beforeAll(async () => {
+		if (transport === 'http') {
+			server = await startModernHttp();
+			connection = await McpConnection.open(httpConfig(server.url));
+		} else {
+			connection = await McpConnection.open(stdioConfig(process.execPath, [MODERN, 'stdio']));
+		}
+		await listAllTools(connection);
+	});
+
+	afterAll(async () => {
+		await connection?.close();
+		await server?.stop();
+	});
+
+	it('negotiates 2026-07-28 without the initialize handshake', () => {
+		expect(connection.protocolVersion).toBe('2026-07-28');
+		expect(connection.isModern).toBe(true);
+		expect(connection.server).toMatchObject({ name: 'modern-fixture', version: '2.0.0' });
+	});
+
+	it('calls a tool through the validated path', async () => {
+		const tool = connection.knownTools.get('echo');
+		expect(tool).toBeDefined();
+		expect(textOf(await callToolValidated(connection, tool!, { message: 'hi' }))).toBe('Echo: hi');
+	});
+
+	it('asks for input and completes the call with the answer and the same request state', async () => {
+		const asked = await connection.callToolInteractive('confirm_delete', { path: '/tmp/a b' });
+		expect(asked).toEqual({
+			kind: 'input_required',
+			inputRequests: { confirm: { method: 'elicitation/create', params: expect.objectContaining({ message: 'Delete /tmp/a b?', requestedSchema: expect.any(Object) }) } },
+			requestState: 'confirm:/tmp/a b',
+		});
+		if (asked.kind !== 'input_required') throw new Error('unreachable');
+		const done = await connection.callToolInteractive('confirm_delete', { path: '/tmp/a b' }, {
+			continuation: { inputResponses: { confirm: { action: 'accept', content: { confirm: true } } }, requestState: asked.requestState },
+		});
+		expect(done).toMatchObject({ kind: 'result' });
+		expect(textOf((done as { result: Record<string, unknown> }).result)).toBe('deleted /tmp/a b');
+	});
+
+	it('a changed request state reaches the server as it is (the server refuses it)', async () => {
+		const done = await connection.callToolInteractive('confirm_delete', { path: '/x' }, {
+			continuation: { inputResponses: { confirm: { action: 'accept', content: { confirm: true } } }, requestState: 'confirm:/other' },
+		});
+		expect(textOf((done as { result: Record<string, unknown> }).result)).toMatch(/request state not echoed: "confirm:\/other"/);
+	});
+
+	it('answers roots requests itself with an empty list', async () => {
+		const done = await connection.callToolInteractive('roots_count', {});
+		expect(done.kind).toBe('result');
+		expect(textOf((done as { result: Record<string, unknown> }).result)).toBe('roots: 0');
+	});
+
+	it('hands only the person-facing request out when roots are asked in the same round', async () => {
+		const asked = await connection.callToolInteractive('roots_and_confirm', {});
+		expect(asked.kind).toBe('input_required');
+		if (asked.kind !== 'input_required') throw new Error('unreachable');
+		expect(Object.keys(asked.inputRequests)).toEqual(['confirm']);
+		const done = await connection.callToolInteractive('roots_and_confirm', {}, { continuation: { inputResponses: { confirm: { action: 'accept', content: {} } }, requestState: asked.requestState } });
+		expect(textOf((done as { result: Record<string, unknown> }).result)).toBe('roots: 0, confirm: accept');
+	});
+
+	it('declines sampling with a clear error result', async () => {
+		const done = await connection.callToolInteractive('ask_model', {});
+		expect(done).toEqual({ kind: 'result', result: { content: [{ type: 'text', text: SAMPLING_DECLINED }], isError: true }, notes: [SAMPLING_DECLINED] });
+		expect(SAMPLING_DECLINED).toMatch(/the server asked the client to sample from a model, which n8n-nodes-mcp-agent does not offer/i);
+	});
+
+	it('On Input Request = decline: the server gets a decline and finishes; the note says so', async () => {
+		const tool = connection.knownTools.get('confirm_delete')!;
+		const answered = await callToolAnsweringInput(connection, tool, { path: '/p' });
+		expect(textOf(answered.result)).toBe('not deleted (decline)');
+		expect(answered.notes).toEqual(['The server asked for input ("Delete /p?"); MCP Call Tool declined it (Options > On Input Request).']);
+	});
+
+	it('On Input Request = fail: the call fails naming the tool and the server message', async () => {
+		const tool = connection.knownTools.get('confirm_delete')!;
+		const failure = await callToolAnsweringInput(connection, tool, { path: '/p' }, { onInputRequest: 'fail' }).catch((error: unknown) => error);
+		expect(failure).toBeInstanceOf(InputRequestRefused);
+		expect((failure as Error).message).toBe('Tool "confirm_delete" asked for input ("Delete /p?"), and On Input Request is set to fail the item.');
+	});
+
+	if (transport === 'http') {
+		it('sends MCP-Protocol-Version on every request and the marked argument as Mcp-Param-Region', async () => {
+			const tool = connection.knownTools.get('region_weather')!;
+			expect(textOf(await callToolValidated(connection, tool, { region: 'eu-west', day: 'mon' }))).toBe('region=eu-west header=eu-west version=2026-07-28');
+		});
+
+		it('serves a listing the server marked as cacheable from the client cache', async () => {
+			const statsTool = connection.knownTools.get('stats')!;
+			const before = JSON.parse(textOf(await callToolValidated(connection, statsTool, {}))).toolsList as number;
+			await listAllTools(connection);
+			await listAllTools(connection);
+			const after = JSON.parse(textOf(await callToolValidated(connection, statsTool, {}))).toolsList as number;
+			expect(after).toBe(before);
+		});
+	}
+});
