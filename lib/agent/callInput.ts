@@ -102,7 +102,7 @@ export type AnswerCheck = { ok: true; responses: Record<string, ElicitationAnswe
  * other, a known action, and for an accepted form, content that matches the requested schema.
  * The result holds only `action` and `content` (nothing else a client sent is passed on).
  */
-export function checkInputAnswers(input: CallInput, answers: unknown): AnswerCheck {
+export function checkInputAnswers(input: Pick<CallInput, 'inputRequests'>, answers: unknown): AnswerCheck {
 	if (!isObject(answers)) return { ok: false, problem: 'the answers to the input requests are missing' };
 	if (jsonBytes(answers) > MAX_INPUT_ANSWER_BYTES) return { ok: false, problem: `the answers are larger than ${MAX_INPUT_ANSWER_BYTES / 1024} KB` };
 	const keys = Object.keys(input.inputRequests);

@@ -1,4 +1,3 @@
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnection } from '../mcp/connection';
 import { McpFailure } from '../mcp/errors';
 import { checkToolOutput } from '../mcp/toolCall';
@@ -38,15 +37,12 @@ export interface ToolRunResult {
 	inputRequired?: ToolInputNeeded[];
 }
 
-/** The connection core's interactive call, when this connection has one (v2 client); otherwise a plain tools/call. */
-const defaultCallTool: InteractiveToolCall = (connection, name, args, options) => {
-	const interactive = (connection as unknown as { callToolInteractive?: (n: string, a: Record<string, unknown>, o: InteractiveCallOptions) => Promise<InteractiveToolCallOutcome> })
-		.callToolInteractive;
-	if (typeof interactive === 'function') return interactive.call(connection, name, args, options);
-	return connection
-		.request(`calling tool "${name}"`, (client) => client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: options.timeoutMs }))
-		.then((result) => ({ kind: 'result', result: result as Record<string, unknown> }));
-};
+/**
+ * The connection core's interactive call: input requests come back instead of being answered, and
+ * it checks results against the listed tool's output schema itself (the connection knows the tools
+ * listed through it), so the runner checks only results of an injected callTool.
+ */
+const defaultCallTool: InteractiveToolCall = (connection, name, args, options) => connection.callToolInteractive(name, args, options);
 
 /**
  * Runs every requested call of a turn (bounded concurrency, per-call timeout). Nothing here
@@ -103,7 +99,8 @@ function runOne(call: PlannedCall, options: ToolRunnerOptions, run: ToolRunResul
 			input?.status === 'answered'
 				? { timeoutMs: options.timeoutMs, continuation: { inputResponses: input.responses ?? {}, ...(input.requestState !== undefined ? { requestState: input.requestState } : {}) } }
 				: { timeoutMs: options.timeoutMs };
-		return (options.callTool ?? defaultCallTool)(connection, mcpName, call.arguments as Record<string, unknown>, callOptions).then((outcome) => {
+		const callTool = options.callTool ?? defaultCallTool;
+		return callTool(connection, mcpName, call.arguments as Record<string, unknown>, callOptions).then((outcome) => {
 			try {
 				if (outcome?.kind === 'input_required') {
 					setEntry(durations, call.id, Math.round(performance.now() - started));
@@ -112,7 +109,7 @@ function runOne(call: PlannedCall, options: ToolRunnerOptions, run: ToolRunResul
 				}
 				const result = outcome.result;
 				try {
-					checkToolOutput({ name: mcpName, outputSchema: options.outputSchemas?.get(outputSchemaKey(serverId, mcpName)) }, result);
+					if (callTool !== defaultCallTool) checkToolOutput({ name: mcpName, outputSchema: options.outputSchemas?.get(outputSchemaKey(serverId, mcpName)) }, result);
 				} catch (error) {
 					// Explained as every other server error is ("MCP server … returned an error while calling tool …").
 					return failed(typeof connection.explain === 'function' ? connection.explain(error, `calling tool "${mcpName}"`) : error);

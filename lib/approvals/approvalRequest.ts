@@ -1,4 +1,8 @@
 import type { AgentState, OpenApproval, PlannedCall } from '../agent/types';
+import { boundArgsHash } from '../agent/review';
+import { describeInputRequest, inputRequestsHash } from '../agent/callInput';
+import type { ServerInputRequest } from '../mcp/inputRequests';
+import { scanText } from './poisoning';
 import { recentToolResults } from './recentResults';
 import { codeFence, inlineText, linkTarget, visibleJson } from './summaryFormat';
 
@@ -25,6 +29,26 @@ export interface PendingCallView {
 	inputSchema: Record<string, unknown>;
 	fingerprint: string;
 	warnings: string[];
+	/** False when the call waits only for input, not for approval (absent in items of earlier versions: review). */
+	needsReview?: boolean;
+	/** The server asked for input during this call: answered only on the review page or by an API POST. */
+	input?: PendingInputView;
+}
+
+/** One request of the server, as it sent it, with the warnings from scanning it. */
+export interface InputRequestItem {
+	key: string;
+	method: string;
+	params?: Record<string, unknown>;
+	warnings: string[];
+}
+
+export interface PendingInputView {
+	/** How many times this call asked for input so far (1 on the first request). */
+	round: number;
+	/** Hash of the requests: an answer must name it, and the review page checks the requests against it. */
+	inputHash: string;
+	requests: InputRequestItem[];
 }
 
 /** A tool result the model saw since the last user turn: where injected instructions usually come from. */
@@ -67,7 +91,16 @@ export interface ApprovalDecisionItem {
 	approvalId: string;
 	reviewer?: string;
 	decidedAt: string;
-	decisions: Array<{ callId: string; argsHash: string; decision: 'approve' | 'deny' | 'edit'; reason?: string; arguments?: unknown }>;
+	decisions: Array<{
+		callId: string;
+		argsHash: string;
+		/** Absent for a call that waits only for input and is answered. */
+		decision?: 'approve' | 'deny' | 'edit';
+		reason?: string;
+		arguments?: unknown;
+		inputHash?: string;
+		inputResponses?: Record<string, { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }>;
+	}>;
 }
 
 /**
@@ -91,7 +124,8 @@ export function buildApprovalRequest(state: AgentState, approval: OpenApproval, 
 	const phase = state.phase.name === 'run_tools' ? state.phase : undefined;
 	const views: PendingCallView[] = calls.map((call) => {
 		const tool = state.tools.find((t) => t.serverId === call.tool?.serverId && t.mcpName === call.tool?.mcpName);
-		const argsHash = call.review?.argsHash ?? '';
+		const argsHash = boundArgsHash(call);
+		const input = call.input?.status === 'pending' ? inputView(call.input.round, call.input.inputRequests) : undefined;
 		return {
 			callId: call.id,
 			argsHash,
@@ -106,6 +140,8 @@ export function buildApprovalRequest(state: AgentState, approval: OpenApproval, 
 			inputSchema: tool?.inputSchema ?? { type: 'object' },
 			fingerprint: call.tool?.fingerprint ?? '',
 			warnings: call.review?.warnings ?? [],
+			needsReview: call.review?.status === 'pending',
+			...(input ? { input } : {}),
 		};
 	});
 	const recent = recentToolResults(state);
@@ -126,9 +162,74 @@ export function buildApprovalRequest(state: AgentState, approval: OpenApproval, 
 	return { ...request, summaryText: summaryText(request), summaryMarkdown: summaryMarkdown(request) };
 }
 
+/** The requests rebuilt from their views (request keys come from the server, "__proto__" included). */
+export function inputRequestsOf(view: PendingInputView): Record<string, ServerInputRequest> {
+	const requests: Record<string, ServerInputRequest> = {};
+	for (const item of view.requests) {
+		const request: ServerInputRequest = { method: item.method, ...(item.params !== undefined ? { params: item.params } : {}) };
+		Object.defineProperty(requests, item.key, { value: request, enumerable: true, writable: true, configurable: true });
+	}
+	return requests;
+}
+
+/** Server text shown to a person: scanned like tool results, warnings phrased for the page. */
+function inputWarnings(request: ServerInputRequest): string[] {
+	const view = describeInputRequest(request);
+	const texts = view.kind === 'form' ? [view.message, JSON.stringify(view.requestedSchema)] : view.kind === 'url' ? [view.message, view.url] : [];
+	const seen = new Set<string>();
+	const warnings: string[] = [];
+	for (const text of texts) {
+		for (const warning of scanText(text)) {
+			if (seen.has(warning.code)) continue;
+			seen.add(warning.code);
+			warnings.push(`This input request ${warning.message}.`);
+		}
+	}
+	return warnings;
+}
+
+function inputView(round: number, requests: Record<string, ServerInputRequest>): PendingInputView {
+	return {
+		round,
+		inputHash: inputRequestsHash(requests),
+		requests: Object.keys(requests).map((key) => {
+			const request = requests[key];
+			return { key, method: request.method, ...(request.params !== undefined ? { params: request.params } : {}), warnings: inputWarnings(request) };
+		}),
+	};
+}
+
+/** One line saying what the server asks for (message on one line, a link's host only: the link itself is on the review page). */
+export function inputRequestLine(item: InputRequestItem): string {
+	const view = describeInputRequest({ method: item.method, params: item.params });
+	const message = view.kind === 'unsupported' ? view.method : view.message || '(no message)';
+	if (view.kind !== 'url') return `asks for input: ${inlineText(message)}`;
+	let host = '';
+	try {
+		host = new URL(view.url).host;
+	} catch {
+		host = 'an address that is not a valid link';
+	}
+	return `asks you to open a link on ${inlineText(host)}: ${inlineText(message)}`;
+}
+
 type RequestBody = Omit<ApprovalRequest, 'summaryText' | 'summaryMarkdown'>;
 
 const callsPhrase = (count: number) => `${count} tool call${count === 1 ? '' : 's'}`;
+
+/** The opening sentences: how many calls wait for approval, how many for input, and where input is given. */
+function heading(request: RequestBody): string[] {
+	const review = request.calls.filter((call) => call.needsReview !== false).length;
+	const input = request.calls.filter((call) => call.input).length;
+	const lines: string[] = [];
+	if (review > 0) lines.push(`An AI agent asks to run ${callsPhrase(review)} that need${review === 1 ? 's' : ''} your approval.`);
+	if (input > 0) {
+		lines.push(
+			`A tool server asks a person for input on ${callsPhrase(input)}. Give it on the review page${request.reviewUrl ? ' (link below)' : ''}; approving in a chat or e-mail does not answer it.`,
+		);
+	}
+	return lines;
+}
 
 /**
  * Plain text for e-mail and chat. Names and warnings are made inert (one line, no link); the full
@@ -136,27 +237,40 @@ const callsPhrase = (count: number) => `${count} tool call${count === 1 ? '' : '
  * they read, and the code can be compared with the review page.
  */
 function summaryText(request: RequestBody): string {
-	const count = request.calls.length;
-	const lines = [`An AI agent asks to run ${callsPhrase(count)} that need${count === 1 ? 's' : ''} your approval.`];
+	const lines = heading(request);
 	if (request.notice) lines.push(`Note: ${inlineText(request.notice)}`);
 	for (const call of request.calls) {
 		lines.push('', `- ${inlineText(call.tool)} on ${inlineText(call.server)} (code ${call.code})`, '  Arguments:', codeFence(visibleJson(call.arguments)));
 		for (const warning of call.warnings) lines.push(`  WARNING: ${inlineText(warning)}`);
+		for (const item of call.input?.requests ?? []) {
+			lines.push(`  The server ${inputRequestLine(item)}`);
+			for (const warning of item.warnings) lines.push(`  WARNING: ${inlineText(warning)}`);
+		}
 	}
-	if (request.reviewUrl) lines.push('', `Review and decide: ${request.reviewUrl}`);
+	if (request.reviewUrl) lines.push('', `${request.calls.some((call) => call.input) ? 'Review and answer' : 'Review and decide'}: ${request.reviewUrl}`);
 	lines.push(`Expires: ${inlineText(request.expiresAt)}`);
 	return lines.join('\n');
 }
 
 /** Markdown for chat tools: names escaped outside fences, arguments in fences the content cannot close. */
 function summaryMarkdown(request: RequestBody): string {
-	const lines = [`**Approval needed:** ${callsPhrase(request.calls.length)}`];
+	const review = request.calls.filter((call) => call.needsReview !== false).length;
+	const input = request.calls.filter((call) => call.input).length;
+	const lines = [
+		[review ? `**Approval needed:** ${callsPhrase(review)}` : '', input ? `**Input needed:** ${callsPhrase(input)} (answer on the review page; approving here does not answer it)` : '']
+			.filter(Boolean)
+			.join(' · '),
+	];
 	if (request.notice) lines.push(`_${inlineText(request.notice)}_`);
 	for (const call of request.calls) {
 		lines.push('', `• **${inlineText(call.tool)}** on **${inlineText(call.server)}** · code **${call.code}**`, codeFence(visibleJson(call.arguments), 'json'));
 		for (const warning of call.warnings) lines.push(`⚠️ ${inlineText(warning)}`);
+		for (const item of call.input?.requests ?? []) {
+			lines.push(`❓ The server ${inputRequestLine(item)}`);
+			for (const warning of item.warnings) lines.push(`⚠️ ${inlineText(warning)}`);
+		}
 	}
-	if (request.reviewUrl) lines.push('', `[Review and decide](${linkTarget(request.reviewUrl)})`);
+	if (request.reviewUrl) lines.push('', `[${input ? 'Review and answer' : 'Review and decide'}](${linkTarget(request.reviewUrl)})`);
 	lines.push(`_Expires ${inlineText(request.expiresAt)}_`);
 	return lines.join('\n');
 }

@@ -1,5 +1,5 @@
-import { DecisionRejected, isAtOrAfter } from '../agent/review';
-import { pendingReviews, step } from '../agent/step';
+import { boundArgsHash, DecisionRejected, isAtOrAfter } from '../agent/review';
+import { awaitingPerson, pendingInputs, step } from '../agent/step';
 import type { AgentState, CatalogTool, ReviewDecision } from '../agent/types';
 import { callCode, isApprovalDecision, isApprovalRequest } from './approvalRequest';
 import { readChannelAnswer, type ChannelDecision } from './channelDecision';
@@ -39,6 +39,8 @@ export interface ResumeContext {
 
 export const NOTICE_NO_DECISION =
 	'The approval channel resumed without a decision (a GET, or a link preview opening the URL); decisions in a URL are ignored. The calls are still pending.';
+export const NOTICE_INPUT_ON_PAGE =
+	'The approval channel approved, but a tool server asked for input that only a person can give on the review page (or by an API POST); an approval in a chat or e-mail does not answer it. Nothing was decided: open the review link to answer.';
 export const NOTICE_STILL_OPEN =
 	'Another approval of this execution ended the wait first (it was decided, or it expired); this one has not expired and its calls are still pending.';
 
@@ -85,7 +87,7 @@ function stillPending(context: ResumeContext, approvalId: string, run: PausedRun
  */
 function bindingProblem(decision: ChannelDecision, state: AgentState): string | undefined {
 	if (state.phase.name !== 'run_tools') return undefined;
-	const pending = pendingReviews(state.phase).map((call) => call.review?.argsHash ?? '');
+	const pending = awaitingPerson(state.phase).map(boundArgsHash);
 	const check = (given: string[] | undefined, expected: string[], what: string, normalize: (v: string) => string) => {
 		if (!given) return undefined;
 		const want = new Set(expected.map(normalize));
@@ -172,12 +174,17 @@ export function actionForItem(json: Record<string, unknown>, context: ResumeCont
 	if (run) {
 		const problem = bindingProblem(decision, run.state);
 		if (problem) return stillPending(context, approvalId, run, problem);
+		// Fail closed: an approve cannot answer a server's input request (it carries no values), so nothing is applied.
+		// A deny needs no values: it denies every call of the approval, input included, and nothing more runs for them.
+		if (decision.approved && run.state.phase.name === 'run_tools' && pendingInputs(run.state.phase).length > 0) {
+			return stillPending(context, approvalId, run, NOTICE_INPUT_ON_PAGE);
+		}
 	}
 	return resume(context, approvalId, (state) => {
 		if (state.phase.name !== 'run_tools') throw new DecisionRejected('the run is not waiting for a decision');
-		const decisions: ReviewDecision[] = pendingReviews(state.phase).map((call) => ({
+		const decisions: ReviewDecision[] = awaitingPerson(state.phase).map((call) => ({
 			callId: call.id,
-			argsHash: call.review?.argsHash ?? '',
+			argsHash: boundArgsHash(call),
 			decision: decision.approved ? 'approve' : 'deny',
 			...(decision.reason ? { reason: decision.reason } : !decision.approved ? { reason: 'denied through the approval channel' } : {}),
 		}));

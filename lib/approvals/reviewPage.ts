@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { callCode, type ApprovalRequest, type ContextToolResult, type PendingCallView } from './approvalRequest';
 import { hiddenCharacterFlag, showName, showText } from './html';
+import { renderCallInput } from './inputForm';
 import { MAX_CALLS_PER_PAGE } from './reviewerAccess';
 import { REVIEW_TOKEN_PARAM } from './reviewToken';
 
@@ -23,6 +24,8 @@ export interface ReviewPageOptions {
 	refused?: Array<{ approvalId: string; reason: string }>;
 	/** Requests left off for the page's call limit. */
 	hidden?: ApprovalRequest[];
+	/** Errors in the answers to input requests, shown next to each request (by its action field name). */
+	inputErrors?: Record<string, string[]>;
 }
 
 export const MAX_REASON_CHARS = 2000;
@@ -38,7 +41,7 @@ export function renderMessagePage(title: string, text: string): string {
  * invisible characters that a browser would normalize, and the form could then never match again.
  * A short hash of the pair is stable, and the server maps it back through the pending calls.
  */
-export function fieldName(kind: 'decision' | 'reason' | 'args' | 'hash', approvalId: string, callId: string): string {
+export function fieldName(kind: 'decision' | 'reason' | 'args' | 'hash' | 'inputHash', approvalId: string, callId: string): string {
 	const key = createHash('sha256').update(JSON.stringify([approvalId, callId])).digest('hex').slice(0, 20);
 	return `${kind}__${key}`;
 }
@@ -56,7 +59,14 @@ details{margin:.25rem 0}summary{cursor:pointer}
 textarea{width:100%;font-family:monospace;box-sizing:border-box}input[type=text],input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.35rem;font-size:1rem}
 fieldset{border:1px solid #d1d5db;border-radius:8px;padding:.75rem 1rem;margin:1rem 0}
 label{display:block;margin:.35rem 0}.choice{display:inline-block;margin-right:1.25rem}
-.meta{color:#6b7280;font-size:.9rem}button{font-size:1rem;padding:.5rem 1.25rem}h3{margin:.75rem 0 .25rem}`;
+.meta{color:#6b7280;font-size:.9rem}button{font-size:1rem;padding:.5rem 1.25rem}h3{margin:.75rem 0 .25rem}
+.input-request{background:#f0fdf4;border-color:#86efac}.input-request legend{font-weight:600}
+.input-message{font-size:1.05rem;white-space:pre-wrap;word-break:break-word}
+.field{display:block;margin:.6rem 0}.field-label{font-weight:600}.field-description{display:block;color:#4b5563;font-size:.9rem}
+.required{font-size:.75rem;padding:0 .35rem;border-radius:4px;background:#fee2e2;color:#991b1b}
+input[type=url],input[type=number],input[type=date],input[type=datetime-local],select{width:100%;box-sizing:border-box;padding:.35rem;font-size:1rem}
+.host{font-size:1.15rem;background:#fef3c7;padding:0 .3rem;border-radius:4px}a{word-break:break-all}
+.input-actions{margin-top:.75rem;padding-top:.5rem;border-top:1px solid #bbf7d0}`;
 
 function page(title: string, body: string): string {
 	return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><meta name="referrer" content="no-referrer"><title>${showText(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
@@ -96,8 +106,8 @@ function renderContext(request: ApprovalRequest): string {
 	return parts.length ? `<div class="context"><h2>What led to ${request.calls.length === 1 ? 'this call' : 'these calls'}</h2>${parts.join('\n')}</div>` : '';
 }
 
-function renderCall(request: ApprovalRequest, call: PendingCallView, previous: Record<string, string>): string {
-	const field = (kind: 'decision' | 'reason' | 'args' | 'hash') => fieldName(kind, request.approvalId, call.callId);
+function renderCall(request: ApprovalRequest, call: PendingCallView, previous: Record<string, string>, inputErrors: Record<string, string[]>): string {
+	const field = (kind: 'decision' | 'reason' | 'args' | 'hash' | 'inputHash') => fieldName(kind, request.approvalId, call.callId);
 	const chosen = previous[field('decision')] ?? '';
 	const radio = (value: string, label: string) =>
 		`<label class="choice"><input type="radio" name="${field('decision')}" value="${value}"${chosen === value ? ' checked' : ''} required> ${label}</label>`;
@@ -108,6 +118,15 @@ function renderCall(request: ApprovalRequest, call: PendingCallView, previous: R
 	// Every textarea is posted with the form; large arguments are not copied into it, so the form stays small.
 	const prefill = args.length <= MAX_PREFILLED_ARGUMENT_CHARS ? args : '';
 	const editHint = prefill ? '' : `<p class="meta">The arguments are ${Math.ceil(args.length / 1024)} KB: copy them from above to edit them here.</p>`;
+	// Items of earlier versions carry no needsReview: every call in them waits for review.
+	const review = call.needsReview !== false
+		? `<div>${radio('approve', 'Approve')}${radio('deny', 'Deny')}${radio('edit', 'Approve with edited arguments (below)')}</div>
+<label>Reason (sent to the model when denying)<input type="text" name="${field('reason')}" maxlength="${MAX_REASON_CHARS}" value="${showText(previous[field('reason')] ?? '')}"></label>
+<details${chosen === 'edit' ? ' open' : ''}><summary>Edit the arguments (JSON, used only with "edited arguments")</summary>${editHint}<textarea name="${field('args')}" rows="8">${showText(previous[field('args')] ?? prefill)}</textarea></details>`
+		: '<p class="meta">This call was already allowed to run; only the server\'s request for input below needs an answer.</p>';
+	const input = call.input
+		? `<input type="hidden" name="${field('inputHash')}" value="${showText(call.input.inputHash)}">\n${renderCallInput(request.approvalId, call, { previous, errors: inputErrors })}`
+		: '';
 	return `<div class="call">
 <h2>${showName(call.title ?? call.tool)}${hiddenCharacterFlag(call.title ?? call.tool, { oneLine: true })} <span class="meta">tool ${name(call.tool)} on server ${name(call.server)}</span></h2>
 ${call.warnings.map((w) => `<div class="warn">Warning: ${showText(w)}</div>`).join('\n')}
@@ -116,9 +135,8 @@ ${annotations}
 <p><strong>Arguments</strong></p>${block(args)}
 <p class="meta">Code <strong><code>${showText(callCode(call.argsHash))}</code></strong> (the same code as in the message you were sent) · call ${name(call.callId)} · definition ${showText(String(call.fingerprint).slice(0, 19))}…</p>
 <input type="hidden" name="${field('hash')}" value="${showText(call.argsHash)}">
-<div>${radio('approve', 'Approve')}${radio('deny', 'Deny')}${radio('edit', 'Approve with edited arguments (below)')}</div>
-<label>Reason (sent to the model when denying)<input type="text" name="${field('reason')}" maxlength="${MAX_REASON_CHARS}" value="${showText(previous[field('reason')] ?? '')}"></label>
-<details${chosen === 'edit' ? ' open' : ''}><summary>Edit the arguments (JSON, used only with "edited arguments")</summary>${editHint}<textarea name="${field('args')}" rows="8">${showText(previous[field('args')] ?? prefill)}</textarea></details>
+${review}
+${input}
 </div>`;
 }
 
@@ -156,15 +174,17 @@ export function renderReviewPage(requests: ApprovalRequest[], options: ReviewPag
 	const form = count
 		? `<form method="post">
 ${token}
-${requests.map((request) => `${renderContext(request)}\n${request.calls.map((call) => renderCall(request, call, previous)).join('\n')}`).join('\n')}
+${requests.map((request) => `${renderContext(request)}\n${request.calls.map((call) => renderCall(request, call, previous, options.inputErrors ?? {})).join('\n')}`).join('\n')}
 ${reviewer}
 <p><button type="submit">Submit decisions</button></p>
 </form>`
 		: '';
+	const asking = requests.reduce((n, r) => n + r.calls.filter((c) => c.input).length, 0);
+	const inputNote = asking ? ` ${asking === 1 ? 'One call waits' : `${asking} calls wait`} for input a tool server asked for: answer it in the call's green box.` : '';
 	return page(
 		'Review tool calls',
 		`<h1>${count ? `Review ${count} tool call${count === 1 ? '' : 's'}` : 'Nothing to decide on this page'}</h1>
-${count ? `<p class="meta">An AI agent in an n8n workflow wants to run the calls below. Nothing runs until you decide. ${expires ? `Unanswered calls are denied at ${showText(expires)}.` : ''}</p>` : ''}
+${count ? `<p class="meta">An AI agent in an n8n workflow wants to run the calls below. Nothing runs until you decide.${inputNote} ${expires ? `Unanswered calls are denied at ${showText(expires)}.` : ''}</p>` : ''}
 ${errors}
 ${renderUndecidable(options)}
 ${form}`,

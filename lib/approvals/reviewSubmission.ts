@@ -1,6 +1,7 @@
 import { validateArguments } from '../tools/argumentValidator';
 import { APPROVAL_DECISION_KIND, type ApprovalDecisionItem, type ApprovalRequest } from './approvalRequest';
 import { fieldName, MAX_REASON_CHARS } from './reviewPage';
+import { readCallInput } from './inputForm';
 
 /**
  * Turns a POST from the review page (form fields) or an API client (JSON) into one decision item
@@ -10,7 +11,7 @@ import { fieldName, MAX_REASON_CHARS } from './reviewPage';
  */
 export type SubmissionResult =
 	| { ok: true; decisions: ApprovalDecisionItem[] }
-	| { ok: false; errors: string[]; previous: Record<string, string> };
+	| { ok: false; errors: string[]; previous: Record<string, string>; inputErrors?: Record<string, string[]> };
 
 interface JsonDecision {
 	approvalId?: unknown;
@@ -19,6 +20,8 @@ interface JsonDecision {
 	decision?: unknown;
 	reason?: unknown;
 	arguments?: unknown;
+	inputHash?: unknown;
+	inputResponses?: unknown;
 }
 
 /** Edited arguments larger than this are refused: they would be validated on n8n main and stored in the run. */
@@ -35,6 +38,7 @@ export function parseReviewSubmission(
 	const previous = valuesToShowAgain(body);
 	const fromJson = Array.isArray(body.decisions) ? indexJsonDecisions(body.decisions as JsonDecision[]) : undefined;
 	const errors: string[] = [];
+	const inputErrors: Record<string, string[]> = {};
 	const reviewer = options.reviewer ?? (typeof body.reviewer === 'string' ? body.reviewer.trim().slice(0, 200) : '');
 	if (!reviewer) errors.push('Enter your name as the reviewer.');
 	const known = new Set(requests.flatMap((r) => r.calls.map((c) => `${r.approvalId}/${c.callId}`)));
@@ -48,13 +52,15 @@ export function parseReviewSubmission(
 		decisions: request.calls.flatMap((call): ApprovalDecisionItem['decisions'] => {
 			const label = `${call.tool} (call ${call.callId})`;
 			const json = fromJson?.get(`${request.approvalId}/${call.callId}`);
-			const field = (kind: 'decision' | 'reason' | 'args' | 'hash') => body[fieldName(kind, request.approvalId, call.callId)];
+			const field = (kind: 'decision' | 'reason' | 'args' | 'hash' | 'inputHash') => body[fieldName(kind, request.approvalId, call.callId)];
 			const decision = json ? json.decision : field('decision');
 			const hash = json ? json.argsHash : field('hash');
 			const reasonRaw = json ? json.reason : field('reason');
 			const reason = typeof reasonRaw === 'string' && reasonRaw.trim() ? reasonRaw.trim() : undefined;
-			if (decision !== 'approve' && decision !== 'deny' && decision !== 'edit') {
-				errors.push(`Choose approve, deny or edit for ${label}.`);
+			// Items of earlier versions carry no needsReview: every call in them waits for review.
+			const needsReview = call.needsReview !== false;
+			if (needsReview ? decision !== 'approve' && decision !== 'deny' && decision !== 'edit' : decision !== undefined && decision !== 'approve' && decision !== 'deny') {
+				errors.push(needsReview ? `Choose approve, deny or edit for ${label}.` : `A call that waits only for input can be answered, or denied, for ${label}.`);
 				return [];
 			}
 			if (reason && reason.length > MAX_REASON_CHARS) {
@@ -65,7 +71,24 @@ export function parseReviewSubmission(
 				errors.push(`The decision for ${label} was made on different arguments than the ones pending.`);
 				return [];
 			}
-			if (decision !== 'edit') return [{ callId: call.callId, argsHash: call.argsHash, decision, ...(reason ? { reason } : {}) }];
+			// Input the server asked for: needed unless the call is denied or its arguments edited (it then starts over).
+			let answers: Pick<ApprovalDecisionItem['decisions'][number], 'inputHash' | 'inputResponses'> = {};
+			if (call.input && decision !== 'deny' && decision !== 'edit') {
+				const inputHash = json ? json.inputHash : field('inputHash');
+				if (inputHash !== call.input.inputHash) {
+					errors.push(`The answers for ${label} were given to other input requests than the ones pending.`);
+					return [];
+				}
+				const reading = readCallInput(body, request.approvalId, call, json ? json.inputResponses ?? null : undefined);
+				if (!reading.ok) {
+					errors.push(...reading.errors);
+					Object.assign(inputErrors, reading.byRequest);
+					return [];
+				}
+				answers = { inputHash: call.input.inputHash, inputResponses: reading.inputResponses };
+			}
+			if (decision === undefined) return [{ callId: call.callId, argsHash: call.argsHash, ...answers }];
+			if (decision !== 'edit') return [{ callId: call.callId, argsHash: call.argsHash, decision: decision as 'approve' | 'deny', ...(reason ? { reason } : {}), ...answers }];
 			let edited: unknown = json ? json.arguments : undefined;
 			const size = editedSize(json ? json.arguments : field('args'));
 			if (size > MAX_EDITED_ARGUMENTS_BYTES) {
@@ -88,7 +111,7 @@ export function parseReviewSubmission(
 			return [{ callId: call.callId, argsHash: call.argsHash, decision, arguments: edited, ...(reason ? { reason } : {}) }];
 		}),
 	}));
-	return errors.length ? { ok: false, errors, previous } : { ok: true, decisions };
+	return errors.length ? { ok: false, errors, previous, ...(Object.keys(inputErrors).length ? { inputErrors } : {}) } : { ok: true, decisions };
 }
 
 /** The form values to fill in again after an error. */

@@ -4,6 +4,7 @@ import { verifyN8nSignIn, type SignInOptions, type SignInResult } from './n8nSig
 import { fieldName, renderMessagePage, renderReviewPage, type ReviewPageOptions } from './reviewPage';
 import { checkReviewAccess, MAX_CALLS_PER_PAGE, providedReviewToken, type ReviewScope } from './reviewerAccess';
 import { parseReviewSubmission, valuesToShowAgain } from './reviewSubmission';
+import { mentionsInput } from './inputForm';
 
 /**
  * Everything MCP Approval's webhook does, as a plain function of the request: who may see which
@@ -79,8 +80,8 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 		refused: scope.refused,
 		hidden: scope.hidden,
 	};
-	const page = (status: number, errors: string[], previous: Record<string, string> = {}) =>
-		answer(status, renderReviewPage(scope.open, { ...pageOptions, errors, previous }), { errors, ...scopeSummary(scope) });
+	const page = (status: number, errors: string[], previous: Record<string, string> = {}, inputErrors?: Record<string, string[]>) =>
+		answer(status, renderReviewPage(scope.open, { ...pageOptions, errors, previous, ...(inputErrors ? { inputErrors } : {}) }), { errors, ...scopeSummary(scope) });
 
 	if (!isPost) return answer(200, renderReviewPage(scope.open, pageOptions), { pending: scope.open.map(withoutSecret), ...scopeSummary(scope) });
 
@@ -114,7 +115,7 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 		reviewer = signIn.reviewer;
 	}
 	const result = parseReviewSubmission(body, scope.open, { now: now.toISOString(), reviewer });
-	if (!result.ok) return page(400, result.errors, result.previous);
+	if (!result.ok) return page(400, result.errors, result.previous, result.inputErrors);
 	const count = result.decisions.reduce((n, d) => n + d.decisions.length, 0);
 	const decided = new Set(result.decisions.map((decision) => decision.approvalId));
 	return {
@@ -145,7 +146,7 @@ function withoutSecret(request: ApprovalRequest): Omit<ApprovalRequest, 'reviewT
 /** Whether a submission holds a decision for any call of this request (form fields or JSON). */
 function mentions(body: Record<string, unknown>, request: ApprovalRequest): boolean {
 	if (Array.isArray(body.decisions) && body.decisions.some((d) => d && typeof d === 'object' && (d as { approvalId?: unknown }).approvalId === request.approvalId)) return true;
-	return request.calls.some((call) => body[fieldName('decision', request.approvalId, call.callId)] !== undefined);
+	return request.calls.some((call) => body[fieldName('decision', request.approvalId, call.callId)] !== undefined || mentionsInput(body, request.approvalId, call));
 }
 
 function jsonSize(body: Record<string, unknown>): number {

@@ -1,6 +1,7 @@
 import { MAX_TOOL_CALLS_PER_TURN } from '../agent/step';
 import { hashArguments } from './argumentHash';
-import type { ApprovalRequest } from './approvalRequest';
+import { inputRequestsOf, type ApprovalRequest } from './approvalRequest';
+import { inputRequestsHash } from '../agent/callInput';
 import { REVIEW_TOKEN_PARAM, reviewTokenMatches } from './reviewToken';
 
 /**
@@ -99,6 +100,22 @@ export function integrityProblem(request: ApprovalRequest): string | undefined {
 		if (actual !== call.argsHash) {
 			return `The arguments of call ${index + 1} are not the ones this review was opened for (a node between the MCP Agent and MCP Approval changed them), so they are not shown and cannot be decided. Connect the Agent's "Needs Approval" output straight to MCP Approval and re-run.`;
 		}
+		// The server's input requests (a message, a link) are bound the same way: a node in between must not swap the link.
+		if (call.input !== undefined && !inputIntact(call.input)) {
+			return `The input requests of call ${index + 1} are not the ones the server sent (a node between the MCP Agent and MCP Approval changed them), so they are not shown and cannot be answered. Connect the Agent's "Needs Approval" output straight to MCP Approval and re-run.`;
+		}
 	}
 	return undefined;
+}
+
+function inputIntact(input: unknown): boolean {
+	const view = input as { inputHash?: unknown; requests?: unknown } | null;
+	if (!view || typeof view !== 'object' || typeof view.inputHash !== 'string' || !Array.isArray(view.requests)) return false;
+	const shaped = view.requests.every((item) => item && typeof item === 'object' && typeof item.key === 'string' && typeof item.method === 'string' && Array.isArray(item.warnings));
+	if (!shaped) return false;
+	try {
+		return inputRequestsHash(inputRequestsOf(input as Parameters<typeof inputRequestsOf>[0])) === view.inputHash;
+	} catch {
+		return false;
+	}
 }

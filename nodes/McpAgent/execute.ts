@@ -7,7 +7,7 @@ import { runAgent } from '../../lib/agent/runAgent';
 import { connectServers, systemWithInstructions, type ConnectedServers } from '../../lib/agent/servers';
 import { isServerHandle, type ServerHandle } from '../../lib/agent/serverHandle';
 import { buildRunSettings, type RawAgentOptions } from '../../lib/agent/settings';
-import { createRun, nextEffect, pendingReviews, step } from '../../lib/agent/step';
+import { awaitingPerson, createRun, nextEffect, step } from '../../lib/agent/step';
 import { runToolCalls } from '../../lib/agent/toolRunner';
 import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
 import type { AgentState, OpenApproval } from '../../lib/agent/types';
@@ -126,7 +126,8 @@ function approvalRequestItem(
 	link: { reviewUrl?: string; reviewTokenHash: string },
 	notice?: string,
 ): INodeExecutionData {
-	const calls = state.phase.name === 'run_tools' ? pendingReviews(state.phase) : [];
+	// Calls waiting for review and calls whose server asked for input: one item carries both.
+	const calls = state.phase.name === 'run_tools' ? awaitingPerson(state.phase) : [];
 	const request = buildApprovalRequest(state, approval, calls, { ...link, ...(notice ? { notice } : {}) });
 	return { json: request as unknown as IDataObject, pairedItem: { item: itemIndex } };
 }

@@ -7,9 +7,9 @@ import type { PlannedCall } from '../../lib/agent/types';
 const tool = { serverId: 's1', serverName: 'server one', mcpName: 'echo', fingerprint: 'f' };
 const call = (id: string, extra: Partial<PlannedCall> = {}): PlannedCall => ({ id, providerName: 'echo', tool, arguments: { message: id }, ...extra });
 
+/** A connection whose interactive call completes with whatever `behaviour` resolves (or rejects, or throws). */
 function connection(behaviour: (args: unknown) => Promise<unknown>) {
-	const client = { callTool: (params: { arguments: unknown }) => behaviour(params.arguments) };
-	return { request: (_phase: string, run: (c: typeof client) => Promise<unknown>) => run(client) } as never;
+	return { callToolInteractive: (_name: string, args: unknown) => behaviour(args).then((result) => ({ kind: 'result', result })) } as never;
 }
 
 function run(calls: PlannedCall[], behaviour: (args: unknown) => Promise<unknown>) {
