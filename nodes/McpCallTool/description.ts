@@ -104,6 +104,21 @@ export const callToolProperties: INodeProperties[] = [
 				description: 'Whether progress notifications from the server restart the timeout (up to ten times the timeout in total)',
 			},
 			{
+				displayName: 'On Input Request',
+				name: 'onInputRequest',
+				type: 'options',
+				default: 'decline',
+				options: [
+					{
+						name: 'Decline',
+						value: 'decline',
+						description: 'Answer every request for input with decline, so the server can finish; the output item gets a note (notes) that input was requested and declined',
+					},
+					{ name: 'Fail the Item', value: 'fail', description: "Fail the item with a message naming the tool and the server's request (Continue On Fail applies)" },
+				],
+				description: 'What to do when the server asks for input (elicitation) during the call: nobody can answer here, use the MCP Agent with MCP Approval to let a person answer. Requests for a model completion (sampling) are always declined.',
+			},
+			{
 				displayName: 'On Tool Error (IsError)',
 				name: 'isErrorHandling',
 				type: 'options',

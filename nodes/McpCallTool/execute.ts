@@ -1,7 +1,7 @@
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { listAllTools } from '../../lib/mcp/listing';
-import { callToolValidated } from '../../lib/mcp/toolCall';
+import { callToolAnsweringInput, InputRequestRefused } from '../../lib/mcp/toolCall';
 import { extractToolResult } from '../../lib/tools/callResult';
 import { coerceFieldValues } from '../../lib/tools/schemaFields';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
@@ -25,6 +25,7 @@ interface CallOptions {
 	resetTimeoutOnProgress?: boolean;
 	binaryPropertyPrefix?: string;
 	isErrorHandling?: 'fail' | 'data';
+	onInputRequest?: 'decline' | 'fail';
 	timeout?: number;
 }
 
@@ -91,11 +92,19 @@ async function callForItem(
 		});
 	}
 	const args = readArguments.call(this, itemIndex, tool, params);
-	const result = await callToolValidated(connection, tool, args, {
+	const { result, notes } = await callToolAnsweringInput(connection, tool, args, {
 		timeoutMs: options.timeout && options.timeout > 0 ? options.timeout : undefined,
 		resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? true,
+		onInputRequest: options.onInputRequest === 'fail' ? 'fail' : 'decline',
+	}).catch((error: unknown) => {
+		if (!(error instanceof InputRequestRefused)) throw error;
+		throw new NodeOperationError(this.getNode(), error.message, {
+			itemIndex,
+			description: 'Set Options > On Input Request to "Decline" to let the server finish without the input, or use the MCP Agent with MCP Approval so a person can answer.',
+		});
 	});
 	const output = extractToolResult(tool.name, result, options.binaryPropertyPrefix || 'data');
+	if (notes) (output.json as unknown as IDataObject).notes = notes;
 	if (output.json.isError && (options.isErrorHandling ?? 'fail') === 'fail') {
 		throw new NodeOperationError(this.getNode(), `Tool ${quoteToolName(tool.name)} reported an error: ${output.json.text || 'no message'}`, {
 			itemIndex,
