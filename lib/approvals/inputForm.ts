@@ -185,10 +185,10 @@ export type InputReading = { ok: true; inputResponses: Record<string, Elicitatio
 
 /** "values.seat must be …" as the person reads it: the field's label instead of the path. */
 function explain(problem: { path: string; message: string }, fields: FormField[] | undefined): string {
-	const name = problem.path.replace(/^arguments\.?/, '').split('.')[0];
-	const field = fields?.find((f) => f.name === name);
-	if (!name) return `The values ${problem.message}`;
-	return `${field?.label ?? name}: ${problem.message}`;
+	const path = problem.path.replace(/^arguments\.?/, '');
+	if (!path) return `The values ${problem.message}`;
+	const field = fields?.find((f) => f.name === path);
+	return `${field?.label ?? path}: ${problem.message}`;
 }
 
 /**

@@ -56,3 +56,40 @@ export function submitForm(html: string, choose: (decisionField: string) => stri
 	for (const name of radios) body[browserName(name)] = choose(unescapeHtml(name));
 	return { ...body, ...extra };
 }
+
+/** A call waiting only for input the server asked for, as the Agent puts it on a Needs Approval item. */
+export function inputCall(callId: string, args: unknown, requests: Record<string, { method: string; params?: Record<string, unknown> }>, round = 1): PendingCallView {
+	const items = Object.keys(requests).map((key) => ({ key, method: requests[key].method, ...(requests[key].params ? { params: requests[key].params } : {}), warnings: [] as string[] }));
+	return pendingCall(callId, args, { tool: 'book_trip', needsReview: false, input: { round, inputHash: hashArguments(requests), requests: items } });
+}
+
+/**
+ * What a browser posts for a form (the first <form> of the page), as application/x-www-form-urlencoded
+ * fields: hidden and text-like inputs with their value, checked radios and checkboxes, the selected
+ * option of each select, textareas. `set` overrides or adds values by field name, as a person typing
+ * or choosing would (a radio's value, a select's option value); `unset` unchecks boxes and radios.
+ */
+export function browserPost(html: string, set: Record<string, string> = {}, unset: string[] = []): Record<string, string> {
+	const form = /<form[^>]*>([\s\S]*?)<\/form>/.exec(html)?.[1] ?? '';
+	const body: Record<string, string> = {};
+	const attr = (tag: string, name: string) => {
+		const m = new RegExp(`\\s${name}="([^"]*)"`).exec(tag);
+		return m ? unescapeHtml(m[1]) : undefined;
+	};
+	for (const m of form.matchAll(/<input\b[^>]*>/g)) {
+		const tag = m[0];
+		const name = attr(tag, 'name');
+		if (name === undefined) continue;
+		const type = attr(tag, 'type') ?? 'text';
+		if (type === 'radio' || type === 'checkbox') {
+			if (/\schecked\b/.test(tag)) body[name] = attr(tag, 'value') ?? 'on';
+		} else if (type !== 'password' || set[name] !== undefined) body[name] = attr(tag, 'value') ?? '';
+	}
+	for (const m of form.matchAll(/<textarea\b[^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/textarea>/g)) body[unescapeHtml(m[1])] = unescapeHtml(m[2]);
+	for (const m of form.matchAll(/<select\b[^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/select>/g)) {
+		const selected = /<option value="([^"]*)" selected>/.exec(m[2]) ?? /<option value="([^"]*)"/.exec(m[2]);
+		body[unescapeHtml(m[1])] = selected ? unescapeHtml(selected[1]) : '';
+	}
+	for (const name of unset) delete body[name];
+	return { ...body, ...set };
+}
