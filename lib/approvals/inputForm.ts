@@ -177,7 +177,10 @@ ${body}
 export function renderCallInput(approvalId: string, call: PendingCallView, state: InputFormState): string {
 	const input = call.input;
 	if (!input || !Array.isArray(input.requests)) return '';
-	const intro = `<p class="meta">${call.needsReview === false ? 'This call ran, and the' : 'The'} server needs the answer${input.requests.length === 1 ? '' : 's'} below to finish it (round ${showText(input.round)}). Decline or Cancel tell the server you do not want to answer; it decides what happens then.</p>`;
+	const answers = `answer${input.requests.length === 1 ? '' : 's'}`;
+	const intro = `<p class="meta">${
+		call.needsReview === false ? `This call was already allowed to run; only the server's request for input below needs an answer. The server needs the ${answers} to finish the call` : `If you approve, the server also needs the ${answers} below to finish the call`
+	} (round ${showText(input.round)}). Decline or Cancel tell the server you do not want to answer; it decides what happens then.</p>`;
 	return `${intro}\n${input.requests.map((item) => renderRequest(approvalId, call, item, state)).join('\n')}`;
 }
 

@@ -123,7 +123,7 @@ function renderCall(request: ApprovalRequest, call: PendingCallView, previous: R
 		? `<div>${radio('approve', 'Approve')}${radio('deny', 'Deny')}${radio('edit', 'Approve with edited arguments (below)')}</div>
 <label>Reason (sent to the model when denying)<input type="text" name="${field('reason')}" maxlength="${MAX_REASON_CHARS}" value="${showText(previous[field('reason')] ?? '')}"></label>
 <details${chosen === 'edit' ? ' open' : ''}><summary>Edit the arguments (JSON, used only with "edited arguments")</summary>${editHint}<textarea name="${field('args')}" rows="8">${showText(previous[field('args')] ?? prefill)}</textarea></details>`
-		: '<p class="meta">This call was already allowed to run; only the server\'s request for input below needs an answer.</p>';
+		: '';
 	const input = call.input
 		? `<input type="hidden" name="${field('inputHash')}" value="${showText(call.input.inputHash)}">\n${renderCallInput(request.approvalId, call, { previous, errors: inputErrors })}`
 		: '';
