@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { McpConnection } from '../../lib/mcp/connection';
 import { listAllTools } from '../../lib/mcp/listing';
 import { buildCatalog, type ServerTools } from '../../lib/agent/catalog';
-import { createRun, nextEffect } from '../../lib/agent/step';
+import { createRun, nextEffect, step } from '../../lib/agent/step';
 import { runAgent, type AgentDrivers } from '../../lib/agent/runAgent';
 import { runToolCalls } from '../../lib/agent/toolRunner';
 import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
@@ -19,7 +19,14 @@ import type { AgentState, RunSettings } from '../../lib/agent/types';
 import { createModelClient } from '../../lib/providers/clients';
 import type { ProviderId } from '../../lib/providers/types';
 import { replies, startFakeProvider, toolNamesIn, toolResultsIn, type FakeProvider, type FakeScript } from '../support/fakeProviders';
-import { everythingStdio, FILESYSTEM_BIN, stdioConfig } from '../support/servers';
+import { everythingStdio, FILESYSTEM_BIN, fixtureStdio, stdioConfig } from '../support/servers';
+import { buildApprovalRequest, type ApprovalDecisionItem } from '../../lib/approvals/approvalRequest';
+import { openStore, savePausedRun } from '../../lib/approvals/pausedRuns';
+import { actionForItem } from '../../lib/approvals/resumeInput';
+import { handleReviewWebhook } from '../../lib/approvals/reviewWebhook';
+import { hashReviewToken } from '../../lib/approvals/reviewToken';
+import { inputFieldName } from '../../lib/approvals/inputForm';
+import { browserPost } from '../support/approvalFixtures';
 
 process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
 
@@ -341,5 +348,68 @@ describe.each(KINDS)('%s: resuming from serialized state', (kind) => {
 		]);
 		expect(resumed.usage).toEqual({ inputTokens: 110, outputTokens: 18, cacheReadTokens: 2, cacheWriteTokens: 0 });
 		expect(readFileSync(file(), 'utf8')).toBe('line one');
+	});
+});
+
+describe.each(KINDS)('%s: a 2026-07-28 server asks a person for input in the middle of a run', (kind) => {
+	const r = replies(kind);
+	let modern: McpConnection;
+
+	beforeAll(async () => {
+		modern = await McpConnection.open(fixtureStdio('modern-server.js'));
+	});
+	afterAll(async () => {
+		await modern?.close();
+	});
+
+	it.each([
+		['accepts with "yes"', 'accept', 'true', 'deleted /data/old'],
+		['declines', 'decline', 'true', 'not deleted (decline)'],
+	])('pauses, the person %s on the review page, the run resumes on another worker and the server completes the call', async (_label, action, confirm, expected) => {
+		const catalog = buildCatalog([{ id: 'srv-modern', name: 'modern', tools: await listAllTools(modern) }]).tools;
+		const fake = await startFake(kind, [
+			r.toolCalls([{ id: 'c_del', name: 'confirm_delete', args: { path: '/data/old' } }]),
+			(body) => r.text(`Result: ${toolResultsIn(kind, body).at(-1)?.text}`),
+		]);
+		const connections = new Map([['srv-modern', modern]]);
+		const paused = await runAgent(createRun({ provider: kind, settings: SETTINGS, tools: catalog, userMessage: 'Delete /data/old.' }), drivers(kind, fake, connections));
+		expect(nextEffect(paused)).toMatchObject({
+			type: 'request_approval',
+			calls: [{ id: 'c_del', input: { status: 'pending', round: 1, requestState: 'confirm:/data/old', inputRequests: { confirm: { method: 'elicitation/create', params: { message: 'Delete /data/old?' } } } } }],
+		});
+
+		// As the Agent node pauses: an approval, the run saved server-side, the Needs Approval item out.
+		const approval = { id: 'ap-input', requestedAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 3_600_000).toISOString() };
+		const opened = step(paused, { type: 'approval_opened', approval });
+		const nodeContext: Record<string, unknown> = {};
+		savePausedRun(openStore(nodeContext), approval.id, opened, approval.requestedAt, hashReviewToken('secret-token-0123456789'));
+		const effect = nextEffect(opened);
+		if (effect.type !== 'request_approval') throw new Error(effect.type);
+		const item = JSON.parse(JSON.stringify(buildApprovalRequest(opened, approval, effect.calls, { reviewUrl: 'http://n8n/w/1?reviewToken=secret-token-0123456789', reviewTokenHash: hashReviewToken('secret-token-0123456789') })));
+
+		// The review page: the form from the requested schema, filled and posted as a browser would.
+		const review = (method: 'GET' | 'POST', body: Record<string, unknown> = {}) =>
+			handleReviewWebhook({ method, headers: {}, query: { reviewToken: 'secret-token-0123456789' }, body, pending: [item], requireSignIn: false, allowedReviewers: [], workflowId: 'wf' });
+		const page = await review('GET');
+		expect(page.html).toContain('Delete /data/old?');
+		const confirmField = inputFieldName('value', approval.id, 'c_del', 'confirm', 'confirm');
+		// SEP-1034: the schema's default (false) is pre-selected.
+		expect(page.html).toContain(`<input type="radio" name="${confirmField}" value="false" checked> No`);
+		const posted = await review('POST', browserPost(page.html, { reviewer: 'Ana', [confirmField]: confirm, [inputFieldName('action', approval.id, 'c_del', 'confirm')]: action }));
+		expect(posted.status).toBe(200);
+
+		// Another worker: the node context as n8n stored it, the decision item as MCP Approval resumed with it.
+		const store = openStore(JSON.parse(JSON.stringify(nodeContext)));
+		const resumed = actionForItem(JSON.parse(JSON.stringify(posted.decisions?.[0])) as ApprovalDecisionItem as never, { store, catalog, now: new Date() });
+		if (resumed.kind !== 'continue') throw new Error(resumed.kind);
+		const final = await runAgent(resumed.state, drivers(kind, fake, connections));
+
+		expect(fake.rejected).toEqual([]);
+		// The model gets the server's own result, with a note that a person answered (and how).
+		expect(finished(final)).toMatchObject({
+			status: 'completed',
+			text: `Result: Note: during this call the server asked a person for input; they answered (${action}) and the call went on with their answer.\n${expected}`,
+		});
+		expect(final.toolLog).toMatchObject([{ id: 'c_del', server: 'modern', tool: 'confirm_delete', isError: false, input: { status: 'answered', rounds: 1, actions: { confirm: action }, reviewer: 'Ana' } }]);
 	});
 });
