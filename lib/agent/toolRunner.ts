@@ -60,7 +60,9 @@ export function runToolCalls(calls: PlannedCall[], options: ToolRunnerOptions): 
 		});
 	}
 	return mapWithConcurrency(calls, options.concurrency, (call) => runOne(call, options, result)).then((outcomes) => {
-		for (let i = 0; i < outcomes.length; i++) if (outcomes[i]) result.outcomes.push(outcomes[i] as ToolOutcome);
+		// Every call has an outcome unless one asked for input: then only those are left out.
+		if (!result.inputRequired) result.outcomes = outcomes as ToolOutcome[];
+		else for (let i = 0; i < outcomes.length; i++) if (outcomes[i]) result.outcomes.push(outcomes[i] as ToolOutcome);
 		return result;
 	});
 }
