@@ -12,7 +12,8 @@ import { parseAllowedReviewers } from '../../lib/approvals/n8nSignIn';
 import { handleReviewWebhook } from '../../lib/approvals/reviewWebhook';
 
 /**
- * Waits for a person's decision on the Agent's pending tool calls. While the execution waits, the
+ * Waits for a person's decision on the Agent's pending tool calls (and their answers to input a
+ * tool server asked for during a call: a form generated from the request's schema, or its link). While the execution waits, the
  * execution's resume URL serves the review page to holders of an approval's secret (GET never
  * decides); a valid POST resumes the execution with one decision item per decided approval. If the
  * wait limit passes first, n8n continues without a decision and the Agent denies the calls as
@@ -25,7 +26,7 @@ export class McpApproval implements INodeType {
 		icon: 'file:mcp.svg',
 		group: ['transform'],
 		version: 1,
-		description: 'Pause until a person approves, denies or edits the MCP Agent\'s pending tool calls',
+		description: 'Pause until a person approves, denies or edits the MCP Agent\'s pending tool calls, or answers a tool server\'s request for input',
 		defaults: { name: 'MCP Approval' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
