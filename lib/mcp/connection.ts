@@ -8,6 +8,7 @@ import { LegacyInputRequests, type DeclinedRequest } from './legacyInputRequests
 import type { InteractiveCallOptions, InteractiveToolCallOutcome } from './inputRequests';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { callInteractively, publicOutcome } from './interactiveCall';
+import { ResultTypeDefaulting } from './resultTypeDefault';
 
 export const CLIENT_INFO = { name: 'n8n-nodes-mcp-agent', version: '0.1.0' };
 
@@ -185,7 +186,7 @@ export class McpConnection {
 }
 
 async function endSession(session: LiveSession): Promise<void> {
-	const transport = session.transport;
+	const transport = session.transport instanceof ResultTypeDefaulting ? session.transport.inner : session.transport;
 	if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
 		await transport.terminateSession().catch(() => undefined);
 	}
@@ -296,7 +297,7 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 	const transport: Transport =
 		kind === 'sse'
 			? new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: headerFetch(config.headers) } })
-			: new StreamableHTTPClientTransport(url, { requestInit });
+			: new ResultTypeDefaulting(new StreamableHTTPClientTransport(url, { requestInit }));
 	const { client, legacyInput } = newClient();
 	try {
 		// HTTP+SSE is the 2024-11-05 transport: no server speaking 2026-07-28 serves it, so skip the probe.

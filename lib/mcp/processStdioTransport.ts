@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { OutputTail } from './outputTail';
+import { isModernRevision, withDefaultResultType } from './resultTypeDefault';
 
 export interface ProcessStdioOptions {
 	command: string;
@@ -54,6 +55,7 @@ export class ProcessStdioTransport implements Transport {
 	private pending: string[] = [];
 	private exited = false;
 	private closing = false;
+	private modern = false;
 	private exitPromise?: Promise<void>;
 	exitDescription?: string;
 
@@ -152,7 +154,12 @@ export class ProcessStdioTransport implements Transport {
 			this.stdoutNoise.push(line);
 			return;
 		}
-		this.onmessage?.(parsed);
+		this.onmessage?.(this.modern ? withDefaultResultType(parsed) : parsed);
+	}
+
+	/** Called by the client once the protocol version is known (see resultTypeDefault.ts). */
+	setProtocolVersion(version: string): void {
+		this.modern = isModernRevision(version);
 	}
 
 	async send(message: JSONRPCMessage): Promise<void> {

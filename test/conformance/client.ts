@@ -5,7 +5,12 @@
  * transport and no auth would configure it, so a passing scenario says something about the nodes.
  *
  * The suite runs:  <node> client.js <server-url>
- * with MCP_CONFORMANCE_SCENARIO=<scenario name> (and, for some auth scenarios, MCP_CONFORMANCE_CONTEXT).
+ * with MCP_CONFORMANCE_SCENARIO=<scenario name>, MCP_CONFORMANCE_PROTOCOL_VERSION, and for some
+ * scenarios MCP_CONFORMANCE_CONTEXT (JSON: e.g. the tool calls to make, with their arguments).
+ *
+ * Input requests: the nodes never answer on a person's behalf (MCP Call Tool declines, the Agent
+ * asks a person through MCP Approval). Scenarios that need an accepted answer get one here, from
+ * the requested schema's defaults (SEP-1034), the way a person accepting a pre-filled form would.
  *
  * Exit code 0 when the scenario's flow completed, 1 (with an explained error on stderr) otherwise.
  * scripts/conformance.sh compiles this file (with lib/) and compares the suite's verdicts with
@@ -77,10 +82,96 @@ const sseRetryFlow: Flow = async (connection) => {
 	await callTool(connection, tool, {});
 };
 
-/** The tool sends elicitation/create to the client while it runs (SEP-1034 defaults). */
+/**
+ * What a person accepting a pre-filled form sends: each field's default (SEP-1034), else the first
+ * enum value, true, 0 or an empty string.
+ */
+function acceptWithDefaults(params: Record<string, unknown> | undefined): { action: 'accept'; content: Record<string, unknown> } {
+	const schema = (params?.requestedSchema ?? {}) as { properties?: Record<string, Record<string, unknown>> };
+	const content: Record<string, unknown> = {};
+	for (const [name, field] of Object.entries(schema.properties ?? {})) {
+		if (field.default !== undefined) content[name] = field.default;
+		else if (Array.isArray(field.enum) && field.enum.length) content[name] = field.enum[0];
+		else if (field.type === 'boolean') content[name] = true;
+		else if (field.type === 'number' || field.type === 'integer') content[name] = 0;
+		else content[name] = '';
+	}
+	return { action: 'accept', content };
+}
+
+/** The tool sends elicitation/create to the client while it runs (2025 era, SEP-1034 defaults). */
 const elicitationDefaultsFlow: Flow = async (connection) => {
+	connection.client.setRequestHandler('elicitation/create', (request) => acceptWithDefaults(request.params as Record<string, unknown>) as { action: 'accept'; content: Record<string, string | number | boolean> });
 	const tool = findTool(await listTools(connection), 'test_client_elicitation_defaults');
 	await callTool(connection, tool, {});
+};
+
+/**
+ * A call through callToolInteractive (the Agent's path), answering every input_required round
+ * with defaults and the request state echoed, as MCP Approval does once a person submitted the form.
+ */
+async function callAnswering(connection: McpConnection, name: string, args: Record<string, unknown>): Promise<string> {
+	let outcome = await connection.callToolInteractive(name, args, { timeoutMs: TIMEOUT_MS });
+	for (let round = 0; outcome.kind === 'input_required'; round++) {
+		if (round >= 5) throw new Error(`tool "${name}" kept asking for input`);
+		const inputResponses = Object.fromEntries(Object.entries(outcome.inputRequests).map(([key, request]) => [key, acceptWithDefaults(request.params)]));
+		log(`${name} asked for ${Object.keys(inputResponses).join(', ')}; answering`);
+		outcome = await connection.callToolInteractive(name, args, {
+			timeoutMs: TIMEOUT_MS,
+			continuation: { inputResponses, ...(outcome.requestState !== undefined ? { requestState: outcome.requestState } : {}) },
+		});
+	}
+	const output = extractToolResult(name, outcome.result);
+	log(`${name} -> ${output.json.isError ? 'tool error: ' : ''}${output.json.text}`);
+	if (output.json.isError) throw new Error(`tool "${name}" returned an error result: ${output.json.text}`);
+	return output.json.text;
+}
+
+/** SEP-2322: the multi-round-trip tools, each completed with its request state echoed as received. */
+const requestStateFlow: Flow = async (connection) => {
+	const tools = await listTools(connection);
+	for (const name of ['test_mrtr_echo_state', 'test_mrtr_no_state', 'test_mrtr_unrelated', 'test_mrtr_no_result_type']) {
+		findTool(tools, name);
+		await callAnswering(connection, name, {});
+	}
+};
+
+interface ScenarioContext {
+	toolCalls?: Array<{ name: string; arguments?: Record<string, unknown> }>;
+}
+
+function scenarioContext(): ScenarioContext {
+	try {
+		return JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as ScenarioContext;
+	} catch {
+		return {};
+	}
+}
+
+/**
+ * SEP-2243: the tool calls the scenario names, with its arguments (some deliberately outside the
+ * schema, such as null for a boolean, so no argument validation here): marked arguments must
+ * arrive as Mcp-Param-* headers, encoded.
+ */
+const customHeadersFlow: Flow = async (connection) => {
+	const tools = await listTools(connection);
+	for (const call of scenarioContext().toolCalls ?? []) {
+		findTool(tools, call.name);
+		await callAnswering(connection, call.name, call.arguments ?? {});
+	}
+};
+
+/** SEP-2243: tools with invalid x-mcp-header declarations are left out; the valid one still works. */
+const invalidToolHeadersFlow: Flow = async (connection) => {
+	const tool = findTool(await listTools(connection), 'valid_tool');
+	await callTool(connection, tool, { region: 'us-east1' });
+};
+
+/** SEP-1613/2106: the focal tool's inputSchema, as listed, goes back to the server verbatim. */
+const schemaPreservationFlow: Flow = async (connection) => {
+	const tools = await listTools(connection);
+	const focal = findTool(tools, 'json_schema_2020_12_tool');
+	await callTool(connection, findTool(tools, 'json_schema_echo'), { schema: focal.inputSchema });
 };
 
 /** The auth scenarios' test server offers one tool, "test-tool", behind OAuth. */
@@ -95,6 +186,10 @@ const FLOWS: Record<string, Flow> = {
 	tools_call: toolsCallFlow,
 	'sse-retry': sseRetryFlow,
 	'elicitation-sep1034-client-defaults': elicitationDefaultsFlow,
+	'sep-2322-client-request-state': requestStateFlow,
+	'http-custom-headers': customHeadersFlow,
+	'http-invalid-tool-headers': invalidToolHeadersFlow,
+	'json-schema-2020-12-preservation': schemaPreservationFlow,
 };
 
 function flowFor(scenario: string): Flow {

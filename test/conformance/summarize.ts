@@ -3,8 +3,11 @@
  *
  *   node summarize.js <outcomes.tsv> <expected.json> [--subset]
  *
- * outcomes.tsv (written by scripts/conformance.sh) has one line per scenario:
- *   <scenario> TAB <suite exit code> TAB <folder with the suite's checks.json> TAB <suite log file>
+ * outcomes.tsv (written by scripts/conformance.sh) has one line per scenario and spec version:
+ *   <scenario> [<spec version>] TAB <suite exit code> TAB <folder with the suite's checks.json> TAB <suite log file>
+ *
+ * expected.json names scenarios without a version: a listed scenario is expected to fail in every
+ * spec version it runs in.
  *
  * Exit 1 when a scenario that should pass failed, a listed scenario passed (the list is stale), or
  * expected.json names a scenario the suite did not run (not checked with --subset); otherwise 0.
@@ -14,7 +17,7 @@ import { join } from 'node:path';
 
 interface Expected {
 	suite?: string;
-	specVersion?: string;
+	specVersions?: string[];
 	expectedFailures: Record<string, string>;
 }
 
@@ -31,6 +34,11 @@ interface Outcome {
 	exitCode: number;
 	resultDir: string;
 	logFile: string;
+}
+
+/** "tools_call [2026-07-28]" -> "tools_call". */
+function scenarioName(outcome: Outcome): string {
+	return outcome.scenario.replace(/ \[[^\]]+\]$/, '');
 }
 
 function readOutcomes(file: string): Outcome[] {
@@ -114,7 +122,7 @@ function main(): number {
 	for (const outcome of outcomes) {
 		const checks = readChecks(outcome.resultDir);
 		const ok = outcome.exitCode === 0 && checks !== undefined;
-		const reason = listed[outcome.scenario];
+		const reason = listed[scenarioName(outcome)];
 		const detail = `(${tally(checks)})`;
 		if (ok && reason === undefined) {
 			passed++;
@@ -135,7 +143,7 @@ function main(): number {
 		}
 	}
 
-	const ran = new Set(outcomes.map((o) => o.scenario));
+	const ran = new Set(outcomes.map(scenarioName));
 	for (const name of subset ? [] : Object.keys(listed)) {
 		if (!ran.has(name)) errors.push(`${expectedFile} lists "${name}", which this suite version did not run (renamed or removed?).`);
 	}
