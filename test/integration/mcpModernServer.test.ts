@@ -154,3 +154,26 @@ describe.each(['stdio', 'http'] as const)('MCP 2026-07-28 server over %s', (tran
 		});
 	}
 });
+
+describe('secrets on the input-request path (stdio, MCP 2026-07-28)', () => {
+	const SECRET = 'sk-live-0123456789abcdefSECRET';
+	let connection: McpConnection;
+	beforeAll(async () => {
+		connection = await McpConnection.open(stdioConfig(process.execPath, [MODERN, 'stdio'], { env: { API_KEY: SECRET }, secretEnvNames: ['API_KEY'] }));
+		await listAllTools(connection);
+	});
+	afterAll(() => connection?.close());
+
+	it('redacts what the server asks and answers, and still echoes the request state byte for byte', async () => {
+		const asked = await connection.callToolInteractive('confirm_delete', { path: SECRET });
+		if (asked.kind !== 'input_required') throw new Error(`expected input_required, got ${JSON.stringify(asked)}`);
+		expect(JSON.stringify(asked.inputRequests)).not.toContain(SECRET);
+		expect(asked.inputRequests.confirm.params?.message).toBe('Delete [redacted]?');
+		expect(asked.requestState).toBe(`confirm:${SECRET}`);
+		const done = await connection.callToolInteractive('confirm_delete', { path: SECRET }, {
+			continuation: { inputResponses: { confirm: { action: 'accept', content: { confirm: true } } }, requestState: asked.requestState },
+		});
+		expect(done).toMatchObject({ kind: 'result', result: { content: [{ type: 'text', text: 'deleted [redacted]' }] } });
+		expect(JSON.stringify(done)).not.toContain(SECRET);
+	});
+});
