@@ -54,7 +54,7 @@ die() { log "$*"; exit 1; }
 
 # --- preconditions -------------------------------------------------------------------------------
 
-[[ -x "$ROOT/node_modules/.bin/tsc" && -d "$ROOT/node_modules/@modelcontextprotocol/sdk" ]] ||
+[[ -x "$ROOT/node_modules/.bin/tsc" && -d "$ROOT/node_modules/@modelcontextprotocol/client" ]] ||
 	die "the repo's dependencies are not installed; run 'npm ci' first."
 command -v setsid >/dev/null && command -v timeout >/dev/null ||
 	die "setsid and timeout (util-linux, coreutils) are needed."
