@@ -16,6 +16,50 @@ function fieldName(kind, approvalId, callId) {
 	return require(path.join(REPO, 'dist', 'lib', 'approvals', 'reviewPage.js')).fieldName(kind, approvalId, callId);
 }
 
+/** The field name of an input request's part on the review page (from the built package, as the page renders it). */
+function inputFieldName(part, approvalId, callId, key, property, option) {
+	return require(path.join(REPO, 'dist', 'lib', 'approvals', 'inputForm.js')).inputFieldName(part, approvalId, callId, key, property, option);
+}
+
+function unescapeHtml(text) {
+	return text.replace(/&(amp|lt|gt|quot|#39);/g, (_, entity) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[entity]);
+}
+
+/**
+ * What a browser submits for the review page's form before the person touches it: hidden fields,
+ * text fields with their values, checked radios and checkboxes, textareas, selected options. An
+ * unchecked radio group sends nothing. The review page has no JavaScript, so this is all of it.
+ */
+function browserForm(html) {
+	const form = /<form[^>]*>([\s\S]*?)<\/form>/.exec(html)?.[1];
+	assert.ok(form !== undefined, 'the review page has no form');
+	const attr = (tag, name) => {
+		const m = new RegExp(`\\s${name}="([^"]*)"`).exec(tag);
+		return m ? unescapeHtml(m[1]) : undefined;
+	};
+	const fields = {};
+	for (const [tag] of form.matchAll(/<input\b[^>]*>/g)) {
+		const name = attr(tag, 'name');
+		if (name === undefined) continue;
+		const type = attr(tag, 'type') ?? 'text';
+		if (type === 'radio' || type === 'checkbox') {
+			if (/\schecked\b/.test(tag)) fields[name] = attr(tag, 'value') ?? 'on';
+		} else if (type !== 'password') fields[name] = attr(tag, 'value') ?? '';
+	}
+	for (const m of form.matchAll(/<textarea\b[^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/textarea>/g)) fields[unescapeHtml(m[1])] = unescapeHtml(m[2]);
+	for (const m of form.matchAll(/<select\b[^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/select>/g)) {
+		const selected = /<option value="([^"]*)" selected>/.exec(m[2]) ?? /<option value="([^"]*)"/.exec(m[2]);
+		fields[unescapeHtml(m[1])] = selected ? unescapeHtml(selected[1]) : '';
+	}
+	return fields;
+}
+
+/** POST fields to the page's own URL (the form has no action) as a browser sends a form. */
+async function submitForm(url, fields) {
+	const response = await fetch(url, { method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+	return { status: response.status, text: await response.text() };
+}
+
 /** The scripted LLM's plan: rounds of parallel tool calls (see ../lib/scriptedLlm.js). */
 const plan = (...rounds) => JSON.stringify({ rounds });
 const call = (tool, args = {}) => ({ tool, args });
@@ -85,4 +129,4 @@ async function nextMessage(ctx, name, h, { timeoutMs = 90000 } = {}) {
 	}
 }
 
-module.exports = { plan, call, finalResults, reviewPage, decide, assertRecorded, pageText, fieldName, nextMessage };
+module.exports = { plan, call, finalResults, reviewPage, decide, assertRecorded, pageText, fieldName, inputFieldName, browserForm, submitForm, nextMessage };

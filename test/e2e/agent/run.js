@@ -1,8 +1,8 @@
 'use strict';
 // End-to-end: the MCP Agent and human review in a real n8n 2.41.1 (`node test/e2e/agent/run.js`,
 // part of `npm run test:e2e`). A scripted, wire-compatible fake LLM runs in this process; tools
-// come from real MCP servers (server-everything, server-filesystem, and a counter server whose
-// file shows exactly which calls reached it).
+// come from real MCP servers (server-everything, server-filesystem, a counter server whose file
+// shows exactly which calls reached it, and MCP 2026-07-28 / 2025-11-25 fixtures for issue 11).
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -18,16 +18,19 @@ const { freePorts } = require('../lib/net');
 const processes = require('../lib/processes');
 const { startEverythingHttp, EVERYTHING_ENTRY, REPO } = require('../lib/everything');
 const { startScriptedLlm } = require('../lib/scriptedLlm');
+const { startModernHttp, MODERN_SERVER } = require('../lib/modernServer');
 const { startInbox } = require('./inbox');
 const { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, leakWorkflow } = require('./workflows');
 const hardeningCases = require('./hardeningCases');
-const { plan, call, finalResults, reviewPage, decide, assertRecorded, fieldName, nextMessage } = require('./review');
+const inputCases = require('./inputCases');
+const { plan, call, finalResults, reviewPage, decide, assertRecorded, fieldName, inputFieldName, browserForm, submitForm, nextMessage } = require('./review');
 const { latestFinishedExecution } = require('../lib/executions');
 
 // Node 24 and n8n from scripts/ensure-n8n.sh (installed into the cache when missing).
 const { node24Bin: NODE24_BIN, n8nBin: N8N_BIN } = resolveN8n();
 const COUNTER_SERVER = path.join(REPO, 'test', 'fixtures', 'counter-server.js');
 const HOSTILE_SERVER = path.join(REPO, 'test', 'fixtures', 'hostile-server.js');
+const LEGACY_SERVER = path.join(REPO, 'test', 'fixtures', 'legacy-server.js');
 const FILESYSTEM_ENTRY = path.join(REPO, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
 
 const ctx = {};
@@ -84,6 +87,10 @@ function credentials() {
 		stdio(CREDENTIALS.hostile, [HOSTILE_SERVER], `HOSTILE_CALLS_FILE=${ctx.hostileCallsFile}`),
 		{ ...CREDENTIALS.leakHttp, type: 'mcpServerHttpApi', data: { url: ctx.everything.url, transport: 'streamableHttp', authentication: 'bearer', token: hardeningCases.HTTP_TOKEN, headers: '', trustAnnotations: false, connectTimeout: 30000, requestTimeout: 60000 } },
 		stdio(CREDENTIALS.leakStdio, [HOSTILE_SERVER], 'HOSTILE_LEAK_VARIABLE=HOSTILE_SECRET', `HOSTILE_SECRET=${hardeningCases.STDIO_SECRET}`),
+		// Issue 11: a 2026-07-28 server on the v2 server package (stdio and HTTP), a 2025-11-25 one on the v1 SDK.
+		stdio(CREDENTIALS.modernStdio, [MODERN_SERVER, 'stdio']),
+		{ ...CREDENTIALS.modernHttp, type: 'mcpServerHttpApi', data: { url: ctx.modern.url, transport: 'streamableHttp', authentication: 'none', trustAnnotations: false, connectTimeout: 30000, requestTimeout: 60000 } },
+		stdio(CREDENTIALS.legacyStdio, [LEGACY_SERVER, 'stdio']),
 	];
 }
 
@@ -106,6 +113,9 @@ function workflows() {
 		freezeWorkflow({ name: 'freeze', inboxUrl, text: hardeningCases.HOSTILE_TEXT }),
 		approvalWorkflow({ name: 'waitget', inboxUrl, approval: 'wait', waitMethod: 'GET' }),
 		leakWorkflow({ name: 'leak' }),
+		approvalWorkflow({ name: 'input', inboxUrl, requireApprovalFor: 'none', server: CREDENTIALS.modernStdio, serverName: 'Modern' }),
+		approvalWorkflow({ name: 'inputhttp', inboxUrl, provider: 'openaiResponses', server: CREDENTIALS.modernHttp, serverName: 'Modern', connection: 'http' }),
+		approvalWorkflow({ name: 'legacy', inboxUrl, requireApprovalFor: 'none', server: CREDENTIALS.legacyStdio, serverName: 'Legacy' }),
 	];
 }
 
@@ -126,6 +136,8 @@ before(async () => {
 	ctx.inbox = await startInbox();
 	const [everythingPort] = await freePorts(1);
 	ctx.everything = await startEverythingHttp({ port: everythingPort, logFile: path.join(ctx.dir, 'everything.log'), env: { MCP_AGENT_E2E_AGENT_RUN: path.basename(ctx.dir) } });
+	const [modernPort] = await freePorts(1);
+	ctx.modern = await startModernHttp({ port: modernPort, logFile: path.join(ctx.dir, 'modern-http.log'), env: { MCP_AGENT_E2E_AGENT_RUN: path.basename(ctx.dir) } });
 	const [port, brokerPort] = await freePorts(2);
 	ctx.n8n = new N8n({ node24Bin: NODE24_BIN, n8nBin: N8N_BIN, userFolder: ctx.userFolder, port, brokerPort, logFile: path.join(ctx.dir, 'n8n.log'), runMarker: ctx.runMarker });
 	fs.writeFileSync(path.join(ctx.dir, 'credentials.json'), JSON.stringify(credentials(), null, 2));
@@ -144,10 +156,11 @@ before(async () => {
 after(async () => {
 	await ctx.n8n?.stop();
 	await ctx.everything?.stop();
+	await ctx.modern?.stop();
 	await ctx.llm?.close();
 	await ctx.inbox?.close();
-	if (!process.exitCode) fs.rmSync(ctx.dir, { recursive: true, force: true });
-	else process.stderr.write(`[e2e agent] kept ${ctx.dir} (n8n.log has the server log)\n`);
+	if (!process.exitCode && process.env.MCP_AGENT_E2E_KEEP !== '1') fs.rmSync(ctx.dir, { recursive: true, force: true });
+	else process.stderr.write(`[e2e agent] kept ${ctx.dir} (n8n.log has the server log; screenshots/ the review pages chromium rendered)\n`);
 });
 
 const e2e = reportingTest((name) => `\n[e2e agent] ${name} failed; n8n log tail:\n${ctx.n8n?.logTail(60)}\n`);
@@ -155,11 +168,13 @@ const e2e = reportingTest((name) => `\n[e2e agent] ${name} failed; n8n log tail:
 require('./agentCases')(e2e, ctx, { plan, call, finalResults, MANUAL_PLAN });
 require('./approvalCases')(e2e, ctx, { plan, call, finalResults, reviewPage, decide, assertRecorded, fieldName, nextMessage, latestError, counterLabels, latestStatus, ownerSession, OWNER });
 hardeningCases(e2e, ctx, { plan, call, finalResults, nextMessage, counterLabels, latestStatus, latestError });
+inputCases(e2e, ctx, { plan, call, finalResults, reviewPage, assertRecorded, fieldName, inputFieldName, browserForm, submitForm, nextMessage, latestStatus, latestError, ownerSession, credentials });
 require('./agentCases').credentialTests(e2e, ctx, { credentials, ownerSession });
 
 e2e('stopping n8n and the servers leaves no process of this run behind', async () => {
 	await ctx.n8n.stop();
 	await ctx.everything.stop();
+	await ctx.modern.stop();
 	const criteria = { pgids: new Set(processes.groups), runDir: ctx.dir, envMarker: ctx.runMarker, excludePids: [] };
 	let left = processes.findLeftovers(criteria);
 	for (let i = 0; left.length && i < 20; i++) {

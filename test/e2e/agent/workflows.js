@@ -13,6 +13,10 @@ const CREDENTIALS = {
 	hostile: { id: 'e2eHostileStdio0001', name: 'Hostile server (stdio)' },
 	leakHttp: { id: 'e2eLeakHttpToken001', name: 'Bearer token with a line break' },
 	leakStdio: { id: 'e2eLeakStdioSecret1', name: 'Server printing its secret' },
+	// Issue 11: a 2026-07-28 server (stdio and Streamable HTTP) and a 2025-11-25 one.
+	modernStdio: { id: 'e2eModernStdio00001', name: 'MCP 2026-07-28 fixture (stdio)' },
+	modernHttp: { id: 'e2eModernHttp000001', name: 'MCP 2026-07-28 fixture (HTTP)' },
+	legacyStdio: { id: 'e2eLegacyStdio00001', name: 'MCP 2025-11-25 fixture (stdio)' },
 };
 
 function id(name) {
@@ -44,8 +48,9 @@ function post(name, url, y) {
  * /pending/<case> (placed above, so n8n runs it first) and -> the approval node -> back to the Agent.
  * approval: 'mcp' (MCP Approval node) or 'wait' (n8n's Wait node "on webhook call", the
  * send-and-wait style channel, resumed by an HTTP request with method waitMethod).
+ * The one MCP Server sub-node is named serverName and uses `server` over `connection` (stdio or http).
  */
-function approvalWorkflow({ name, inboxUrl, provider = 'anthropic', requireApprovalFor = 'notReadOnly', approvalOptions = {}, server = CREDENTIALS.counter, approval = 'mcp', waitMethod = 'POST', splitPlans = false, options = {}, approvalParameters = {} }) {
+function approvalWorkflow({ name, inboxUrl, provider = 'anthropic', requireApprovalFor = 'notReadOnly', approvalOptions = {}, server = CREDENTIALS.counter, serverName = 'Counter', connection = 'stdio', approval = 'mcp', waitMethod = 'POST', splitPlans = false, options = {}, approvalParameters = {} }) {
 	const nodes = [
 		{ id: `${name}-hook`, name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2.1, position: [0, 0], webhookId: `${id(name)}-hook`, parameters: { httpMethod: 'POST', path: `agent-${name}`, responseMode: 'onReceived', options: {} } },
 		{
@@ -57,13 +62,13 @@ function approvalWorkflow({ name, inboxUrl, provider = 'anthropic', requireAppro
 			parameters: { provider, model: { __rl: true, mode: 'id', value: 'fake-model' }, userMessage: splitPlans ? '={{ $json.plan }}' : '={{ $json.body.plan }}', requireApprovalFor, approvalOptions, options },
 			credentials: providerCredential(provider),
 		},
-		serverNode('Counter', server, 'stdio', 250),
+		serverNode(serverName, server, connection, 250),
 		post('Report', `${inboxUrl}/done/${name}`, -150),
 		post('Notify', `${inboxUrl}/pending/${name}`, 150),
 	];
 	const connections = {
 		'MCP Agent': { main: [[{ node: 'Report', type: 'main', index: 0 }], [{ node: 'Notify', type: 'main', index: 0 }, { node: 'Approval', type: 'main', index: 0 }]] },
-		Counter: { ai_tool: [[{ node: 'MCP Agent', type: 'ai_tool', index: 0 }]] },
+		[serverName]: { ai_tool: [[{ node: 'MCP Agent', type: 'ai_tool', index: 0 }]] },
 		Approval: { main: [[{ node: 'MCP Agent', type: 'main', index: 0 }]] },
 	};
 	nodes.push(
