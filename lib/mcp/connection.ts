@@ -294,10 +294,19 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 		throw new McpFailure(`The MCP server URL must use http:// or https:// (got ${url.protocol}).`, 'config');
 	}
 	const requestInit: RequestInit = { headers: { ...config.headers } };
+	// OAuth: the transport asks for a token before each request and hands 401s (and, for an
+	// interactive session, 403 insufficient_scope) to the provider; see lib/mcp/oauth.
+	const auth = config.auth ? { authProvider: config.auth.provider } : {};
 	const transport: Transport =
 		kind === 'sse'
-			? new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: headerFetch(config.headers) } })
-			: new ResultTypeDefaulting(new StreamableHTTPClientTransport(url, { requestInit }));
+			? new SSEClientTransport(url, { requestInit, ...auth, eventSourceInit: { fetch: headerFetch(config.headers) } })
+			: new ResultTypeDefaulting(
+					new StreamableHTTPClientTransport(url, {
+						requestInit,
+						...auth,
+						...(config.auth ? { onInsufficientScope: config.auth.onInsufficientScope } : {}),
+					}),
+				);
 	const { client, legacyInput } = newClient();
 	try {
 		// HTTP+SSE is the 2024-11-05 transport: no server speaking 2026-07-28 serves it, so skip the probe.

@@ -2,6 +2,7 @@ import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/cli
 import type { McpServerConfig } from './serverConfig';
 import { describeServer } from './serverConfig';
 import { redactorForServer, type Redactor } from './secrets';
+import { explainOAuthError } from './oauth/oauthErrors';
 
 /**
  * An MCP failure explained for a person: what went wrong, where, and (for local commands) what the
@@ -22,6 +23,12 @@ export type McpFailureKind =
 	| 'protocol'
 	| 'disabled'
 	| 'config'
+	/** OAuth: the grant is gone or refused; a person has to reconnect the credential. */
+	| 'reconnect'
+	/** OAuth: 403 insufficient_scope; the message names the scope. */
+	| 'insufficient-scope'
+	/** OAuth: discovery, issuer checks, the token endpoint. */
+	| 'oauth'
 	| 'unknown';
 
 export class McpFailure extends Error {
@@ -72,11 +79,23 @@ export function explainMcpError(
 	exitDescription?: string,
 ): McpFailure {
 	const redactor = redactorForServer(config);
-	if (error instanceof McpFailure) return redactor.active ? redactFailure(error, redactor) : error;
+	// Our own failures may come back wrapped by the client (an OAuth refresh failing inside the
+	// transport, a connect that wraps its cause): the innermost explanation is the useful one.
+	const own = ownFailureIn(error);
+	if (own) return redactor.active ? redactFailure(own, redactor) : own;
 	const failure = explainUnredacted(error, config, phase, redactor.text, serverOutput, exitDescription);
 	// The inputs were redacted before being cut or joined (a cut secret no longer matches); this
 	// second pass covers anything else that reached the message.
 	return redactor.active ? redactFailure(failure, redactor) : failure;
+}
+
+function ownFailureIn(error: unknown): McpFailure | undefined {
+	let current: unknown = error;
+	for (let depth = 0; current && typeof current === 'object' && depth < 6; depth++) {
+		if (current instanceof McpFailure) return current;
+		current = (current as Causal).cause;
+	}
+	return undefined;
 }
 
 /**
@@ -132,7 +151,14 @@ function explainUnredacted(
 	if (stringCode && TLS_CODES.test(stringCode)) {
 		return new McpFailure(`TLS error talking to ${where} while ${phase}: ${stringCode}. The server's certificate is not trusted by n8n (set NODE_EXTRA_CA_CERTS for a private CA).`, 'tls', output);
 	}
+	if (config.kind === 'http') {
+		const oauth = explainOAuthError(error, config.auth, where, phase);
+		if (oauth) return new McpFailure(redact(oauth.message), oauth.kind, output, oauth.httpStatus);
+	}
 	const status = httpStatusOf(error);
+	if (status === 401 && config.kind === 'http' && config.auth) {
+		return new McpFailure(`${where} answered 401 Unauthorized while ${phase}: the OAuth access token was refused. ${config.auth.remedy}`, 'reconnect', output, 401);
+	}
 	if (status === 401) {
 		return new McpFailure(`${where} answered 401 Unauthorized while ${phase}: the token or headers in the credential were rejected or are missing.`, 'unauthorized', output, 401);
 	}

@@ -9,6 +9,8 @@ import type { McpServerConfig } from './serverConfig';
  * What counts as a secret:
  * - HTTP: every header value (the bearer token included), and the credential part after an
  *   auth scheme ("Bearer x" -> "x"; "Basic b64" -> the decoded "user:pass" and the password);
+ *   with OAuth, every access and refresh token the connection has held, the client secret and
+ *   the private key (lib/mcp/oauth, `McpAuth.secrets`), also after a refresh replaced them;
  *   in the URL, the user-info password, path segments that look like tokens (see
  *   `looksLikeToken`), and query values whose name suggests a credential or that look like tokens.
  * - Local command: every Secret Environment Variables value (`secretEnvNames`, which the
@@ -210,8 +212,26 @@ const byConfig = new WeakMap<McpServerConfig, Redactor>();
 export function redactorForServer(config: McpServerConfig): Redactor {
 	let redactor = byConfig.get(config);
 	if (!redactor) {
-		redactor = createRedactor(serverSecrets(config));
+		redactor = config.kind === 'http' && config.auth ? rotatingRedactor(serverSecrets(config), config.auth) : createRedactor(serverSecrets(config));
 		byConfig.set(config, redactor);
 	}
 	return redactor;
+}
+
+/**
+ * OAuth tokens arrive and rotate while a connection is open (a refresh in the middle of a run), so
+ * the redactor of an OAuth configuration rebuilds itself whenever the auth has seen a new value.
+ * Always active: there is a token to hide as soon as the first request goes out.
+ */
+function rotatingRedactor(fixed: string[], auth: { secrets(): string[]; readonly secretsVersion: number }): Redactor {
+	let version = -1;
+	let current: Redactor = INACTIVE;
+	const latest = (): Redactor => {
+		if (auth.secretsVersion !== version) {
+			version = auth.secretsVersion;
+			current = createRedactor([...fixed, ...auth.secrets()]);
+		}
+		return current;
+	};
+	return { active: true, text: (value) => latest().text(value), value: (value) => latest().value(value) };
 }

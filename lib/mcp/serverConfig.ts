@@ -1,3 +1,4 @@
+import type { McpAuth } from './oauth/types';
 import { describeUrl } from './secrets';
 
 /**
@@ -13,6 +14,11 @@ export interface HttpServerConfig {
 	transport: HttpTransportKind;
 	/** Extra request headers (bearer token or custom headers). Values are secrets. */
 	headers: Record<string, string>;
+	/**
+	 * OAuth (lib/mcp/oauth): the transport asks it for a token before every request and lets it
+	 * refresh on a 401. Not serializable; made again from the credential for every execution.
+	 */
+	auth?: McpAuth;
 	trustAnnotations: boolean;
 	connectTimeoutMs: number;
 	requestTimeoutMs: number;

@@ -1,0 +1,148 @@
+import type { AuthProvider } from '@modelcontextprotocol/client';
+import { McpFailure } from '../errors';
+import { SecretLedger, type McpAuth } from './types';
+
+/**
+ * OAuth tokens held by the host: n8n stores them (encrypted) after "Connect my account" and is
+ * the only one that can write them back, through its own refresh helper, under its own lock.
+ * So the transport gets a minimal AuthProvider over them: a token before every request, refreshed
+ * first when it is about to expire, and one refresh through the host when the server answers 401.
+ * No OAuthClientProvider: our code never redeems a code or stores a token itself.
+ */
+
+/** The token data the host keeps (n8n's `oauthTokenData`): snake_case, with camelCase from old flows. */
+export interface HostTokenData {
+	access_token?: unknown;
+	accessToken?: unknown;
+	refresh_token?: unknown;
+	refreshToken?: unknown;
+	expires_in?: unknown;
+	/** Absolute expiry in ms, written by n8n 2.x; n8n 1.x does not write it (then 401-driven only). */
+	n8n_expires_at?: unknown;
+	scope?: unknown;
+	[key: string]: unknown;
+}
+
+export interface HostTokenSource {
+	/** The token data as the host handed it to this execution. */
+	readonly initial: HostTokenData | undefined;
+	/** Refreshes through the host (which persists the result) and returns the new token data. */
+	refresh(): Promise<HostTokenData | undefined>;
+}
+
+export interface HostTokenAuthOptions {
+	/** Shown in errors: the credential's name or type, never a value. */
+	credentialLabel?: string;
+	now?: () => number;
+}
+
+/** n8n's own rule for its MCP nodes: refresh 2 minutes, or a tenth of the lifetime, before expiry. */
+const REFRESH_BUFFER_MS = 2 * 60 * 1000;
+const REFRESH_BUFFER_RATIO = 0.1;
+
+export function accessTokenOf(data: HostTokenData | undefined): string | undefined {
+	const token = data?.access_token ?? data?.accessToken;
+	return typeof token === 'string' && token ? token : undefined;
+}
+
+function refreshTokenOf(data: HostTokenData | undefined): string | undefined {
+	const token = data?.refresh_token ?? data?.refreshToken;
+	return typeof token === 'string' && token ? token : undefined;
+}
+
+/** True when the token expires within the buffer (and a refresh token exists to renew it). */
+export function expiresSoon(data: HostTokenData | undefined, now: number): boolean {
+	if (!data || !refreshTokenOf(data)) return false;
+	const expiresAt = Number(data.n8n_expires_at);
+	if (!Number.isFinite(expiresAt)) return false;
+	const lifetimeMs = Number(data.expires_in) * 1000;
+	const buffer = Number.isFinite(lifetimeMs) && lifetimeMs > 0 ? Math.min(REFRESH_BUFFER_MS, lifetimeMs * REFRESH_BUFFER_RATIO) : REFRESH_BUFFER_MS;
+	return now + buffer >= expiresAt;
+}
+
+export const RECONNECT_REMEDY = 'Open the credential and click "Connect my account" again (or "Reconnect").';
+
+/**
+ * The OAuth error code of a failed refresh, when it says one (`invalid_grant`, `invalid_client`):
+ * a fixed vocabulary, safe to show. Anything else the host threw is not repeated.
+ */
+function oauthErrorCode(error: unknown): string | undefined {
+	const seen = new Set<unknown>();
+	let current: unknown = error;
+	while (current && typeof current === 'object' && !seen.has(current)) {
+		seen.add(current);
+		const record = current as { code?: unknown; body?: { error?: unknown }; message?: unknown; cause?: unknown; description?: unknown };
+		for (const candidate of [record.code, record.body?.error, record.message, record.description]) {
+			const match = typeof candidate === 'string' ? /\b(invalid_grant|invalid_client|unauthorized_client|invalid_scope|needs to be reconnected)\b/.exec(candidate) : null;
+			if (match) return match[1] === 'needs to be reconnected' ? 'invalid_grant' : match[1];
+		}
+		current = record.cause;
+	}
+	return undefined;
+}
+
+export function hostTokenAuth(source: HostTokenSource, options: HostTokenAuthOptions = {}): McpAuth {
+	const now = options.now ?? Date.now;
+	const label = options.credentialLabel ? `The OAuth credential "${options.credentialLabel}"` : 'The OAuth credential';
+	const ledger = new SecretLedger();
+	let data = source.initial;
+	ledger.add(accessTokenOf(data), refreshTokenOf(data));
+	let inFlight: Promise<void> | undefined;
+	/** The access token a 401-triggered refresh produced: refused again, it means reconnect. */
+	let refreshedAfterRejection: string | undefined;
+
+	const reconnect = (why: string) => new McpFailure(`${label} ${why}. ${RECONNECT_REMEDY}`, 'reconnect');
+
+	const refresh = (): Promise<void> => {
+		// One refresh at a time: parallel requests that all hit an expiring token share it (the host
+		// also locks across processes; this saves the round trips within one).
+		inFlight ??= (async () => {
+			let next: HostTokenData | undefined;
+			try {
+				next = await source.refresh();
+			} catch (error) {
+				const code = oauthErrorCode(error);
+				if (code === 'invalid_grant') throw reconnect('was revoked or has expired (the authorization server answered invalid_grant to the token refresh)');
+				if (code) throw reconnect(`could not be refreshed (the authorization server answered ${code})`);
+				const detail = error instanceof Error && error.message ? `: ${error.message}` : '';
+				throw new McpFailure(`${label} could not be refreshed${detail}. If this persists, ${RECONNECT_REMEDY.charAt(0).toLowerCase()}${RECONNECT_REMEDY.slice(1)}`, 'reconnect');
+			}
+			if (!accessTokenOf(next)) throw reconnect('has no access token after a refresh');
+			data = next;
+			ledger.add(accessTokenOf(next), refreshTokenOf(next));
+		})().finally(() => {
+			inFlight = undefined;
+		});
+		return inFlight;
+	};
+
+	const provider: AuthProvider = {
+		async token() {
+			if (inFlight) await inFlight;
+			else if (expiresSoon(data, now())) await refresh();
+			const token = accessTokenOf(data);
+			if (!token) throw reconnect('is not connected yet (no access token)');
+			return token;
+		},
+		async onUnauthorized() {
+			const rejected = accessTokenOf(data);
+			if (rejected && rejected === refreshedAfterRejection) {
+				throw reconnect('was refused by the MCP server even after a token refresh');
+			}
+			if (!refreshTokenOf(data)) throw reconnect('was refused by the MCP server and holds no refresh token to renew it');
+			await refresh();
+			refreshedAfterRejection = accessTokenOf(data);
+		},
+	};
+
+	return {
+		kind: 'host',
+		provider,
+		onInsufficientScope: 'throw',
+		remedy: RECONNECT_REMEDY,
+		secrets: () => ledger.list(),
+		get secretsVersion() {
+			return ledger.version;
+		},
+	};
+}
