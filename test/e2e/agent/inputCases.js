@@ -145,7 +145,7 @@ module.exports = function inputCases(e2e, ctx, h) {
 		const [deleted, weather] = finalResults(done.message);
 		assert.equal(deleted.text, 'Note: during this call the server asked a person for input; they answered (accept) and the call went on with their answer.\ndeleted /srv/tmp');
 		// A 2026-07-28 request over HTTP: the protocol version header and the marked argument's Mcp-Param header.
-		assert.match(weather.text, /^region=eu-west header=\S*eu-west\S* version=2026-07-28$/);
+		assert.equal(weather.text, 'region=eu-west header=eu-west version=2026-07-28');
 		assert.deepEqual(done.message.toolCalls.map((entry) => [entry.tool, entry.review?.decision, entry.input?.status]), [['confirm_delete', 'approved', 'answered'], ['region_weather', 'approved', undefined]]);
 	});
 
@@ -165,6 +165,7 @@ module.exports = function inputCases(e2e, ctx, h) {
 		assert.match(asked.text, /elicitation: decline/);
 		assert.deepEqual(done.message.toolCalls.map((entry) => [entry.server, entry.tool, entry.isError, entry.input]), [['Legacy', 'echo', false, undefined], ['Legacy', 'ask_person', false, undefined]]);
 		assert.match(done.message.toolCalls[1].resultSummary, /asked for input/);
+		assert.equal(done.message.iterations, 3);
 	});
 
 	e2e('credential Test buttons negotiate each protocol: 2026-07-28 over stdio and HTTP, 2025-11-25 for the v1-SDK server', async () => {
