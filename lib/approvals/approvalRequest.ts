@@ -79,6 +79,8 @@ export interface ApprovalRequest {
 	omittedResults?: number;
 	/** Why this request is handed out again while its calls stay pending (e.g. a channel resumed without a decision). */
 	notice?: string;
+	/** Where the run comes from: the workflow's and the Agent node's names and what started the execution. */
+	origin?: RequestOrigin;
 	/** SHA-256 (hex) of this approval's own review secret, which reviewUrl carries; MCP Approval checks it. */
 	reviewTokenHash?: string;
 	calls: PendingCallView[];
@@ -111,7 +113,15 @@ export function callCode(argsHash: string): string {
 	return argsHash.replace(/^sha256:/, '').slice(0, 8);
 }
 
+export interface RequestOrigin {
+	workflow?: string;
+	node?: string;
+	/** What started the execution, in words (e.g. "a webhook call", "a chat message"). */
+	trigger?: string;
+}
+
 export interface RequestExtras {
+	origin?: RequestOrigin;
 	reviewUrl?: string;
 	/** Hash of the approval's review secret (the secret itself travels only inside reviewUrl). */
 	reviewTokenHash?: string;
@@ -120,7 +130,7 @@ export interface RequestExtras {
 }
 
 export function buildApprovalRequest(state: AgentState, approval: OpenApproval, calls: PlannedCall[], extras: RequestExtras | string = {}): ApprovalRequest {
-	const { reviewUrl, reviewTokenHash, notice } = typeof extras === 'string' ? { reviewUrl: extras } : extras;
+	const { reviewUrl, reviewTokenHash, notice, origin } = typeof extras === 'string' ? { reviewUrl: extras } : extras;
 	const phase = state.phase.name === 'run_tools' ? state.phase : undefined;
 	const views: PendingCallView[] = calls.map((call) => {
 		const tool = state.tools.find((t) => t.serverId === call.tool?.serverId && t.mcpName === call.tool?.mcpName);
@@ -153,6 +163,7 @@ export function buildApprovalRequest(state: AgentState, approval: OpenApproval, 
 		...(reviewUrl ? { reviewUrl } : {}),
 		...(reviewTokenHash ? { reviewTokenHash } : {}),
 		...(notice ? { notice } : {}),
+		...(origin && Object.keys(origin).length ? { origin } : {}),
 		assistantText: phase?.assistantText ?? '',
 		...(state.userMessage !== undefined ? { userMessage: state.userMessage } : {}),
 		recentResults: recent.results,

@@ -1,15 +1,23 @@
 import { createHash } from 'node:crypto';
 import { callCode, type ApprovalRequest, type ContextToolResult, type PendingCallView } from './approvalRequest';
+import { renderArgumentsView } from './argumentsView';
+import { editFieldName, renderEditFields } from './editForm';
 import { hiddenCharacterFlag, showName, showText } from './html';
 import { renderCallInput } from './inputForm';
+import { REVIEW_STYLE } from './reviewStyle';
+import { riskBadges, riskLevel } from './riskBadges';
 import { MAX_CALLS_PER_PAGE } from './reviewerAccess';
 import { REVIEW_TOKEN_PARAM } from './reviewToken';
 
 /**
- * The built-in review page: plain server-rendered HTML with one form, working without JavaScript.
- * Every value from a server or the model is escaped, invisible characters are made visible and
- * flagged. Before the calls, the reviewer sees what led to them: the user's request, the tool
- * results since then (where injected instructions usually come from) and what the model said.
+ * The built-in review page: plain server-rendered HTML with one form, working without JavaScript
+ * (the page's Content-Security-Policy allows no script at all). Every value from a server or the
+ * model is escaped, invisible characters are made visible and flagged. First the context (where the
+ * run comes from, the user's request, the tool results since then, where injected instructions
+ * usually come from, and what the model said), then one card per call with its risk badges and
+ * readable arguments, and large Approve / Deny / Edit buttons. Edit opens a form generated from the
+ * tool's input schema (editForm.ts). "Approve all" and "Deny all" are submit buttons that decide
+ * every call the reviewer did not set (see reviewSubmission.ts).
  */
 export interface ReviewPageOptions {
 	errors?: string[];
@@ -26,14 +34,19 @@ export interface ReviewPageOptions {
 	hidden?: ApprovalRequest[];
 	/** Errors in the answers to input requests, shown next to each request (by its action field name). */
 	inputErrors?: Record<string, string[]>;
+	/** Problems in edited arguments, shown next to each edit field (by field name). */
+	editErrors?: Record<string, string[]>;
+	/** For "expires in …"; defaults to the current time. */
+	now?: Date;
 }
 
 export const MAX_REASON_CHARS = 2000;
 const MAX_PREFILLED_ARGUMENT_CHARS = 16 * 1024;
 
-/** A page with just a heading and a sentence (decision recorded, link not valid, nothing pending). */
-export function renderMessagePage(title: string, text: string): string {
-	return page(title, `<h1>${showText(title)}</h1><p>${showText(text)}</p>`);
+/** A page with just a heading and a sentence (link not valid, nothing pending, expired). */
+export function renderMessagePage(title: string, text: string, kind: 'done' | 'stop' | 'info' = 'info'): string {
+	const icon = { done: '✓', stop: '⚠', info: 'ℹ' }[kind];
+	return page(title, `<div class="card"><div class="status-icon" aria-hidden="true">${icon}</div><h1>${showText(title)}</h1><p>${showText(text)}</p></div>`);
 }
 
 /**
@@ -46,30 +59,8 @@ export function fieldName(kind: 'decision' | 'reason' | 'args' | 'hash' | 'input
 	return `${kind}__${key}`;
 }
 
-const STYLE = `body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1f2937}
-.call,.context{border:1px solid #d1d5db;border-radius:8px;padding:1rem;margin:1rem 0}
-.context{background:#f9fafb}
-pre{background:#f3f4f6;padding:.75rem;border-radius:6px;white-space:pre-wrap;word-break:break-word;max-height:30rem;overflow:auto}
-.warn{background:#fef3c7;border-left:4px solid #d97706;padding:.5rem .75rem;margin:.5rem 0}
-.error{background:#fee2e2;border-left:4px solid #dc2626;padding:.5rem .75rem;margin:.5rem 0}
-.notice{background:#dbeafe;border-left:4px solid #2563eb;padding:.5rem .75rem;margin:.5rem 0}
-.hidden-flag{background:#fee2e2;color:#991b1b;font-size:.85rem;padding:0 .3rem;border-radius:4px;white-space:nowrap}
-.tag{font-size:.8rem;padding:0 .4rem;border-radius:4px;background:#e5e7eb}.tag.bad{background:#fee2e2;color:#991b1b}
-details{margin:.25rem 0}summary{cursor:pointer}
-textarea{width:100%;font-family:monospace;box-sizing:border-box}input[type=text],input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.35rem;font-size:1rem}
-fieldset{border:1px solid #d1d5db;border-radius:8px;padding:.75rem 1rem;margin:1rem 0}
-label{display:block;margin:.35rem 0}.choice{display:inline-block;margin-right:1.25rem}
-.meta{color:#6b7280;font-size:.9rem}button{font-size:1rem;padding:.5rem 1.25rem}h3{margin:.75rem 0 .25rem}
-.input-request{background:#f0fdf4;border-color:#86efac}.input-request legend{font-weight:600}
-.input-message{font-size:1.05rem;white-space:pre-wrap;word-break:break-word}
-.field{display:block;margin:.6rem 0}.field-label{font-weight:600}.field-description{display:block;color:#4b5563;font-size:.9rem}
-.required{font-size:.75rem;padding:0 .35rem;border-radius:4px;background:#fee2e2;color:#991b1b}
-input[type=url],input[type=number],input[type=date],input[type=datetime-local],select{width:100%;box-sizing:border-box;padding:.35rem;font-size:1rem}
-.host{font-size:1.15rem;background:#fef3c7;padding:0 .3rem;border-radius:4px}a{word-break:break-all}
-.input-actions{margin-top:.75rem;padding-top:.5rem;border-top:1px solid #bbf7d0}`;
-
-function page(title: string, body: string): string {
-	return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><meta name="referrer" content="no-referrer"><title>${showText(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+export function page(title: string, body: string): string {
+	return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><meta name="referrer" content="no-referrer"><title>${showText(title)}</title><style>${REVIEW_STYLE}</style></head><body><main>${body}</main></body></html>`;
 }
 
 /** A multi-line value in a <pre>, flagged above it when it held invisible characters. */
@@ -100,44 +91,71 @@ function renderContext(request: ApprovalRequest): string {
 		const omitted = typeof request.omittedResults === 'number' && request.omittedResults > 0
 			? ` ${request.omittedResults} earlier result${request.omittedResults === 1 ? ' is' : 's are'} not shown.`
 			: '';
-		parts.push(`<h3>Tool results the model read since then (${results.length})</h3><p class="meta">Instructions hidden in tool results are a common way to make a model misbehave; check the flagged ones.${omitted}</p>${results.map(renderResult).join('\n')}`);
+		const flagged = results.filter((r) => Array.isArray(r.warnings) && r.warnings.length > 0).length;
+		const flaggedNote = flagged ? ` <span class="badge high">${flagged} flagged</span>` : '';
+		parts.push(`<h3>Tool results the model read since then (${results.length})${flaggedNote}</h3><p class="meta">Instructions hidden in tool results are a common way to make a model misbehave; check the flagged ones.${omitted}</p>${results.map(renderResult).join('\n')}`);
 	}
 	if (request.assistantText) parts.push(`<h3>The model said</h3>${block(request.assistantText)}`);
-	return parts.length ? `<div class="context"><h2>What led to ${request.calls.length === 1 ? 'this call' : 'these calls'}</h2>${parts.join('\n')}</div>` : '';
+	return parts.length ? `<section class="card context"><h2>What led to ${request.calls.length === 1 ? 'this call' : 'these calls'}</h2>${parts.join('\n')}</section>` : '';
 }
 
-function renderCall(request: ApprovalRequest, call: PendingCallView, previous: Record<string, string>, inputErrors: Record<string, string[]>): string {
-	const field = (kind: 'decision' | 'reason' | 'args' | 'hash' | 'inputHash') => fieldName(kind, request.approvalId, call.callId);
+const MAX_PREFILLED_JSON_NOTE = (size: number) => `<p class="meta">The arguments are ${Math.ceil(size / 1024)} KB: copy them from the full JSON above to edit them here.</p>`;
+
+/** The Edit panel: fields generated from the schema (with JSON as an alternative), or JSON alone. */
+function renderEditBox(request: ApprovalRequest, call: PendingCallView, previous: Record<string, string>, editErrors: Record<string, string[]>, argsField: string): string {
+	const args = JSON.stringify(call.arguments, null, 2) ?? 'undefined';
+	// Every textarea is posted with the form; large arguments are not copied into it, so the form stays small.
+	const prefill = args.length <= MAX_PREFILLED_ARGUMENT_CHARS ? args : '';
+	const hint = prefill ? '' : MAX_PREFILLED_JSON_NOTE(args.length);
+	const textarea = `<textarea name="${argsField}" rows="8" aria-label="Edited arguments as JSON">${showText(previous[argsField] ?? prefill)}</textarea>`;
+	const fields = renderEditFields(request.approvalId, call.callId, call.inputSchema, call.arguments, { previous, fieldErrors: editErrors });
+	if (!fields) return `<div class="edit-box"><p class="meta">Edit the arguments as JSON; they are checked against the tool's schema when you submit.</p>${hint}${textarea}</div>`;
+	const useJson = editFieldName('editjson', request.approvalId, call.callId);
+	return `<div class="edit-box"><p class="meta">The model's values are filled in: change what you need. Changed fields are highlighted after you submit, and everything is checked against the tool's schema first.</p>
+${fields}
+<details${previous[useJson] !== undefined ? ' open' : ''}><summary>Edit as JSON instead</summary><label class="keep"><input type="checkbox" name="${useJson}" value="1"${previous[useJson] !== undefined ? ' checked' : ''}> Use this JSON instead of the fields above</label>${hint}${textarea}</details></div>`;
+}
+
+function renderDecision(request: ApprovalRequest, call: PendingCallView, previous: Record<string, string>, editErrors: Record<string, string[]>): string {
+	const field = (kind: 'decision' | 'reason' | 'args') => fieldName(kind, request.approvalId, call.callId);
 	const chosen = previous[field('decision')] ?? '';
+	const id = field('decision');
 	const radio = (value: string, label: string) =>
-		`<label class="choice"><input type="radio" name="${field('decision')}" value="${value}"${chosen === value ? ' checked' : ''} required> ${label}</label>`;
+		`<input type="radio" name="${id}" value="${value}" class="pick ${value}" id="${id}-${value}"${chosen === value ? ' checked' : ''} required><label for="${id}-${value}">${label}</label>`;
+	return `<fieldset class="decide"><legend>Your decision on ${showName(call.title ?? call.tool)}</legend>
+${radio('approve', 'Approve')}${radio('deny', 'Deny')}${radio('edit', 'Edit')}
+<div class="reason-box"><label for="${field('reason')}">Reason <span class="meta">(optional; the model is told)</span></label><textarea id="${field('reason')}" name="${field('reason')}" rows="2" maxlength="${MAX_REASON_CHARS}">${showText(previous[field('reason')] ?? '')}</textarea></div>
+${renderEditBox(request, call, previous, editErrors, field('args'))}
+</fieldset>`;
+}
+
+function renderCall(request: ApprovalRequest, call: PendingCallView, index: number, previous: Record<string, string>, options: ReviewPageOptions): string {
+	const field = (kind: 'hash' | 'inputHash') => fieldName(kind, request.approvalId, call.callId);
+	const badges = riskBadges(call);
 	const annotations = call.annotations
 		? `<p class="meta">Annotations (${call.annotationsTrusted ? 'trusted' : 'NOT trusted: the server is not marked as trusted'}): ${showText(JSON.stringify(call.annotations))}</p>`
 		: '<p class="meta">No annotations: treated as possibly destructive.</p>';
 	const args = JSON.stringify(call.arguments, null, 2) ?? 'undefined';
-	// Every textarea is posted with the form; large arguments are not copied into it, so the form stays small.
-	const prefill = args.length <= MAX_PREFILLED_ARGUMENT_CHARS ? args : '';
-	const editHint = prefill ? '' : `<p class="meta">The arguments are ${Math.ceil(args.length / 1024)} KB: copy them from above to edit them here.</p>`;
+	const warnings = Array.isArray(call.warnings) ? call.warnings : [];
+	const headingId = `call-${fieldName('hash', request.approvalId, call.callId).slice(6)}`;
 	// Items of earlier versions carry no needsReview: every call in them waits for review.
-	const review = call.needsReview !== false
-		? `<div>${radio('approve', 'Approve')}${radio('deny', 'Deny')}${radio('edit', 'Approve with edited arguments (below)')}</div>
-<label>Reason (sent to the model when denying)<input type="text" name="${field('reason')}" maxlength="${MAX_REASON_CHARS}" value="${showText(previous[field('reason')] ?? '')}"></label>
-<details${chosen === 'edit' ? ' open' : ''}><summary>Edit the arguments (JSON, used only with "edited arguments")</summary>${editHint}<textarea name="${field('args')}" rows="8">${showText(previous[field('args')] ?? prefill)}</textarea></details>`
-		: '';
+	const review = call.needsReview !== false ? renderDecision(request, call, previous, options.editErrors ?? {}) : '';
 	const input = call.input
-		? `<input type="hidden" name="${field('inputHash')}" value="${showText(call.input.inputHash)}">\n${renderCallInput(request.approvalId, call, { previous, errors: inputErrors })}`
+		? `<input type="hidden" name="${field('inputHash')}" value="${showText(call.input.inputHash)}">\n${renderCallInput(request.approvalId, call, { previous, errors: options.inputErrors ?? {} })}`
 		: '';
-	return `<div class="call">
-<h2>${showName(call.title ?? call.tool)}${hiddenCharacterFlag(call.title ?? call.tool, { oneLine: true })} <span class="meta">tool ${name(call.tool)} on server ${name(call.server)}</span></h2>
-${call.warnings.map((w) => `<div class="warn">Warning: ${showText(w)}</div>`).join('\n')}
-<p><strong>Description</strong></p>${block(call.description ?? '(none)')}
-${annotations}
-<p><strong>Arguments</strong></p>${block(args)}
+	return `<section class="card call risk-${riskLevel(badges)}" aria-labelledby="${headingId}">
+<div class="call-head"><h2 id="${headingId}"><span class="sr-only">Call ${index}: </span>${showName(call.title ?? call.tool)}${hiddenCharacterFlag(call.title ?? call.tool, { oneLine: true })}</h2><span class="meta">#${index} · code <strong>${showText(callCode(call.argsHash))}</strong></span></div>
+<p class="where">tool ${name(call.tool)} on server ${name(call.server)}</p>
+<div class="badges">${badges.map((b) => `<span class="badge ${b.level}" title="${showText(b.explanation)}">${showText(b.label)}<span class="sr-only">: ${showText(b.explanation)}</span></span>`).join('')}</div>
+${warnings.map((w) => `<div class="warn">Warning: ${showText(w)}</div>`).join('\n')}
+<h3>Arguments</h3>${renderArgumentsView(call.arguments)}
+<details><summary>Full arguments as JSON</summary>${block(args)}</details>
+<details${warnings.length ? ' open' : ''}><summary>What the tool does</summary>${block(call.description ?? '(none)')}${annotations}</details>
 <p class="meta">Code <strong><code>${showText(callCode(call.argsHash))}</code></strong> (the same code as in the message you were sent) · call ${name(call.callId)} · definition ${showText(String(call.fingerprint).slice(0, 19))}…</p>
 <input type="hidden" name="${field('hash')}" value="${showText(call.argsHash)}">
 ${review}
 ${input}
-</div>`;
+</section>`;
 }
 
 function callList(requests: ApprovalRequest[]): string {
@@ -159,32 +177,66 @@ function renderUndecidable(options: ReviewPageOptions): string {
 	return parts.join('\n');
 }
 
+/** "2030-01-02 00:00 UTC (in 23 hours)": the exact time and how long is left. */
+export function expiryText(expiresAt: string, now: Date): string {
+	const ms = Date.parse(expiresAt);
+	if (Number.isNaN(ms)) return expiresAt;
+	const exact = `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+	const left = ms - now.getTime();
+	if (left <= 0) return `${exact} (passed)`;
+	const minutes = Math.round(left / 60_000);
+	const rel = minutes < 90 ? `${minutes} minute${minutes === 1 ? '' : 's'}` : minutes < 48 * 60 ? `${Math.round(minutes / 60)} hours` : `${Math.round(minutes / 1440)} days`;
+	return `${exact} (in ${rel})`;
+}
+
+/** Where the run comes from, once per page (every request of one link comes from the same workflow). */
+function renderOrigin(requests: ApprovalRequest[], expires: string | undefined, now: Date): string {
+	const origin = requests.find((r) => r.origin)?.origin ?? {};
+	const rows: Array<[string, string]> = [];
+	if (origin.workflow) rows.push(['Workflow', showName(origin.workflow)]);
+	if (origin.node) rows.push(['Agent node', showName(origin.node)]);
+	if (origin.trigger) rows.push(['Started by', showText(origin.trigger)]);
+	if (expires) rows.push(['Decide before', showText(expiryText(expires, now))]);
+	return rows.length ? `<dl class="facts">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>` : '';
+}
+
 export function renderReviewPage(requests: ApprovalRequest[], options: ReviewPageOptions = {}): string {
 	const previous = options.previous ?? {};
+	const now = options.now ?? new Date();
 	const count = requests.reduce((n, r) => n + r.calls.length, 0);
-	const errors = options.errors?.length ? `<div class="error"><p>Nothing was decided:</p><ul>${options.errors.map((e) => `<li>${showText(e)}</li>`).join('')}</ul></div>` : '';
+	const reviewable = requests.reduce((n, r) => n + r.calls.filter((c) => c.needsReview !== false).length, 0);
+	const errors = options.errors?.length ? `<div class="error" role="alert"><p><strong>Nothing was decided:</strong></p><ul>${options.errors.map((e) => `<li>${showText(e)}</li>`).join('')}</ul></div>` : '';
 	const reviewer = options.requireSignIn
 		? `<fieldset><legend>Sign in with your n8n account to decide</legend>
 <label>E-mail<input type="email" name="email" value="${showText(previous.email ?? '')}" required autocomplete="username"></label>
 <label>Password<input type="password" name="password" required autocomplete="current-password"></label>
 <label>Two-factor code (if your account uses one)<input type="text" name="mfaCode" autocomplete="one-time-code" inputmode="numeric"></label></fieldset>`
-		: `<label>Your name<input type="text" name="reviewer" value="${showText(previous.reviewer ?? '')}" required></label>`;
+		: `<label>Your name <span class="meta">(recorded with the decision)</span><input type="text" name="reviewer" value="${showText(previous.reviewer ?? '')}" required autocomplete="name"></label>`;
 	const token = options.reviewToken ? `<input type="hidden" name="${REVIEW_TOKEN_PARAM}" value="${showText(options.reviewToken)}">` : '';
 	const expires = requests.map((r) => r.expiresAt).sort()[0];
+	let index = 0;
+	const cards = requests.map((request) => `${renderContext(request)}\n${request.calls.map((call) => renderCall(request, call, ++index, previous, options)).join('\n')}`).join('\n');
+	// The first submit button is what Enter in a text field presses: "Submit decisions", never "Approve all".
+	const bulk = reviewable
+		? `<p class="meta">Or decide at once every call you have not set above (calls you set keep your choice):</p>
+<label for="bulkReason">Reason for "Deny all" <span class="meta">(optional)</span></label><textarea id="bulkReason" name="bulkReason" rows="2" maxlength="${MAX_REASON_CHARS}">${showText(previous.bulkReason ?? '')}</textarea>
+<div class="buttons"><button type="submit" name="bulk" value="approve" class="all-approve" formnovalidate>Approve all</button><button type="submit" name="bulk" value="deny" class="all-deny" formnovalidate>Deny all</button></div>`
+		: '';
 	const form = count
 		? `<form method="post">
 ${token}
-${requests.map((request) => `${renderContext(request)}\n${request.calls.map((call) => renderCall(request, call, previous, options.inputErrors ?? {})).join('\n')}`).join('\n')}
-${reviewer}
-<p><button type="submit">Submit decisions</button></p>
+${cards}
+<div class="card">${reviewer}</div>
+<div class="actions"><div class="buttons"><button type="submit" class="primary">Submit decisions</button></div>
+${bulk}</div>
 </form>`
 		: '';
 	const asking = requests.reduce((n, r) => n + r.calls.filter((c) => c.input).length, 0);
 	const inputNote = asking ? ` ${asking === 1 ? 'One call waits' : `${asking} calls wait`} for input a tool server asked for: answer it in the call's green box.` : '';
 	return page(
-		'Review tool calls',
+		count ? `Review ${count} tool call${count === 1 ? '' : 's'}` : 'Nothing to decide',
 		`<h1>${count ? `Review ${count} tool call${count === 1 ? '' : 's'}` : 'Nothing to decide on this page'}</h1>
-${count ? `<p class="meta">An AI agent in an n8n workflow wants to run the calls below. Nothing runs until you decide.${inputNote} ${expires ? `Unanswered calls are denied at ${showText(expires)}.` : ''}</p>` : ''}
+${count ? `<p class="lead">An AI agent in an n8n workflow wants to run the calls below. Nothing runs until you decide.${inputNote} ${expires ? `Unanswered calls are denied at ${showText(expires)}.` : ''}</p>${renderOrigin(requests, expires, now)}` : ''}
 ${errors}
 ${renderUndecidable(options)}
 ${form}`,

@@ -2,16 +2,22 @@ import { validateArguments } from '../tools/argumentValidator';
 import { APPROVAL_DECISION_KIND, type ApprovalDecisionItem, type ApprovalRequest } from './approvalRequest';
 import { fieldName, MAX_REASON_CHARS } from './reviewPage';
 import { readCallInput } from './inputForm';
+import { fieldForProblem, readEditFields } from './editForm';
 
 /**
  * Turns a POST from the review page (form fields) or an API client (JSON) into one decision item
  * per pending approval. Everything must line up with what is pending: an unknown approval or call,
  * a different argument hash, a missing decision or edited arguments that break the schema reject
  * the whole submission, and the execution keeps waiting.
+ *
+ * "Approve all" / "Deny all" are submit buttons (`bulk=approve|deny`, form posts only): they decide
+ * every call the reviewer left unset and never override a call set explicitly. Edited arguments
+ * come from the fields generated from the schema (editForm.ts) or, when the page had none or the
+ * reviewer chose "Edit as JSON", from the JSON text.
  */
 export type SubmissionResult =
 	| { ok: true; decisions: ApprovalDecisionItem[] }
-	| { ok: false; errors: string[]; previous: Record<string, string>; inputErrors?: Record<string, string[]> };
+	| { ok: false; errors: string[]; previous: Record<string, string>; inputErrors?: Record<string, string[]>; editErrors?: Record<string, string[]> };
 
 interface JsonDecision {
 	approvalId?: unknown;
@@ -39,6 +45,10 @@ export function parseReviewSubmission(
 	const fromJson = Array.isArray(body.decisions) ? indexJsonDecisions(body.decisions as JsonDecision[]) : undefined;
 	const errors: string[] = [];
 	const inputErrors: Record<string, string[]> = {};
+	const editErrors: Record<string, string[]> = {};
+	// Only a form post has the bulk buttons; an API client names every decision.
+	const bulk = !fromJson && (body.bulk === 'approve' || body.bulk === 'deny') ? body.bulk : undefined;
+	const bulkReason = typeof body.bulkReason === 'string' && body.bulkReason.trim() ? body.bulkReason.trim() : undefined;
 	const reviewer = options.reviewer ?? (typeof body.reviewer === 'string' ? body.reviewer.trim().slice(0, 200) : '');
 	if (!reviewer) errors.push('Enter your name as the reviewer.');
 	const known = new Set(requests.flatMap((r) => r.calls.map((c) => `${r.approvalId}/${c.callId}`)));
@@ -53,12 +63,16 @@ export function parseReviewSubmission(
 			const label = `${call.tool} (call ${call.callId})`;
 			const json = fromJson?.get(`${request.approvalId}/${call.callId}`);
 			const field = (kind: 'decision' | 'reason' | 'args' | 'hash' | 'inputHash') => body[fieldName(kind, request.approvalId, call.callId)];
-			const decision = json ? json.decision : field('decision');
-			const hash = json ? json.argsHash : field('hash');
-			const reasonRaw = json ? json.reason : field('reason');
-			const reason = typeof reasonRaw === 'string' && reasonRaw.trim() ? reasonRaw.trim() : undefined;
 			// Items of earlier versions carry no needsReview: every call in them waits for review.
 			const needsReview = call.needsReview !== false;
+			const set = json ? json.decision : field('decision');
+			const unset = set === undefined || set === '';
+			// A bulk approve answers no input request: a call waiting only for input keeps waiting for its answers.
+			const decision = unset && bulk && (needsReview || bulk === 'deny') ? bulk : set;
+			const hash = json ? json.argsHash : field('hash');
+			const reasonRaw = json ? json.reason : field('reason');
+			const ownReason = typeof reasonRaw === 'string' && reasonRaw.trim() ? reasonRaw.trim() : undefined;
+			const reason = ownReason ?? (unset && decision === 'deny' ? bulkReason : undefined);
 			if (needsReview ? decision !== 'approve' && decision !== 'deny' && decision !== 'edit' : decision !== undefined && decision !== 'approve' && decision !== 'deny') {
 				errors.push(needsReview ? `Choose approve, deny or edit for ${label}.` : `A call that waits only for input can be answered, or denied, for ${label}.`);
 				return [];
@@ -90,12 +104,19 @@ export function parseReviewSubmission(
 			if (decision === undefined) return [{ callId: call.callId, argsHash: call.argsHash, ...answers }];
 			if (decision !== 'edit') return [{ callId: call.callId, argsHash: call.argsHash, decision: decision as 'approve' | 'deny', ...(reason ? { reason } : {}), ...answers }];
 			let edited: unknown = json ? json.arguments : undefined;
-			const size = editedSize(json ? json.arguments : field('args'));
+			const fromFields = json ? ({ ok: 'json' } as const) : readEditFields(body, request.approvalId, call.callId, call.inputSchema, call.arguments);
+			if (fromFields.ok === false) {
+				errors.push(...fromFields.errors.map((e) => `The edited arguments for ${label}: ${e}`));
+				Object.assign(editErrors, fromFields.fieldErrors);
+				return [];
+			}
+			if (fromFields.ok === true) edited = fromFields.arguments;
+			const size = editedSize(json || fromFields.ok === true ? edited : field('args'));
 			if (size > MAX_EDITED_ARGUMENTS_BYTES) {
 				errors.push(`The edited arguments for ${label} are ${Math.ceil(size / 1024)} KB of JSON; at most ${MAX_EDITED_ARGUMENTS_BYTES / 1024} KB are accepted.`);
 				return [];
 			}
-			if (!json) {
+			if (!json && fromFields.ok === 'json') {
 				try {
 					edited = JSON.parse(String(field('args') ?? ''));
 				} catch (error) {
@@ -106,12 +127,20 @@ export function parseReviewSubmission(
 			const validation = validateArguments(call.inputSchema, edited);
 			if (!validation.valid) {
 				errors.push(`The edited arguments for ${label} do not match the tool's schema: ${validation.summary}`);
+				if (fromFields.ok === true) {
+					for (const problem of validation.problems) {
+						const name = fieldForProblem(request.approvalId, call.callId, call.inputSchema, call.arguments, problem.path);
+						if (name) (editErrors[name] ??= []).push(`${problem.path.replace(/^arguments\.?/, '')} ${problem.message}`);
+					}
+				}
 				return [];
 			}
 			return [{ callId: call.callId, argsHash: call.argsHash, decision, arguments: edited, ...(reason ? { reason } : {}) }];
 		}),
 	}));
-	return errors.length ? { ok: false, errors, previous, ...(Object.keys(inputErrors).length ? { inputErrors } : {}) } : { ok: true, decisions };
+	return errors.length
+		? { ok: false, errors, previous, ...(Object.keys(inputErrors).length ? { inputErrors } : {}), ...(Object.keys(editErrors).length ? { editErrors } : {}) }
+		: { ok: true, decisions };
 }
 
 /** The form values to fill in again after an error. */

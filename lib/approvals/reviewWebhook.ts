@@ -1,6 +1,7 @@
 import { isApprovalRequest, type ApprovalDecisionItem, type ApprovalRequest } from './approvalRequest';
 import { AttemptLimiter, reviewSignInLimiter } from './attemptLimiter';
 import { verifyN8nSignIn, type SignInOptions, type SignInResult } from './n8nSignIn';
+import { renderDecisionPage } from './decisionPage';
 import { fieldName, renderMessagePage, renderReviewPage, type ReviewPageOptions } from './reviewPage';
 import { checkReviewAccess, MAX_CALLS_PER_PAGE, providedReviewToken, type ReviewScope } from './reviewerAccess';
 import { parseReviewSubmission, valuesToShowAgain } from './reviewSubmission';
@@ -64,13 +65,15 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 	});
 
 	const requests = (Array.isArray(input.pending) ? input.pending : []).filter(isApprovalRequest);
-	if (requests.length === 0) return answer(404, renderMessagePage('Nothing to review', 'There are no pending tool calls here.'), { error: 'nothing pending' });
+	if (requests.length === 0) {
+		return answer(404, renderMessagePage('Nothing to review', 'There are no pending tool calls here. They may have been decided already, or have expired.'), { error: 'nothing pending' });
+	}
 
 	const isPost = input.method.toUpperCase() === 'POST';
 	const body = isPost && input.body && typeof input.body === 'object' ? (input.body as Record<string, unknown>) : {};
 	const token = providedReviewToken({ query: input.query, body: isPost ? body : undefined });
 	const access = checkReviewAccess(requests, token, now);
-	if (!access.granted) return answer(access.status, renderMessagePage(access.title, access.message), { error: access.message });
+	if (!access.granted) return answer(access.status, renderMessagePage(access.title, access.message, 'stop'), { error: access.message });
 
 	const { scope } = access;
 	const pageOptions: ReviewPageOptions = {
@@ -79,9 +82,10 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 		expired: scope.expired,
 		refused: scope.refused,
 		hidden: scope.hidden,
+		now,
 	};
-	const page = (status: number, errors: string[], previous: Record<string, string> = {}, inputErrors?: Record<string, string[]>) =>
-		answer(status, renderReviewPage(scope.open, { ...pageOptions, errors, previous, ...(inputErrors ? { inputErrors } : {}) }), { errors, ...scopeSummary(scope) });
+	const page = (status: number, errors: string[], previous: Record<string, string> = {}, inputErrors?: Record<string, string[]>, editErrors?: Record<string, string[]>) =>
+		answer(status, renderReviewPage(scope.open, { ...pageOptions, errors, previous, ...(inputErrors ? { inputErrors } : {}), ...(editErrors ? { editErrors } : {}) }), { errors, ...scopeSummary(scope) });
 
 	if (!isPost) return answer(200, renderReviewPage(scope.open, pageOptions), { pending: scope.open.map(withoutSecret), ...scopeSummary(scope) });
 
@@ -115,13 +119,13 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 		reviewer = signIn.reviewer;
 	}
 	const result = parseReviewSubmission(body, scope.open, { now: now.toISOString(), reviewer });
-	if (!result.ok) return page(400, result.errors, result.previous, result.inputErrors);
+	if (!result.ok) return page(400, result.errors, result.previous, result.inputErrors, result.editErrors);
 	const count = result.decisions.reduce((n, d) => n + d.decisions.length, 0);
 	const decided = new Set(result.decisions.map((decision) => decision.approvalId));
 	return {
 		...answer(
 			200,
-			renderMessagePage('Decision recorded', `${count} decision${count === 1 ? '' : 's'} recorded. The workflow continues; you can close this page.`),
+			renderDecisionPage(scope.open, result.decisions),
 			{ recorded: count },
 			result.decisions,
 		),
