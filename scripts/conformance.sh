@@ -3,7 +3,8 @@
 # connection core and compares the outcome with test/conformance/expected.json.
 #
 #   bash scripts/conformance.sh                 every client scenario of specs 2025-11-25 and 2026-07-28
-#                                               (no draft, no extension), each at its own spec version
+#                                               (no draft), each at its own spec version, plus the
+#                                               client-credentials extension scenarios (EXTENSION_SCENARIOS)
 #   bash scripts/conformance.sh initialize ...  only the named scenarios, in every version that has them
 #   MCP_CONFORMANCE_SPECS=2026-07-28 bash scripts/conformance.sh ...   one spec version only
 #
@@ -165,6 +166,18 @@ for spec in "${SPEC_VERSIONS[@]}"; do
 		for s in "${ALL_SCENARIOS[@]}"; do RUNS+=("$spec $s"); done
 	fi
 done
+# Extension scenarios this package implements (the suite lists them as extensions, outside every
+# spec version's set): the client-credentials grant of the HTTP credential, with a client secret
+# and with private_key_jwt. The suite runs them off the spec timeline (no --spec-version); they are
+# labelled [extension] and count like any other scenario.
+EXTENSION_SCENARIOS=(auth/client-credentials-basic auth/client-credentials-jwt)
+for s in "${EXTENSION_SCENARIOS[@]}"; do
+	if [[ $SUBSET == 0 ]]; then
+		RUNS+=("extension $s")
+	else
+		for wanted in "$@"; do [[ "$s" == "$wanted" ]] && RUNS+=("extension $s"); done
+	fi
+done
 [[ ${#RUNS[@]} -gt 0 ]] || die "no such scenario in specs ${SPEC_VERSIONS[*]}: $*"
 
 # The process group of the scenario being run, killed on exit or interrupt.
@@ -184,10 +197,12 @@ mkdir -p "$RESULTS"
 OUTCOMES="$RESULTS/outcomes.tsv"
 : >"$OUTCOMES"
 
-# Runs scenario $1 at spec version $4 into folder $2 with the suite's log in $3; returns the
+# Runs scenario $1 at spec version $4 ("extension": none) into folder $2 with the suite's log in $3; returns the
 # suite's exit code.
 run_scenario() {
 	local scenario="$1" dir="$2" suite_log="$3" spec="$4" rc=0
+	local spec_args=(--spec-version "$spec")
+	[[ "$spec" == extension ]] && spec_args=()
 	mkdir -p "$dir"
 	# setsid: the suite, its test server and the client it spawns share a new process group whose id
 	# is the background job's pid (a background job of a script is never a group leader, so setsid
@@ -196,7 +211,7 @@ run_scenario() {
 		"$NODE24" "$SUITE_JS" client \
 		--command "$NODE24 $CLIENT_JS" \
 		--scenario "$scenario" \
-		--spec-version "$spec" \
+		"${spec_args[@]}" \
 		--timeout "$CLIENT_TIMEOUT_MS" \
 		-o "$dir" \
 		</dev/null >"$suite_log" 2>&1 &

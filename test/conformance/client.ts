@@ -12,6 +12,14 @@
  * asks a person through MCP Approval). Scenarios that need an accepted answer get one here, from
  * the requested schema's defaults (SEP-1034), the way a person accepting a pre-filled form would.
  *
+ * OAuth (auth/* scenarios) goes through lib/mcp/oauth, the code the nodes use: an interactive
+ * OAuthSession (discovery, registration or a Client ID Metadata Document or the pre-registered
+ * client from the context, PKCE, resource, scopes, the iss check), with the headless driver
+ * following the suite's authorization redirect as a browser would; the client-credentials
+ * extension scenarios through clientCredentialsAuth, as the HTTP credential's client-credentials
+ * option configures it. In n8n the interactive grant itself is n8n's "Connect my account"; the
+ * tokens it stores reach the transport through hostTokenAuth (test/integration/oauth.test.ts).
+ *
  * Exit code 0 when the scenario's flow completed, 1 (with an explained error on stderr) otherwise.
  * scripts/conformance.sh compiles this file (with lib/) and compares the suite's verdicts with
  * test/conformance/expected.json.
@@ -20,6 +28,9 @@ import { McpConnection } from '../../lib/mcp/connection';
 import { listAllTools } from '../../lib/mcp/listing';
 import { callToolValidated } from '../../lib/mcp/toolCall';
 import type { HttpServerConfig } from '../../lib/mcp/serverConfig';
+import { clientCredentialsAuth } from '../../lib/mcp/oauth/clientCredentials';
+import { headlessRedirect, OAuthSession } from '../../lib/mcp/oauth/oauthSession';
+import type { McpAuth } from '../../lib/mcp/oauth/types';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
 import { extractToolResult } from '../../lib/tools/callResult';
 
@@ -32,12 +43,13 @@ function log(message: string): void {
 	process.stderr.write(`[conformance-client] ${message}\n`);
 }
 
-function configFor(url: string): HttpServerConfig {
+function configFor(url: string, auth?: McpAuth): HttpServerConfig {
 	return {
 		kind: 'http',
 		url,
 		transport: 'streamableHttp',
 		headers: {},
+		...(auth ? { auth } : {}),
 		trustAnnotations: false,
 		connectTimeoutMs: TIMEOUT_MS,
 		requestTimeoutMs: TIMEOUT_MS,
@@ -138,6 +150,10 @@ const requestStateFlow: Flow = async (connection) => {
 
 interface ScenarioContext {
 	toolCalls?: Array<{ name: string; arguments?: Record<string, unknown> }>;
+	client_id?: string;
+	client_secret?: string;
+	private_key_pem?: string;
+	signing_algorithm?: string;
 }
 
 function scenarioContext(): ScenarioContext {
@@ -199,6 +215,41 @@ function flowFor(scenario: string): Flow {
 	return initializeFlow;
 }
 
+/** The Client ID Metadata Document URL the suite's basic-cimd scenario expects as client_id. */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+/** Never contacted: the headless driver reads the code from the redirect's Location. */
+const REDIRECT_URL = 'http://localhost:3000/callback';
+
+/** Runs one connection through `flow` with the OAuth the scenario calls for (none outside auth/*). */
+async function runScenario(scenario: string, url: string, flow: Flow): Promise<void> {
+	const once = async (auth?: McpAuth) => {
+		const connection = await McpConnection.open(configFor(url, auth));
+		try {
+			log(`connected: ${connection.server.name} ${connection.server.version}, protocol ${connection.protocolVersion ?? '(unknown)'}`);
+			await flow(connection);
+		} finally {
+			await connection.close();
+		}
+	};
+	if (!scenario.startsWith('auth/')) return once();
+	const context = scenarioContext();
+	if (scenario === 'auth/client-credentials-basic' || scenario === 'auth/client-credentials-jwt') {
+		const authentication =
+			scenario === 'auth/client-credentials-jwt'
+				? { method: 'private_key_jwt' as const, privateKeyPem: context.private_key_pem ?? '', algorithm: context.signing_algorithm ?? 'ES256' }
+				: { method: 'client_secret_basic' as const, clientSecret: context.client_secret ?? '' };
+		return once(clientCredentialsAuth({ clientId: context.client_id ?? '', authentication }));
+	}
+	const session = new OAuthSession({
+		serverUrl: url,
+		redirectUrl: REDIRECT_URL,
+		driver: headlessRedirect(),
+		clientMetadataUrl: CLIENT_METADATA_URL,
+		...(context.client_id ? { client: { client_id: context.client_id, ...(context.client_secret ? { client_secret: context.client_secret } : {}) } } : {}),
+	});
+	await session.run(() => once(session.auth));
+}
+
 async function main(): Promise<number> {
 	const scenario = process.env.MCP_CONFORMANCE_SCENARIO;
 	const url = process.argv[2];
@@ -207,18 +258,13 @@ async function main(): Promise<number> {
 		return 2;
 	}
 	log(`scenario ${scenario}, server ${url}`);
-	let connection: McpConnection | undefined;
 	try {
-		connection = await McpConnection.open(configFor(url));
-		log(`connected: ${connection.server.name} ${connection.server.version}, protocol ${connection.protocolVersion ?? '(unknown)'}`);
-		await flowFor(scenario)(connection);
+		await runScenario(scenario, url, flowFor(scenario));
 		log('done');
 		return 0;
 	} catch (error) {
 		log(`failed: ${error instanceof Error ? error.message : String(error)}`);
 		return 1;
-	} finally {
-		await connection?.close();
 	}
 }
 

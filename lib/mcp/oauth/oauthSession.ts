@@ -230,6 +230,11 @@ export class OAuthSession implements OAuthClientProvider {
 			const explained = explainOAuthError(error, this.auth, describeUrl(this.options.serverUrl), 'redeeming the authorization code');
 			if (explained) throw new McpFailure(explained.message, explained.kind, undefined, explained.httpStatus);
 			throw error;
+		} finally {
+			// Discovery is kept only across the redirect (the code is bound to the server that issued
+			// it). Any later authorization discovers again, so a server that moved to another
+			// authorization server (SEP-2352) is followed there, with a registration of its own.
+			this.discovery = undefined;
 		}
 		if (result !== 'AUTHORIZED') throw new McpFailure('The authorization server did not issue a token for the authorization code.', 'oauth');
 	}
