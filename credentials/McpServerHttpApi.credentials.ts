@@ -1,5 +1,7 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 import { mcpServerCommonProperties } from './mcpServerCommonProperties';
+import { mcpServerTransportProperty } from './mcpServerTransportProperty';
+import { clientCredentialsProperties } from './mcpServerClientCredentialsProperties';
 
 /**
  * A remote MCP server reached over HTTP. Tested by the MCP nodes' `mcpServerConnectionTest`,
@@ -24,17 +26,7 @@ export class McpServerHttpApi implements ICredentialType {
 			placeholder: 'https://example.com/mcp',
 			description: 'The MCP endpoint, usually ending in /mcp (Streamable HTTP) or /sse (legacy SSE)',
 		},
-		{
-			displayName: 'Transport',
-			name: 'transport',
-			type: 'options',
-			default: 'streamableHttp',
-			options: [
-				{ name: 'Streamable HTTP', value: 'streamableHttp', description: 'The current MCP HTTP transport' },
-				{ name: 'Legacy SSE', value: 'sse', description: 'The older HTTP+SSE transport (GET an event stream, POST messages)' },
-				{ name: 'Auto', value: 'auto', description: 'Try Streamable HTTP, fall back to legacy SSE when the server rejects it' },
-			],
-		},
+		mcpServerTransportProperty,
 		{
 			displayName: 'Authentication',
 			name: 'authentication',
@@ -44,6 +36,11 @@ export class McpServerHttpApi implements ICredentialType {
 				{ name: 'None', value: 'none' },
 				{ name: 'Bearer Token', value: 'bearer' },
 				{ name: 'Custom Headers', value: 'headers' },
+				{
+					name: 'OAuth Client Credentials',
+					value: 'oauthClientCredentials',
+					description: 'For automations without a person: the client-credentials grant with a client secret or a private key (private_key_jwt). For servers where a person signs in, use the "MCP Server (OAuth) API" credential.',
+				},
 			],
 		},
 		{
@@ -65,6 +62,7 @@ export class McpServerHttpApi implements ICredentialType {
 			placeholder: 'X-API-Key: abc123',
 			description: 'One "Name: value" per line, or a JSON object. Values are stored encrypted and never shown in outputs or errors.',
 		},
+		...clientCredentialsProperties,
 		...mcpServerCommonProperties('How long to wait for the connection and handshake'),
 	];
 }

@@ -7,10 +7,19 @@ import {
 	type McpServerConfig,
 	type StdioServerConfig,
 } from './serverConfig';
+import { clientCredentialsAuth, type ClientAuthentication } from './oauth/clientCredentials';
+import { hostTokenAuth, type HostTokenSource } from './oauth/hostTokenAuth';
 
 /** The credential type names, shared by nodes and credential tests. */
 export const HTTP_CREDENTIAL = 'mcpServerHttpApi';
 export const STDIO_CREDENTIAL = 'mcpServerStdioApi';
+export const OAUTH_CREDENTIAL = 'mcpServerOAuthApi';
+
+/** The host's side of an OAuth credential: its stored tokens and its refresh (n8n's helper). */
+export interface HostTokens extends HostTokenSource {
+	/** The credential's name for messages. */
+	label?: string;
+}
 
 type CredentialData = Record<string, unknown>;
 
@@ -37,17 +46,45 @@ export function httpConfigFromCredential(data: CredentialData): HttpServerConfig
 		if (token) headers = { Authorization: `Bearer ${token}` };
 	} else if (authentication === 'headers') {
 		headers = parseHeaders(text(data, 'headers'), 'Headers (credential)');
+	} else if (authentication === 'oauthClientCredentials') {
+		return { ...httpBase(data, url), auth: clientCredentialsAuth(clientCredentialsOf(data)) };
 	}
+	return { ...httpBase(data, url), headers };
+}
+
+function httpBase(data: CredentialData, url: string): HttpServerConfig {
 	const transport = (text(data, 'transport') || 'streamableHttp') as HttpTransportKind;
 	return {
 		kind: 'http',
 		url,
 		transport: ['streamableHttp', 'sse', 'auto'].includes(transport) ? transport : 'streamableHttp',
-		headers,
+		headers: {},
 		trustAnnotations: data.trustAnnotations === true,
 		connectTimeoutMs: positiveNumber(data, 'connectTimeout', DEFAULT_CONNECT_TIMEOUT_MS),
 		requestTimeoutMs: positiveNumber(data, 'requestTimeout', DEFAULT_REQUEST_TIMEOUT_MS),
 	};
+}
+
+function clientCredentialsOf(data: CredentialData) {
+	const method = text(data, 'clientAuthMethod') || 'client_secret_basic';
+	let authentication: ClientAuthentication;
+	if (method === 'private_key_jwt') {
+		authentication = { method, privateKeyPem: text(data, 'privateKey'), algorithm: text(data, 'signingAlgorithm') || 'ES256' };
+	} else if (method === 'client_secret_basic' || method === 'client_secret_post') {
+		authentication = { method, clientSecret: text(data, 'clientSecret') };
+	} else {
+		throw new ConfigFormatError(`Client Authentication "${method}" is not one this credential offers.`);
+	}
+	return { clientId: text(data, 'clientId'), authentication, scope: text(data, 'scope'), expectedIssuer: text(data, 'issuer') };
+}
+
+/**
+ * The OAuth credential (extends n8n's oAuth2Api): the MCP URL is `serverUrl`, the tokens are in
+ * `oauthTokenData`, which only the host can renew (`host.refresh`).
+ */
+export function oauthConfigFromCredential(data: CredentialData, host: HostTokens): HttpServerConfig {
+	const url = text(data, 'serverUrl').trim();
+	return { ...httpBase(data, url), auth: hostTokenAuth(host, { credentialLabel: host.label }) };
 }
 
 export function stdioConfigFromCredential(data: CredentialData): StdioServerConfig {
@@ -73,8 +110,12 @@ export function stdioConfigFromCredential(data: CredentialData): StdioServerConf
 	};
 }
 
-export function serverConfigFromCredential(type: string, data: CredentialData): McpServerConfig {
+export function serverConfigFromCredential(type: string, data: CredentialData, host?: HostTokens): McpServerConfig {
 	if (type === STDIO_CREDENTIAL) return stdioConfigFromCredential(data);
 	if (type === HTTP_CREDENTIAL) return httpConfigFromCredential(data);
+	if (type === OAUTH_CREDENTIAL) {
+		if (!host) throw new Error('The OAuth credential needs the host\'s token store');
+		return oauthConfigFromCredential(data, host);
+	}
 	throw new Error(`Unsupported credential type "${type}"`);
 }

@@ -1,9 +1,9 @@
 import type { INodeType, INodeTypeDescription, ISupplyDataFunctions, SupplyData } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { SERVER_HANDLE_KIND, type ServerHandle } from '../../lib/agent/serverHandle';
-import { HTTP_CREDENTIAL, STDIO_CREDENTIAL, serverConfigFromCredential } from '../../lib/mcp/credentialData';
+import { OAUTH_CREDENTIAL, serverConfigFromCredential } from '../../lib/mcp/credentialData';
 import { parsePatternList } from '../../lib/tools/nameFilter';
-import { mcpServerConnectionTest, serverConnectionProperty, serverCredentials } from '../shared/serverConnection';
+import { credentialTypeFor, hostTokensOf, mcpServerConnectionTest, serverConnectionProperty, serverCredentials } from '../shared/serverConnection';
 
 /** A sub-node that points the MCP Agent at one server; connect several for several servers. */
 export class McpServer implements INodeType {
@@ -45,14 +45,15 @@ export class McpServer implements INodeType {
 
 	async supplyData(this: ISupplyDataFunctions, itemIndex: number): Promise<SupplyData> {
 		const connection = this.getNodeParameter('connection', itemIndex, 'http') as string;
-		const type = connection === 'stdio' ? STDIO_CREDENTIAL : HTTP_CREDENTIAL;
-		const data = await this.getCredentials(type);
+		const type = credentialTypeFor(connection);
+		const data = (await this.getCredentials(type)) as Record<string, unknown>;
 		let handle: ServerHandle;
 		try {
 			handle = {
 				kind: SERVER_HANDLE_KIND,
 				name: this.getNode().name,
-				config: serverConfigFromCredential(type, data as Record<string, unknown>),
+				// OAuth: tokens are refreshed through this sub-node's own context, which owns the credential.
+				config: serverConfigFromCredential(type, data, type === OAUTH_CREDENTIAL ? hostTokensOf(this, data) : undefined),
 				include: parsePatternList(this.getNodeParameter('include', itemIndex, '') as string),
 				exclude: parsePatternList(this.getNodeParameter('exclude', itemIndex, '') as string),
 			};

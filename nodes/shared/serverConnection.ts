@@ -7,10 +7,12 @@ import type {
 	INodeCredentialTestResult,
 	INodeExecutionData,
 	INodeProperties,
+	ISupplyDataFunctions,
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { McpConnection } from '../../lib/mcp/connection';
-import { HTTP_CREDENTIAL, STDIO_CREDENTIAL, serverConfigFromCredential } from '../../lib/mcp/credentialData';
+import { HTTP_CREDENTIAL, OAUTH_CREDENTIAL, STDIO_CREDENTIAL, serverConfigFromCredential, type HostTokens } from '../../lib/mcp/credentialData';
+import type { HostTokenData } from '../../lib/mcp/oauth/hostTokenAuth';
 import { McpFailure, redactFailure } from '../../lib/mcp/errors';
 import { redactorForServer, type Redactor } from '../../lib/mcp/secrets';
 import { listAllTools, serverOffers } from '../../lib/mcp/listing';
@@ -27,7 +29,8 @@ export const serverConnectionProperty: INodeProperties = {
 	noDataExpression: true,
 	default: 'http',
 	options: [
-		{ name: 'HTTP (Streamable HTTP or SSE)', value: 'http', description: 'A remote MCP server reached by URL' },
+		{ name: 'HTTP (Streamable HTTP or SSE)', value: 'http', description: 'A remote MCP server reached by URL (no auth, a token, headers, or OAuth client credentials)' },
+		{ name: 'HTTP with OAuth (Connect My Account)', value: 'oauth', description: 'A hosted MCP server where you sign in: n8n\'s "Connect my account" from the server URL alone' },
 		{ name: 'Local Command (Stdio)', value: 'stdio', description: 'An MCP server started as a process on the n8n host' },
 	],
 };
@@ -35,9 +38,39 @@ export const serverConnectionProperty: INodeProperties = {
 export const serverCredentials: INodeCredentialDescription[] = [
 	{ name: HTTP_CREDENTIAL, required: true, testedBy: CONNECTION_TEST_METHOD, displayOptions: { show: { connection: ['http'] } } },
 	{ name: STDIO_CREDENTIAL, required: true, testedBy: CONNECTION_TEST_METHOD, displayOptions: { show: { connection: ['stdio'] } } },
+	{ name: OAUTH_CREDENTIAL, required: true, testedBy: CONNECTION_TEST_METHOD, displayOptions: { show: { connection: ['oauth'] } } },
 ];
 
 type NodeContext = IExecuteFunctions | ILoadOptionsFunctions;
+
+/** The credential type a Server Connection value stands for. */
+export function credentialTypeFor(connection: string): string {
+	if (connection === 'stdio') return STDIO_CREDENTIAL;
+	if (connection === 'oauth') return OAUTH_CREDENTIAL;
+	return HTTP_CREDENTIAL;
+}
+
+/**
+ * The OAuth credential's tokens as n8n stores them, and n8n's own refresh: it locks across
+ * processes (n8n 2.x), persists the new tokens encrypted, and fails with "needs to be reconnected"
+ * on invalid_grant. Bound to the context that owns the credential (for the MCP Server sub-node, its
+ * own supplyData context), as n8n's MCP Client Tool does.
+ */
+export function hostTokensOf(context: NodeContext | ISupplyDataFunctions, data: Record<string, unknown>): HostTokens {
+	const tokenData = (value: unknown): HostTokenData | undefined => (value && typeof value === 'object' ? (value as HostTokenData) : undefined);
+	return {
+		initial: tokenData(data.oauthTokenData),
+		label: context.getNode().credentials?.[OAUTH_CREDENTIAL]?.name,
+		refresh: async () => {
+			const refreshed = (await context.helpers.refreshOAuth2Token.call(context as IExecuteFunctions, OAUTH_CREDENTIAL)) as unknown;
+			const returned = tokenData(refreshed);
+			if (returned && (returned.access_token || returned.accessToken)) return returned;
+			// n8n 1.x returns its own token object; what it stored is what counts.
+			const stored = (await context.getCredentials(OAUTH_CREDENTIAL)) as Record<string, unknown>;
+			return tokenData(stored.oauthTokenData);
+		},
+	};
+}
 
 /**
  * The redactor of the server credential a node execution resolved, so that toNodeError removes
@@ -52,12 +85,11 @@ function readConnectionKind(context: NodeContext): string {
 }
 
 export async function resolveServerConfig(context: NodeContext): Promise<McpServerConfig> {
-	const connection = readConnectionKind(context);
-	const type = connection === 'stdio' ? STDIO_CREDENTIAL : HTTP_CREDENTIAL;
-	const data = await context.getCredentials(type);
+	const type = credentialTypeFor(readConnectionKind(context));
+	const data = (await context.getCredentials(type)) as Record<string, unknown>;
 	let config: McpServerConfig;
 	try {
-		config = serverConfigFromCredential(type, data as Record<string, unknown>);
+		config = serverConfigFromCredential(type, data, type === OAUTH_CREDENTIAL ? hostTokensOf(context, data) : undefined);
 	} catch (error) {
 		// Credential parsing errors name the field and line, never a value.
 		throw new NodeOperationError(context.getNode(), (error as Error).message);
@@ -122,7 +154,8 @@ export async function mcpServerConnectionTest(
 	let connection: McpConnection | undefined;
 	let config: McpServerConfig | undefined;
 	try {
-		config = serverConfigFromCredential(credential.type, (credential.data ?? {}) as Record<string, unknown>);
+		const data = (credential.data ?? {}) as Record<string, unknown>;
+		config = serverConfigFromCredential(credential.type, data, credential.type === OAUTH_CREDENTIAL ? storedTokensOnly(data) : undefined);
 		connection = await McpConnection.open(config);
 		const tools = serverOffers(connection, 'tools') ? await listAllTools(connection) : [];
 		const { name, version } = connection.server;
@@ -136,4 +169,21 @@ export async function mcpServerConnectionTest(
 	} finally {
 		await connection?.close();
 	}
+}
+
+/**
+ * The Test button of the OAuth credential uses the stored access token as it is. It never
+ * refreshes: a credential test has no way to store the rotated tokens, and a refresh whose result
+ * is lost would burn the refresh token.
+ */
+function storedTokensOnly(data: Record<string, unknown>): HostTokens {
+	const stored = data.oauthTokenData && typeof data.oauthTokenData === 'object' ? (data.oauthTokenData as HostTokenData) : undefined;
+	return {
+		// Without an expiry stamp the token is used as is, whatever its age.
+		initial: stored ? { ...stored, n8n_expires_at: undefined } : undefined,
+		label: typeof data.serverUrl === 'string' ? data.serverUrl : undefined,
+		refresh: async () => {
+			throw new Error('The Test button does not refresh tokens; run the workflow (it refreshes them), or click "Connect my account" again');
+		},
+	};
 }
