@@ -196,7 +196,7 @@ function renderOrigin(requests: ApprovalRequest[], expires: string | undefined, 
 	if (origin.workflow) rows.push(['Workflow', showName(origin.workflow)]);
 	if (origin.node) rows.push(['Agent node', showName(origin.node)]);
 	if (origin.trigger) rows.push(['Started by', showText(origin.trigger)]);
-	if (expires) rows.push(['Decide before', showText(expiryText(expires, now))]);
+	if (expires) rows.push(['Decide before', `${showText(expiryText(expires, now))} <span class="meta">${showText(expires)}</span>`]);
 	return rows.length ? `<dl class="facts">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>` : '';
 }
 
@@ -236,7 +236,7 @@ ${bulk}</div>
 	return page(
 		count ? `Review ${count} tool call${count === 1 ? '' : 's'}` : 'Nothing to decide',
 		`<h1>${count ? `Review ${count} tool call${count === 1 ? '' : 's'}` : 'Nothing to decide on this page'}</h1>
-${count ? `<p class="lead">An AI agent in an n8n workflow wants to run the calls below. Nothing runs until you decide.${inputNote} ${expires ? `Unanswered calls are denied at ${showText(expires)}.` : ''}</p>${renderOrigin(requests, expires, now)}` : ''}
+${count ? `<p class="lead">An AI agent in an n8n workflow wants to run the calls below. Nothing runs until you decide.${inputNote}${expires ? ' Calls still undecided at the time below are denied.' : ''}</p>${renderOrigin(requests, expires, now)}` : ''}
 ${errors}
 ${renderUndecidable(options)}
 ${form}`,

@@ -40,7 +40,7 @@ code{overflow-wrap:anywhere}
 .warn{background:var(--warn-bg);border-color:var(--warn)}.error{background:var(--bad-bg);border-color:var(--bad)}.notice{background:var(--info-bg);border-color:var(--info)}.ok-box{background:var(--ok-bg);border-color:var(--ok)}
 .hidden-flag{background:var(--bad-bg);color:var(--bad);font-size:.85rem;padding:0 .3rem;border-radius:4px}
 .tag{font-size:.8rem;padding:0 .4rem;border-radius:4px;background:var(--code-bg)}.tag.bad{background:var(--bad-bg);color:var(--bad)}
-details{margin:.35rem 0}summary{cursor:pointer;min-height:44px;display:flex;align-items:center;gap:.35rem;font-weight:600}
+details{margin:.35rem 0}summary{cursor:pointer;min-height:44px;display:flex;align-items:center;gap:.35rem;font-weight:600;list-style:none}summary::-webkit-details-marker{display:none}summary::before{content:'▸';color:var(--muted)}details[open]>summary::before{content:'▾'}
 .meta{color:var(--muted);font-size:.9rem}
 label{display:block;margin:.35rem 0}
 input[type=text],input[type=email],input[type=password],input[type=url],input[type=number],input[type=date],input[type=datetime-local],select,textarea{width:100%;min-height:44px;padding:.5rem .65rem;font:inherit;color:var(--text);background:var(--card);border:1px solid var(--border);border-radius:6px}

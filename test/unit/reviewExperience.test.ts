@@ -1,0 +1,201 @@
+import { hashArguments } from '../../lib/approvals/argumentHash';
+import type { ApprovalRequest } from '../../lib/approvals/approvalRequest';
+import { argumentChanges } from '../../lib/approvals/decisionPage';
+import { editFieldName } from '../../lib/approvals/editForm';
+import { fieldName, renderReviewPage } from '../../lib/approvals/reviewPage';
+import { handleReviewWebhook, REVIEW_PAGE_HEADERS } from '../../lib/approvals/reviewWebhook';
+import { riskBadges } from '../../lib/approvals/riskBadges';
+import { approvalRequest, pendingCall, TOKEN } from '../support/approvalFixtures';
+import { formPost } from '../support/browserFormPost';
+
+/**
+ * Issue 14: the review page a person can do well in ten seconds on a phone. What the page shows
+ * (origin, badges, readable arguments), how the buttons decide (per call, Approve all / Deny all for
+ * the calls left unset, a reason, Edit through fields generated from the schema) and the
+ * confirmation that lists exactly what was decided.
+ */
+const NOW = new Date('2030-01-01T01:00:00.000Z');
+const mailSchema = {
+	type: 'object',
+	properties: {
+		to: { type: 'string', format: 'email' },
+		subject: { type: 'string', maxLength: 40 },
+		priority: { enum: ['low', 'high'] },
+		cc: { type: 'array', items: { type: 'string' } },
+	},
+	required: ['to', 'subject'],
+	additionalProperties: false,
+};
+
+function twoCalls(): ApprovalRequest {
+	return approvalRequest({
+		origin: { workflow: 'Support <inbox>', node: 'Agent', trigger: 'a webhook call' },
+		calls: [
+			pendingCall('c1', { path: '/data/a' }),
+			pendingCall('c2', { to: 'ana@example.com', subject: 'Hello', priority: 'low', cc: ['b@example.com'] }, { tool: 'send_mail', server: 'mail', inputSchema: mailSchema }),
+		],
+	});
+}
+
+async function post(request: ApprovalRequest, body: Record<string, unknown>) {
+	return handleReviewWebhook({ method: 'POST', headers: {}, query: { reviewToken: TOKEN }, body, pending: [request], requireSignIn: false, allowedReviewers: [], workflowId: 'wf', now: NOW });
+}
+
+async function get(request: ApprovalRequest) {
+	return handleReviewWebhook({ method: 'GET', headers: {}, query: { reviewToken: TOKEN }, body: undefined, pending: [request], requireSignIn: false, allowedReviewers: [], workflowId: 'wf', now: NOW });
+}
+
+const decision = (request: ApprovalRequest, callId: string) => fieldName('decision', request.approvalId, callId);
+const reason = (request: ApprovalRequest, callId: string) => fieldName('reason', request.approvalId, callId);
+const edit = (callId: string, ...path: Array<string | number>) => editFieldName('editvalue', 'ap1', callId, path);
+
+describe('review page: context and cards', () => {
+	it('shows where the run comes from, when it expires, and escapes the workflow name', () => {
+		const html = renderReviewPage([twoCalls()], { now: NOW });
+		expect(html).toContain('<dt>Workflow</dt><dd>Support &lt;inbox&gt;</dd><dt>Agent node</dt><dd>Agent</dd><dt>Started by</dt><dd>a webhook call</dd>');
+		expect(html).toContain('<dt>Decide before</dt><dd>2030-01-02 00:00 UTC (in 23 hours)');
+		expect(html).not.toContain('<inbox>');
+	});
+
+	it('gives each call risk badges: trusted read-only, untrusted claims, destructive, flagged, changed since pinned', () => {
+		const labels = (extra: Parameters<typeof pendingCall>[2]) => riskBadges(pendingCall('c', { a: 1 }, extra)).map((b) => b.label);
+		expect(labels({ annotations: { readOnlyHint: true }, annotationsTrusted: true })).toEqual(['Read-only (trusted)']);
+		expect(labels({ annotations: { readOnlyHint: true }, annotationsTrusted: false })).toEqual(['May change or delete', 'Not trusted']);
+		expect(labels({ annotations: { destructiveHint: true }, annotationsTrusted: true })).toEqual(['May change or delete']);
+		expect(labels({ annotations: { destructiveHint: false }, annotationsTrusted: true })).toEqual([]);
+		expect(labels({ warnings: ['Description asks to hide something from the user.'] })).toEqual(['Flagged', 'May change or delete', 'Not trusted']);
+		expect(labels({ warnings: ['Not pinned: its definition changed since it was pinned.'] })).toEqual(['Changed since pinned', 'May change or delete', 'Not trusted']);
+		expect(riskBadges(pendingCall('c', { path: '/a\u200B' })).map((b) => b.kind)).toContain('flagged');
+		const html = renderReviewPage([approvalRequest({ calls: [pendingCall('c1', { a: 1 }, { warnings: ['x'] }), pendingCall('c2', { a: 2 }, { annotations: { readOnlyHint: true }, annotationsTrusted: true })] })]);
+		expect(html).toMatch(/<section class="card call risk-high"[\s\S]*<span class="badge high" title="[^"]+">Flagged<span class="sr-only">/);
+		expect(html).toMatch(/<section class="card call risk-low"[\s\S]*Read-only \(trusted\)/);
+	});
+
+	it('shows the arguments readably (keys, indented nesting, wrapped strings) and the exact JSON as well', () => {
+		const html = renderReviewPage([approvalRequest({ calls: [pendingCall('c1', { to: { name: 'Ana', tags: ['a', 'b'] }, body: 'x'.repeat(700) })] })]);
+		expect(html).toContain('<dl><dt>to</dt><dd><dl><dt>name</dt><dd><span class="v s">Ana</span></dd><dt>tags</dt><dd><ol start="0"><li><span class="v s">a</span></li>');
+		expect(html).toContain('… 100 more characters: see the full JSON below');
+		expect(html).toContain(`<details><summary>Full arguments as JSON</summary><pre>{\n  &quot;to&quot;: {`);
+		expect(html).toContain('x'.repeat(700));
+	});
+
+	it('renders hostile text from servers and the model inert in every new part (origin, badges, argument keys, edit labels)', () => {
+		const hostile = '<img src=x onerror=alert(1)>"\'';
+		const request = approvalRequest({
+			origin: { workflow: hostile, node: hostile, trigger: hostile },
+			calls: [pendingCall('c1', { [hostile]: hostile }, { title: hostile, tool: hostile, inputSchema: { type: 'object', properties: { [hostile]: { type: 'string', description: hostile, title: hostile } } } })],
+		});
+		const html = renderReviewPage([request]);
+		expect(html).not.toMatch(/<img|<script/i);
+		expect(html).not.toContain('onerror=alert(1)>"');
+		expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;&quot;&#39;');
+	});
+
+	it('puts the radios before the reason and edit boxes (CSS shows them on :checked) and "Submit decisions" first among the buttons', () => {
+		const html = renderReviewPage([twoCalls()]);
+		const fieldset = /<fieldset class="decide">([\s\S]*?)<\/section>/.exec(html)?.[1] ?? '';
+		const order = ['value="approve" class="pick approve"', 'value="deny" class="pick deny"', 'value="edit" class="pick edit"', 'class="reason-box"', 'class="edit-box"'].map((t) => fieldset.indexOf(t));
+		expect(order.every((i) => i >= 0)).toBe(true);
+		expect([...order].sort((a, b) => a - b)).toEqual(order);
+		const buttons = [...html.matchAll(/<button type="submit"([^>]*)>([^<]*)</g)].map((m) => m[2]);
+		expect(buttons).toEqual(['Submit decisions', 'Approve all', 'Deny all']);
+		expect(html).toContain('@media (prefers-color-scheme:dark)');
+		expect(html).not.toMatch(/<script/i);
+		expect(REVIEW_PAGE_HEADERS['Content-Security-Policy']).not.toMatch(/script-src/);
+	});
+});
+
+describe('review page: deciding', () => {
+	it('Approve all decides only the calls left unset; a call set to Deny keeps its choice and reason', async () => {
+		const request = twoCalls();
+		const page = await get(request);
+		const body = formPost(page.html, { set: { reviewer: 'Ana', [decision(request, 'c2')]: 'deny', [reason(request, 'c2')]: 'wrong recipient', bulk: 'approve' } });
+		const answer = await post(request, body);
+		expect(answer.status).toBe(200);
+		expect(answer.decisions?.[0].decisions).toEqual([
+			{ callId: 'c1', argsHash: request.calls[0].argsHash, decision: 'approve' },
+			{ callId: 'c2', argsHash: request.calls[1].argsHash, decision: 'deny', reason: 'wrong recipient' },
+		]);
+		expect(answer.html).toContain('<span class="verdict approve">Approved</span>: <strong>delete_file</strong>');
+		expect(answer.html).toContain('<span class="verdict deny">Denied</span>: <strong>send_mail</strong>');
+		expect(answer.html).toContain('<p>Reason: wrong recipient</p>');
+		expect(answer.html).toContain('2 decisions recorded by Ana');
+	});
+
+	it('Deny all uses its own reason for unset calls; without a bulk button an unset call is still an error', async () => {
+		const request = twoCalls();
+		const page = await get(request);
+		const denied = await post(request, formPost(page.html, { set: { reviewer: 'Ana', bulk: 'deny', bulkReason: 'not today' } }));
+		expect(denied.decisions?.[0].decisions.map((d) => [d.decision, d.reason])).toEqual([['deny', 'not today'], ['deny', 'not today']]);
+		const none = await post(request, formPost(page.html, { set: { reviewer: 'Ana', [decision(request, 'c1')]: 'approve' } }));
+		expect(none.status).toBe(400);
+		expect(none.decisions).toBeUndefined();
+		expect(none.html).toContain('Choose approve, deny or edit for send_mail (call c2).');
+	});
+
+	it('an API client cannot use the bulk buttons: every decision is named', async () => {
+		const request = twoCalls();
+		const answer = await post(request, { reviewer: 'Bot', bulk: 'approve', decisions: [{ approvalId: 'ap1', callId: 'c1', argsHash: request.calls[0].argsHash, decision: 'approve' }] });
+		expect(answer.status).toBe(400);
+		expect(answer.decisions).toBeUndefined();
+	});
+
+	it('Edit through the generated fields: the change is validated, bound to the original hash, and shown against the original', async () => {
+		const request = twoCalls();
+		const page = await get(request);
+		expect(page.html).toContain(`name="${edit('c2', 'subject')}" value="Hello"`);
+		const body = formPost(page.html, {
+			set: { reviewer: 'Ana', [decision(request, 'c1')]: 'deny', [decision(request, 'c2')]: 'edit', [edit('c2', 'subject')]: 'Hello again', [edit('c2', 'priority')]: '1' },
+			uncheck: [editFieldName('editkeep', 'ap1', 'c2', ['cc', 0])],
+		});
+		const answer = await post(request, body);
+		expect(answer.status).toBe(200);
+		expect(answer.decisions?.[0].decisions[1]).toEqual({
+			callId: 'c2',
+			argsHash: hashArguments({ to: 'ana@example.com', subject: 'Hello', priority: 'low', cc: ['b@example.com'] }),
+			decision: 'edit',
+			arguments: { to: 'ana@example.com', subject: 'Hello again', priority: 'high', cc: [] },
+		});
+		expect(answer.html).toContain('Approved with your edits');
+		expect(answer.html).toContain('<tr><th scope="row"><code>subject</code></th><td><code>&quot;Hello&quot;</code></td><td><code>&quot;Hello again&quot;</code></td></tr>');
+		expect(answer.html).toContain('<tr><th scope="row"><code>cc</code></th>');
+	});
+
+	it('an edit that breaks the schema decides nothing and marks the field, with the model\'s value next to it', async () => {
+		const request = twoCalls();
+		const page = await get(request);
+		const body = formPost(page.html, { set: { reviewer: 'Ana', [decision(request, 'c1')]: 'approve', [decision(request, 'c2')]: 'edit', [edit('c2', 'to')]: 'not an address' } });
+		const answer = await post(request, body);
+		expect(answer.status).toBe(400);
+		expect(answer.decisions).toBeUndefined();
+		expect(answer.html).toMatch(/do not match the tool&#39;s schema: arguments\.to must match format &quot;email&quot;/);
+		const field = /<div class="edit-field changed invalid">([\s\S]*?)<\/div>/.exec(answer.html)?.[1] ?? '';
+		expect(field).toContain('value="not an address"');
+		expect(field).toContain('Model\'s value: <code>ana@example.com</code>');
+		expect(field).toContain('<span class="field-error">to must match format &quot;email&quot;</span>');
+		// The reviewer's choices come back as they were.
+		expect(answer.html).toContain(`name="${decision(request, 'c2')}" value="edit" class="pick edit" id="${decision(request, 'c2')}-edit" checked`);
+	});
+
+	it('"Edit as JSON instead" takes the JSON text over the fields', async () => {
+		const request = twoCalls();
+		const page = await get(request);
+		const body = formPost(page.html, {
+			set: { reviewer: 'Ana', [decision(request, 'c1')]: 'approve', [decision(request, 'c2')]: 'edit', [fieldName('args', 'ap1', 'c2')]: '{"to":"x@example.com","subject":"S"}' },
+			check: [editFieldName('editjson', 'ap1', 'c2')],
+		});
+		const answer = await post(request, body);
+		expect(answer.decisions?.[0].decisions[1]).toMatchObject({ decision: 'edit', arguments: { to: 'x@example.com', subject: 'S' } });
+	});
+});
+
+describe('argumentChanges', () => {
+	it('lists changed, added and removed values by path', () => {
+		expect(argumentChanges({ a: 1, b: { c: 'x', d: [1, 2] }, e: 1 }, { a: 1, b: { c: 'y', d: [1, 3] }, f: true })).toEqual([
+			{ path: 'b.c', before: 'x', after: 'y' },
+			{ path: 'b.d[1]', before: 2, after: 3 },
+			{ path: 'e', before: 1 },
+			{ path: 'f', after: true },
+		]);
+	});
+});
