@@ -1,0 +1,85 @@
+/**
+ * The n8n side of the OAuth credential: the Server Connection "oauth" resolves the
+ * mcpServerOAuthApi credential, the transport gets its stored token, and a refresh goes through
+ * n8n's own helper (refreshOAuth2Token, bound to the context that owns the credential) whose
+ * result is used at once; the MCP Server sub-node hands the Agent a config that does the same.
+ */
+import type { AuthProvider } from '@modelcontextprotocol/client';
+import type { IExecuteFunctions, INode, ISupplyDataFunctions } from 'n8n-workflow';
+import { OAUTH_CREDENTIAL } from '../../lib/mcp/credentialData';
+import type { HttpServerConfig } from '../../lib/mcp/serverConfig';
+import { REDACTED } from '../../lib/mcp/secrets';
+import { McpServer } from '../../nodes/McpServer/McpServer.node';
+import { resolveServerConfig, serverCredentials, toNodeError } from '../../nodes/shared/serverConnection';
+
+const NODE: INode = {
+	id: '1',
+	name: 'MCP Call Tool',
+	type: 'mcpCallTool',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+	credentials: { [OAUTH_CREDENTIAL]: { id: 'c1', name: 'Linear (OAuth)' } },
+};
+
+const STORED = { serverUrl: 'https://mcp.example.com/mcp', transport: 'streamableHttp', oauthTokenData: { access_token: 'at-stored-0123456789', refresh_token: 'rt-stored-0123456789', expires_in: 3600 } };
+
+function context(refreshed: unknown) {
+	const refreshCalls: Array<{ self: unknown; type: string }> = [];
+	const ctx = {
+		getNodeParameter: (name: string) => (name === 'connection' ? 'oauth' : ''),
+		getCredentials: async (type: string) => {
+			if (type !== OAUTH_CREDENTIAL) throw new Error(`unexpected credential ${type}`);
+			return STORED;
+		},
+		getNode: () => NODE,
+		getInputData: () => [{ json: {} }],
+		helpers: {
+			async refreshOAuth2Token(this: unknown, type: string) {
+				refreshCalls.push({ self: this, type });
+				return refreshed;
+			},
+		},
+	};
+	return { ctx, refreshCalls };
+}
+
+const unauthorized = {} as Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0];
+
+describe('Server Connection "HTTP with OAuth"', () => {
+	it('offers the OAuth credential, tested like the others', () => {
+		expect(serverCredentials.find((c) => c.name === OAUTH_CREDENTIAL)).toMatchObject({ displayOptions: { show: { connection: ['oauth'] } }, testedBy: 'mcpServerConnectionTest' });
+	});
+
+	it('sends the stored token and refreshes through n8n\'s helper on the node\'s own context', async () => {
+		const { ctx, refreshCalls } = context({ access_token: 'at-new-0123456789', refresh_token: 'rt-new-0123456789' });
+		const config = (await resolveServerConfig(ctx as unknown as IExecuteFunctions)) as HttpServerConfig;
+		expect(config.url).toBe('https://mcp.example.com/mcp');
+		const provider = config.auth?.provider as AuthProvider;
+		expect(await provider.token()).toBe('at-stored-0123456789');
+		await provider.onUnauthorized?.(unauthorized);
+		expect(refreshCalls).toEqual([{ self: ctx, type: OAUTH_CREDENTIAL }]);
+		expect(await provider.token()).toBe('at-new-0123456789');
+		// Both tokens are redacted from anything the node reports.
+		const error = toNodeError(ctx as unknown as IExecuteFunctions, new Error('at-stored-0123456789 at-new-0123456789'));
+		expect(error.message).toBe(`${REDACTED} ${REDACTED}`);
+	});
+
+	it('a failed refresh names the credential, not the node', async () => {
+		const { ctx } = context(undefined);
+		ctx.helpers.refreshOAuth2Token = async () => {
+			throw new Error('The credential "Linear (OAuth)" needs to be reconnected.');
+		};
+		const config = (await resolveServerConfig(ctx as unknown as IExecuteFunctions)) as HttpServerConfig;
+		await expect((config.auth?.provider as AuthProvider).onUnauthorized?.(unauthorized)).rejects.toThrow(/^The OAuth credential "Linear \(OAuth\)" was revoked or has expired/);
+	});
+
+	it('MCP Server sub-node: the Agent gets a config whose refresh runs on the sub-node\'s context', async () => {
+		const { ctx, refreshCalls } = context({ access_token: 'at-new-0123456789' });
+		const supply = { ...ctx, getNodeParameter: (name: string, _i: number, fallback: unknown) => (name === 'connection' ? 'oauth' : fallback) };
+		const { response } = await new McpServer().supplyData.call(supply as unknown as ISupplyDataFunctions, 0);
+		const config = (response as { config: HttpServerConfig }).config;
+		await (config.auth?.provider as AuthProvider).onUnauthorized?.(unauthorized);
+		expect(refreshCalls).toEqual([{ self: supply, type: OAUTH_CREDENTIAL }]);
+	});
+});
