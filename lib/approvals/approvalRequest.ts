@@ -4,6 +4,7 @@ import { describeInputRequest, inputRequestsHash } from '../agent/callInput';
 import type { ServerInputRequest } from '../mcp/inputRequests';
 import { scanText } from './poisoning';
 import { recentToolResults } from './recentResults';
+import { channelForm, type ChannelFormField } from './channelForm';
 import { codeFence, inlineText, linkTarget, visibleJson } from './summaryFormat';
 
 /**
@@ -86,6 +87,11 @@ export interface ApprovalRequest {
 	calls: PendingCallView[];
 	summaryText: string;
 	summaryMarkdown: string;
+	/**
+	 * n8n's send-and-wait "Custom Form" (Define Form: Using JSON) for per-call decisions: one required
+	 * Approve / Deny dropdown per call, labelled "#1 code …", and a reason box (see channelForm.ts).
+	 */
+	channelForm?: ChannelFormField[];
 }
 
 export interface ApprovalDecisionItem {
@@ -170,7 +176,7 @@ export function buildApprovalRequest(state: AgentState, approval: OpenApproval, 
 		...(recent.omitted > 0 ? { omittedResults: recent.omitted } : {}),
 		calls: views,
 	};
-	return { ...request, summaryText: summaryText(request), summaryMarkdown: summaryMarkdown(request) };
+	return { ...request, summaryText: summaryText(request), summaryMarkdown: summaryMarkdown(request), channelForm: channelForm(views) };
 }
 
 /** The requests rebuilt from their views (request keys come from the server, "__proto__" included). */

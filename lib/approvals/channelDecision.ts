@@ -1,3 +1,5 @@
+import { CHANNEL_REASON_LABEL, readPerCallChoices, type PerCallChoice } from './channelForm';
+
 /**
  * Answers from n8n's own channels, which approve or deny every pending call of one approval at once:
  * - send-and-wait nodes (Slack, Gmail, Telegram, Form...) output `{ data: { approved } }`; n8n signs
@@ -10,6 +12,9 @@
  * and the query string and the item's top level are never read. A channel answer without a decision
  * (a bare GET of the Wait node's URL, a send-and-wait form without `approved`) is still recognized,
  * so the Agent can say the calls stay pending instead of starting a new run.
+ *
+ * A send-and-wait "Custom Form" built from the item's `channelForm` answers per call (channelForm.ts):
+ * one Approve / Deny per call, each bound to its position and code.
  */
 export interface ChannelDecision {
 	approved: boolean;
@@ -20,6 +25,8 @@ export interface ChannelDecision {
 	codes?: string[];
 	/** Argument hashes the decision names; each must be a pending call's. */
 	argsHashes?: string[];
+	/** Per-call choices from the custom form; `approved` is then true when any call is approved. */
+	perCall?: PerCallChoice[];
 }
 
 export type ChannelAnswer =
@@ -68,9 +75,10 @@ export function readChannelAnswer(json: Json): ChannelAnswer | undefined {
 	if (!webhook && !isObject(json.data)) return undefined;
 	const source = decisionSource(json) ?? {};
 	const approvalId = text(source, 'approvalId');
-	const approved = asBoolean(source.approved);
+	const perCall = readPerCallChoices(source);
+	const approved = perCall ? perCall.some((c) => c.choice === 'approve') : asBoolean(source.approved);
 	if (approved === undefined) return { kind: 'no-decision', ...(approvalId ? { approvalId } : {}) };
-	const reason = text(source, 'reason');
+	const reason = text(source, 'reason') ?? (perCall ? text(source, CHANNEL_REASON_LABEL) : undefined);
 	const reviewer = text(source, 'reviewer');
 	const codes = list(source, 'code') ?? list(source, 'codes');
 	const argsHashes = list(source, 'argsHash') ?? list(source, 'argsHashes');
@@ -83,6 +91,7 @@ export function readChannelAnswer(json: Json): ChannelAnswer | undefined {
 			...(reviewer ? { reviewer } : {}),
 			...(codes ? { codes } : {}),
 			...(argsHashes ? { argsHashes } : {}),
+			...(perCall ? { perCall } : {}),
 		},
 	};
 }

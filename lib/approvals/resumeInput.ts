@@ -3,6 +3,7 @@ import { awaitingPerson, pendingInputs, step } from '../agent/step';
 import type { AgentState, CatalogTool, ReviewDecision } from '../agent/types';
 import { callCode, isApprovalDecision, isApprovalRequest } from './approvalRequest';
 import { readChannelAnswer, type ChannelDecision } from './channelDecision';
+import { perCallProblem } from './channelForm';
 import { peekPausedRun, restorePausedRun, takePausedRun, type PausedRun, type PausedRunStore } from './pausedRuns';
 
 /**
@@ -88,6 +89,7 @@ function stillPending(context: ResumeContext, approvalId: string, run: PausedRun
 function bindingProblem(decision: ChannelDecision, state: AgentState): string | undefined {
 	if (state.phase.name !== 'run_tools') return undefined;
 	const pending = awaitingPerson(state.phase).map(boundArgsHash);
+	if (decision.perCall) return perCallProblem(decision.perCall, pending.map(callCode));
 	const check = (given: string[] | undefined, expected: string[], what: string, normalize: (v: string) => string) => {
 		if (!given) return undefined;
 		const want = new Set(expected.map(normalize));
@@ -182,12 +184,21 @@ export function actionForItem(json: Record<string, unknown>, context: ResumeCont
 	}
 	return resume(context, approvalId, (state) => {
 		if (state.phase.name !== 'run_tools') throw new DecisionRejected('the run is not waiting for a decision');
-		const decisions: ReviewDecision[] = awaitingPerson(state.phase).map((call) => ({
-			callId: call.id,
-			argsHash: boundArgsHash(call),
-			decision: decision.approved ? 'approve' : 'deny',
-			...(decision.reason ? { reason: decision.reason } : !decision.approved ? { reason: 'denied through the approval channel' } : {}),
-		}));
+		const pending = awaitingPerson(state.phase);
+		// Checked against the pending codes before (bindingProblem); checked again here, fail closed.
+		if (decision.perCall && perCallProblem(decision.perCall, pending.map((call) => callCode(boundArgsHash(call))))) {
+			throw new DecisionRejected('the form\'s answers do not match the pending calls');
+		}
+		const decisions: ReviewDecision[] = pending.map((call, index) => {
+			const approved = decision.perCall ? decision.perCall[index].choice === 'approve' : decision.approved;
+			return {
+				callId: call.id,
+				argsHash: boundArgsHash(call),
+				decision: approved ? 'approve' : 'deny',
+				...(!approved ? { reason: decision.reason ?? 'denied through the approval channel' } : {}),
+				...(approved && !decision.perCall && decision.reason ? { reason: decision.reason } : {}),
+			};
+		});
 		return step(state, { type: 'approval_decided', approvalId, decisions, reviewer: decision.reviewer ?? 'approval channel', decidedAt: nowIso, receivedAt: nowIso });
 	});
 }

@@ -5,7 +5,9 @@
 import { createRun, step } from '../../lib/agent/step';
 import type { AgentState, CatalogTool } from '../../lib/agent/types';
 import { hashArguments } from '../../lib/approvals/argumentHash';
-import { callCode } from '../../lib/approvals/approvalRequest';
+import { buildApprovalRequest, callCode } from '../../lib/approvals/approvalRequest';
+import { CHANNEL_REASON_LABEL } from '../../lib/approvals/channelForm';
+import { awaitingPerson } from '../../lib/agent/step';
 import { readChannelAnswer, readChannelDecision } from '../../lib/approvals/channelDecision';
 import { openStore, savePausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
 import { actionForItem, isWiredStraightBack, NOTICE_NO_DECISION, NOTICE_STILL_OPEN, ResumeRefused } from '../../lib/approvals/resumeInput';
@@ -158,5 +160,82 @@ describe('actionForItem: several approvals in one execution (point 7)', () => {
 		actionForItem(request('ap1', ''), context(store));
 		expect(actionForItem(request('ap1', ''), context(store))).toEqual({ kind: 'replayed' });
 		expect(() => actionForItem(request('nope', ''), context(store))).toThrow(/No paused run is waiting for approval nope/);
+	});
+});
+
+describe('per-call decisions through a send-and-wait "Custom Form" (issue 14)', () => {
+	const twoTools: CatalogTool[] = [
+		...tools,
+		{ providerName: 'send\nmail', mcpName: 'send\n**mail** [x](https://evil.example)', serverId: 'fs', serverName: 'fs', inputSchema: schema, annotationsTrusted: false, fingerprint: 'sha256:bbb' },
+	];
+	function pausedTwo(approvalId: string): AgentState {
+		let state = createRun({
+			provider: 'anthropic',
+			settings: { model: 'm', maxIterations: 10, maxOutputTokens: 100, tokenBudget: 0, toolChoice: { type: 'auto' }, parallelToolCalls: true, promptCaching: false, maxToolResultChars: 1000, approval: { mode: 'all', listed: [], alwaysAsk: [], neverAsk: [] } },
+			tools: twoTools,
+			userMessage: 'clean up',
+		});
+		const calls = [{ id: 'c1', name: 'delete_file', input: { path: 'a' } }, { id: 'c2', name: 'send\nmail', input: { path: 'b' } }];
+		state = step(state, {
+			type: 'model_turn',
+			turn: { transcriptItems: [{ role: 'assistant', content: calls.map((c) => ({ type: 'tool_use', ...c })) }], text: '', toolCalls: calls.map((c) => ({ id: c.id, name: c.name, rawArguments: c.input })), stop: 'tool_use', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+		});
+		return step(state, { type: 'approval_opened', approval: { id: approvalId, requestedAt: REQUESTED, expiresAt: '2026-01-02T00:00:00.000Z' } });
+	}
+	const codeA = callCode(hashArguments({ path: 'a' }));
+	const codeB = callCode(hashArguments({ path: 'b' }));
+	const answer = (fields: Record<string, unknown>) => ({ data: { ...fields, respondedAt: '2026-01-01T07:00:00.000Z' } });
+
+	it('the request item carries the form: one required Approve / Deny dropdown per call, labelled with position and code, names made inert', () => {
+		const state = pausedTwo('ap-form');
+		const approval = state.phase.name === 'run_tools' ? state.phase.approval! : undefined;
+		const request = buildApprovalRequest(state, approval!, state.phase.name === 'run_tools' ? awaitingPerson(state.phase) : []);
+		expect(request.channelForm).toEqual([
+			{ fieldLabel: `#1 code ${codeA}: delete_file on fs`, fieldType: 'dropdown', fieldOptions: { values: [{ option: 'Approve' }, { option: 'Deny' }] }, requiredField: true },
+			{ fieldLabel: `#2 code ${codeB}: send \\*\\*mail\\*\\* \\[x\\]\\(https\\[:\\]//evil.example\\) on fs`, fieldType: 'dropdown', fieldOptions: { values: [{ option: 'Approve' }, { option: 'Deny' }] }, requiredField: true },
+			{ fieldLabel: CHANNEL_REASON_LABEL, fieldType: 'textarea' },
+		]);
+		for (const field of request.channelForm!) expect(field.fieldLabel).not.toMatch(/[\n<>]/);
+	});
+
+	it('reads n8n\'s custom-form output (label as key) into per-call choices', () => {
+		const labels = buildLabels();
+		expect(readChannelDecision(answer({ [labels[0]]: 'Approve', [labels[1]]: 'Deny', [CHANNEL_REASON_LABEL]: 'wrong recipient' }))).toEqual({
+			approved: true,
+			reason: 'wrong recipient',
+			perCall: [{ position: 1, code: codeA, choice: 'approve' }, { position: 2, code: codeB, choice: 'deny' }],
+		});
+		// Query strings still decide nothing, whatever their keys.
+		expect(readChannelDecision(webhook({ [labels[0]]: 'Approve', [labels[1]]: 'Approve' }))).toBeUndefined();
+	});
+
+	function buildLabels(): string[] {
+		const state = pausedTwo('ap-labels');
+		const phase = state.phase.name === 'run_tools' ? state.phase : undefined;
+		return buildApprovalRequest(state, phase!.approval!, awaitingPerson(phase!)).channelForm!.slice(0, 2).map((f) => f.fieldLabel);
+	}
+
+	it('approves one call and denies the other with the reason, bound to each call\'s code', () => {
+		const store = storeWith(['ap-form', pausedTwo('ap-form')]);
+		const labels = buildLabels();
+		const action = actionForItem(answer({ [labels[0]]: 'Approve', [labels[1]]: 'Deny', [CHANNEL_REASON_LABEL]: 'wrong recipient' }), context(store, BEFORE_EXPIRY, 0));
+		expect(action.kind).toBe('continue');
+		const state = action.kind === 'continue' ? action.state : undefined;
+		const calls = state?.phase.name === 'run_tools' ? state.phase.calls : [];
+		expect(calls.map((c) => c.review?.status)).toEqual(['approved', 'denied']);
+		expect(calls[1].review).toMatchObject({ reason: 'wrong recipient', reviewer: 'approval channel' });
+	});
+
+	it.each([
+		['a code that is not the call\'s', (l: string[]) => ({ [l[0]]: 'Approve', [l[1].replace(codeB, 'deadbeef')]: 'Approve' }), /answered .*#2 code deadbeef.*it was not applied/],
+		['the calls swapped', (l: string[]) => ({ [l[0].replace('#1', '#2')]: 'Approve', [l[1].replace('#2', '#1')]: 'Deny' }), /it was not applied/],
+		['a call left out', (l: string[]) => ({ [l[0]]: 'Approve' }), /it was not applied/],
+		['an extra call', (l: string[]) => ({ [l[0]]: 'Approve', [l[1]]: 'Approve', [`#3 code ${codeA}: x`]: 'Approve' }), /it was not applied/],
+		['no choice for a call', (l: string[]) => ({ [l[0]]: 'Approve', [l[1]]: null }), /no Approve or Deny for call #2/],
+		['another value', (l: string[]) => ({ [l[0]]: 'Approve', [l[1]]: 'Yes please' }), /no Approve or Deny for call #2/],
+	])('%s: nothing is applied, the calls stay pending with a notice', (_label, fields, notice) => {
+		const store = storeWith(['ap-form', pausedTwo('ap-form')]);
+		const action = actionForItem(answer(fields(buildLabels())), context(store, BEFORE_EXPIRY, 0));
+		expect(action).toMatchObject({ kind: 'pending', approvalId: 'ap-form', notice: expect.stringMatching(notice) });
 	});
 });
