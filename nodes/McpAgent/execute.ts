@@ -12,6 +12,7 @@ import { runToolCalls } from '../../lib/agent/toolRunner';
 import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
 import type { AgentState, OpenApproval } from '../../lib/agent/types';
 import { buildApprovalRequest } from '../../lib/approvals/approvalRequest';
+import { requestOrigin } from '../../lib/approvals/requestOrigin';
 import { openStore, savePausedRun, setReviewTokenHash, type PausedRunStore } from '../../lib/approvals/pausedRuns';
 import { actionForItem, isWiredStraightBack, ResumeRefused, type ItemAction } from '../../lib/approvals/resumeInput';
 import { reviewLink } from '../../lib/approvals/reviewToken';
@@ -128,7 +129,8 @@ function approvalRequestItem(
 ): INodeExecutionData {
 	// Calls waiting for review and calls whose server asked for input: one item carries both.
 	const calls = state.phase.name === 'run_tools' ? awaitingPerson(state.phase) : [];
-	const request = buildApprovalRequest(state, approval, calls, { ...link, ...(notice ? { notice } : {}) });
+	const origin = requestOrigin(this.getWorkflow().name, this.getNode().name, this.getMode());
+	const request = buildApprovalRequest(state, approval, calls, { ...link, origin, ...(notice ? { notice } : {}) });
 	return { json: request as unknown as IDataObject, pairedItem: { item: itemIndex } };
 }
 

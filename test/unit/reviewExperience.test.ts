@@ -5,6 +5,7 @@ import { editFieldName } from '../../lib/approvals/editForm';
 import { fieldName, renderReviewPage } from '../../lib/approvals/reviewPage';
 import { handleReviewWebhook, REVIEW_PAGE_HEADERS } from '../../lib/approvals/reviewWebhook';
 import { riskBadges } from '../../lib/approvals/riskBadges';
+import { requestOrigin } from '../../lib/approvals/requestOrigin';
 import { approvalRequest, pendingCall, TOKEN } from '../support/approvalFixtures';
 import { formPost } from '../support/browserFormPost';
 
@@ -197,5 +198,13 @@ describe('argumentChanges', () => {
 			{ path: 'e', before: 1 },
 			{ path: 'f', after: true },
 		]);
+	});
+});
+
+describe('requestOrigin', () => {
+	it('names the workflow, the node and what started the execution, in words', () => {
+		expect(requestOrigin('Support', 'MCP Agent', 'webhook')).toEqual({ workflow: 'Support', node: 'MCP Agent', trigger: 'a webhook call' });
+		expect(requestOrigin(undefined, 'A', 'somethingNew')).toEqual({ node: 'A', trigger: 'n8n execution mode "somethingNew"' });
+		expect(requestOrigin(undefined, undefined, undefined)).toEqual({});
 	});
 });
