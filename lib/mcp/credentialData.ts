@@ -9,6 +9,7 @@ import {
 } from './serverConfig';
 import { clientCredentialsAuth, type ClientAuthentication } from './oauth/clientCredentials';
 import { hostTokenAuth, type HostTokenSource } from './oauth/hostTokenAuth';
+import { checkStoredGrantIssuer } from './oauth/storedGrantCheck';
 
 /** The credential type names, shared by nodes and credential tests. */
 export const HTTP_CREDENTIAL = 'mcpServerHttpApi';
@@ -19,6 +20,8 @@ export const OAUTH_CREDENTIAL = 'mcpServerOAuthApi';
 export interface HostTokens extends HostTokenSource {
 	/** The credential's name for messages. */
 	label?: string;
+	/** Skips the issuer checks of the stored grant (tests without a network). */
+	skipGrantCheck?: boolean;
 }
 
 type CredentialData = Record<string, unknown>;
@@ -84,7 +87,10 @@ function clientCredentialsOf(data: CredentialData) {
  */
 export function oauthConfigFromCredential(data: CredentialData, host: HostTokens): HttpServerConfig {
 	const url = text(data, 'serverUrl').trim();
-	return { ...httpBase(data, url), auth: hostTokenAuth(host, { credentialLabel: host.label }) };
+	return {
+		...httpBase(data, url),
+		auth: hostTokenAuth(host, { credentialLabel: host.label, checkGrant: host.skipGrantCheck ? undefined : (tokens) => checkStoredGrantIssuer(url, tokens) }),
+	};
 }
 
 export function stdioConfigFromCredential(data: CredentialData): StdioServerConfig {

@@ -2,6 +2,7 @@ import { McpConnection } from '../../lib/mcp/connection';
 import { McpFailure } from '../../lib/mcp/errors';
 import { listAllTools } from '../../lib/mcp/listing';
 import { clientCredentialsAuth } from '../../lib/mcp/oauth/clientCredentials';
+import { oauthConfigFromCredential } from '../../lib/mcp/credentialData';
 import { hostTokenAuth, type HostTokenData } from '../../lib/mcp/oauth/hostTokenAuth';
 import { headlessRedirect, OAuthSession } from '../../lib/mcp/oauth/oauthSession';
 import type { McpAuth } from '../../lib/mcp/oauth/types';
@@ -241,6 +242,35 @@ describe('host-held tokens (n8n "Connect my account")', () => {
 		} finally {
 			await connection.close();
 		}
+	});
+});
+
+describe('issuer checks of a grant n8n redeemed (callbackQueryString.iss)', () => {
+	async function openWithStoredIss(iss: string | undefined) {
+		const { tokens } = await connectLikeN8n(fixture);
+		const data = { serverUrl: fixture.urls.mcpUrl, oauthTokenData: { ...tokens, ...(iss === undefined ? {} : { callbackQueryString: { iss } }) } };
+		const config = oauthConfigFromCredential(data, { initial: data.oauthTokenData, refresh: async () => undefined, label: 'My MCP' });
+		return McpConnection.open({ ...config, connectTimeoutMs: 10_000, requestTimeoutMs: 10_000 });
+	}
+
+	it('a matching iss: the token is used', async () => {
+		await withFixture();
+		const connection = await openWithStoredIss(fixture.urls.issuer);
+		await connection.close();
+		expect(fixture.stats().mcpRequests).toBeGreaterThan(0);
+	});
+
+	it.each([
+		['another issuer', 'https://evil.example.com'],
+		['a normalized issuer (trailing slash)', 'ISSUER/'],
+		['no iss although the server advertises it', undefined],
+	])('%s: the token never reaches the MCP server', async (_label, iss) => {
+		await withFixture();
+		const failure = await failureOf(openWithStoredIss(iss === 'ISSUER/' ? `${fixture.urls.issuer}/` : iss));
+		expect(failure.kind).toBe('reconnect');
+		expect(failure.message).toMatch(/did not come from its authorization server.*RFC 9207.*Connect my account/);
+		expect(failure.message).not.toContain('evil');
+		expect(fixture.stats().mcpRequests).toBe(0);
 	});
 });
 

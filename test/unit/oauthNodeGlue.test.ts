@@ -22,7 +22,7 @@ const NODE: INode = {
 	credentials: { [OAUTH_CREDENTIAL]: { id: 'c1', name: 'Linear (OAuth)' } },
 };
 
-const STORED = { serverUrl: 'https://mcp.example.com/mcp', transport: 'streamableHttp', oauthTokenData: { access_token: 'at-stored-0123456789', refresh_token: 'rt-stored-0123456789', expires_in: 3600 } };
+const STORED = { serverUrl: 'http://127.0.0.1:9/mcp', transport: 'streamableHttp', oauthTokenData: { access_token: 'at-stored-0123456789', refresh_token: 'rt-stored-0123456789', expires_in: 3600 } };
 
 function context(refreshed: unknown) {
 	const refreshCalls: Array<{ self: unknown; type: string }> = [];
@@ -54,7 +54,7 @@ describe('Server Connection "HTTP with OAuth"', () => {
 	it('sends the stored token and refreshes through n8n\'s helper on the node\'s own context', async () => {
 		const { ctx, refreshCalls } = context({ access_token: 'at-new-0123456789', refresh_token: 'rt-new-0123456789' });
 		const config = (await resolveServerConfig(ctx as unknown as IExecuteFunctions)) as HttpServerConfig;
-		expect(config.url).toBe('https://mcp.example.com/mcp');
+		expect(config.url).toBe('http://127.0.0.1:9/mcp');
 		const provider = config.auth?.provider as AuthProvider;
 		expect(await provider.token()).toBe('at-stored-0123456789');
 		await provider.onUnauthorized?.(unauthorized);

@@ -36,8 +36,9 @@ export const CLIENT_CREDENTIALS_REMEDY = 'Check the client ID, the client secret
 
 /**
  * The SDK stamps client information with the issuer it belongs to and warns when none is given.
- * Without a pin we construct with this placeholder and hand the SDK the client information
- * unstamped, which is what "no pin" means: the server's metadata names the authorization server.
+ * Without a pin we construct with this placeholder and stamp the client information with whatever
+ * issuer discovery found, which is what "no pin" means: the server's metadata names the
+ * authorization server.
  */
 const UNPINNED = 'urn:n8n-nodes-mcp-agent:issuer-not-pinned';
 
@@ -46,8 +47,9 @@ function unpinned(provider: OAuthClientProvider): void {
 	provider.clientInformation = (ctx) => {
 		const info = read(ctx) as Record<string, unknown> | undefined;
 		if (!info) return info;
+		// Stamped with the issuer discovery found (the SDK warns about unstamped information).
 		const { issuer: _issuer, ...rest } = info;
-		return rest as ReturnType<OAuthClientProvider['clientInformation']>;
+		return (ctx?.issuer ? { ...rest, issuer: ctx.issuer } : rest) as ReturnType<OAuthClientProvider['clientInformation']>;
 	};
 }
 

@@ -33,6 +33,11 @@ export interface HostTokenSource {
 export interface HostTokenAuthOptions {
 	/** Shown in errors: the credential's name or type, never a value. */
 	credentialLabel?: string;
+	/**
+	 * Runs once before the stored grant's first token is handed out (the issuer checks the host
+	 * skipped, lib/mcp/oauth/storedGrantCheck.ts); a rejection keeps the token from being used.
+	 */
+	checkGrant?: (data: HostTokenData | undefined) => Promise<void>;
 	now?: () => number;
 }
 
@@ -90,6 +95,7 @@ export function hostTokenAuth(source: HostTokenSource, options: HostTokenAuthOpt
 	let inFlight: Promise<void> | undefined;
 	/** The access token a 401-triggered refresh produced: refused again, it means reconnect. */
 	let refreshedAfterRejection: string | undefined;
+	let grantChecked: Promise<void> | undefined;
 
 	const reconnect = (why: string) => new McpFailure(`${label} ${why}. ${RECONNECT_REMEDY}`, 'reconnect');
 
@@ -118,6 +124,7 @@ export function hostTokenAuth(source: HostTokenSource, options: HostTokenAuthOpt
 
 	const provider: AuthProvider = {
 		async token() {
+			if (options.checkGrant) await (grantChecked ??= options.checkGrant(source.initial));
 			if (inFlight) await inFlight;
 			else if (expiresSoon(data, now())) await refresh();
 			const token = accessTokenOf(data);

@@ -128,7 +128,8 @@ export class OAuthSession implements OAuthClientProvider {
 	}
 
 	clientInformation(ctx?: OAuthClientInformationContext): StoredOAuthClientInformation | undefined {
-		if (this.options.client) return { ...this.options.client } as StoredOAuthClientInformation;
+		// A pre-registered client belongs to the authorization server the MCP server names.
+		if (this.options.client) return { ...this.options.client, ...(ctx ? { issuer: ctx.issuer } : {}) } as StoredOAuthClientInformation;
 		return ctx ? this.clients.get(ctx.issuer) : undefined;
 	}
 

@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import { discoverOAuthServerInfo, IssuerMismatchError, validateAuthorizationResponseIssuer } from '@modelcontextprotocol/client';
+import { McpFailure } from '../errors';
+import { describeUrl } from '../secrets';
+import type { HostTokenData } from './hostTokenAuth';
+
+/**
+ * The issuer checks of MCP 2026-07-28 for a grant the host (n8n) redeemed. n8n does not check the
+ * authorization response's `iss` (RFC 9207) nor the metadata's `issuer` echo (RFC 8414 §3.3)
+ * before redeeming the code, but it keeps the callback's extra parameters (`iss` among them) in
+ * `oauthTokenData.callbackQueryString`. So before the first use of a stored grant we discover the
+ * server's authorization server and check both; a grant that fails is not used. This is the part
+ * our code can enforce: the code was already redeemed by then, but its token never reaches the
+ * MCP server. Where no metadata can be found (endpoints entered by hand), there is nothing to
+ * check against and the grant is used as n8n stored it.
+ */
+
+/** Grants that passed, per process: checked once, not on every execution. */
+const passed = new Set<string>();
+
+export async function checkStoredGrantIssuer(serverUrl: string, data: HostTokenData | undefined, fetchFn?: typeof fetch): Promise<void> {
+	const callback = data?.callbackQueryString && typeof data.callbackQueryString === 'object' ? (data.callbackQueryString as Record<string, unknown>) : {};
+	const iss = typeof callback.iss === 'string' ? callback.iss : undefined;
+	const key = createHash('sha256').update(JSON.stringify([serverUrl, iss ?? null])).digest('hex');
+	if (passed.has(key)) return;
+	const where = describeUrl(serverUrl);
+	let info: Awaited<ReturnType<typeof discoverOAuthServerInfo>>;
+	try {
+		info = await discoverOAuthServerInfo(serverUrl, fetchFn ? { fetchFn } : undefined);
+	} catch (error) {
+		if (error instanceof IssuerMismatchError) {
+			throw new McpFailure(`The authorization server of ${where} publishes metadata whose issuer does not match the address it was fetched from (RFC 8414): its tokens are not used. Ask the server's operator; reconnecting does not help.`, 'oauth');
+		}
+		return; // no metadata to check against: n8n's flow used endpoints entered by hand
+	}
+	const metadata = info.authorizationServerMetadata;
+	if (!metadata) return;
+	try {
+		validateAuthorizationResponseIssuer({
+			iss,
+			expectedIssuer: metadata.issuer,
+			issParameterSupported: (metadata as { authorization_response_iss_parameter_supported?: unknown }).authorization_response_iss_parameter_supported === true,
+		});
+	} catch {
+		// The received value is attacker-controllable (a mix-up attack): it is not repeated.
+		throw new McpFailure(
+			`The stored authorization of ${where} did not come from its authorization server: the authorization response's issuer (iss) is ${iss === undefined ? 'missing although the server promises it' : 'a different one'} (RFC 9207). Its tokens are not used. Open the credential and click "Connect my account" again.`,
+			'reconnect',
+		);
+	}
+	passed.add(key);
+}
