@@ -135,7 +135,7 @@ const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ART
 async function choiceLabel(page: Page, tool: string, choice: 'approve' | 'deny' | 'edit') {
 	const handle = await page.evaluateHandle(
 		(toolName, value) => {
-			const card = [...document.querySelectorAll('section.call')].find((s) => s.querySelector('.where code')?.textContent === toolName);
+			const card = Array.from(document.querySelectorAll('section.call')).find((s) => s.querySelector('.where code')?.textContent === toolName);
 			const radio = card?.querySelector(`input.pick.${value}`) as HTMLInputElement | null;
 			return radio ? document.querySelector(`label[for="${CSS.escape(radio.id)}"]`) : null;
 		},
@@ -149,7 +149,7 @@ async function choiceLabel(page: Page, tool: string, choice: 'approve' | 'deny' 
 
 const visible = (page: Page, tool: string, box: 'reason-box' | 'edit-box') =>
 	page.evaluate((toolName, cls) => {
-		const card = [...document.querySelectorAll('section.call')].find((s) => s.querySelector('.where code')?.textContent === toolName);
+		const card = Array.from(document.querySelectorAll('section.call')).find((s) => s.querySelector('.where code')?.textContent === toolName);
 		const el = card?.querySelector(`.${cls}`) as HTMLElement | null;
 		return Boolean(el && el.offsetParent !== null && el.getBoundingClientRect().height > 0);
 	}, tool, box);
@@ -158,8 +158,8 @@ const visible = (page: Page, tool: string, box: 'reason-box' | 'edit-box') =>
 async function editInput(page: Page, tool: string, label: string) {
 	const handle = await page.evaluateHandle(
 		(toolName, text) => {
-			const card = [...document.querySelectorAll('section.call')].find((s) => s.querySelector('.where code')?.textContent === toolName);
-			const field = [...(card?.querySelectorAll('.edit-field') ?? [])].find((f) => f.querySelector('.field-label')?.textContent === text);
+			const card = Array.from(document.querySelectorAll('section.call')).find((s) => s.querySelector('.where code')?.textContent === toolName);
+			const field = Array.from(card?.querySelectorAll('.edit-field') ?? []).find((f) => f.querySelector('.field-label')?.textContent === text);
 			return field?.querySelector('input, textarea, select') ?? null;
 		},
 		tool,
@@ -198,7 +198,7 @@ async function decideByPointer(page: Page, served: Served & { url: string }, pre
 	expect(await visible(page, 'send_mail', 'reason-box')).toBe(true);
 	expect(await visible(page, 'send_mail', 'edit-box')).toBe(false);
 	const reasonBox = await page.$('section.call:nth-of-type(3) .reason-box textarea');
-	const reasonField = reasonBox ?? (await page.evaluateHandle(() => [...document.querySelectorAll('.reason-box textarea')].find((t) => (t as HTMLElement).offsetParent !== null) ?? null)).asElement();
+	const reasonField = reasonBox ?? (await page.evaluateHandle(() => Array.from(document.querySelectorAll('.reason-box textarea')).find((t) => (t as HTMLElement).offsetParent !== null) ?? null)).asElement();
 	await (reasonField as import('puppeteer-core').ElementHandle<HTMLTextAreaElement>).type('Do not e-mail customers from here');
 	await press(await choiceLabel(page, 'create_ticket', 'edit'));
 	expect(await visible(page, 'create_ticket', 'edit-box')).toBe(true);
@@ -241,7 +241,7 @@ describe('review page in chromium', () => {
 			await page.goto(served.url, { waitUntil: 'load' });
 			const layout = await page.evaluate(() => ({
 				scrollWidth: document.documentElement.scrollWidth,
-				small: [...document.querySelectorAll('.pick + label, button')].map((el) => el.getBoundingClientRect()).filter((r) => r.height > 0 && r.height < 44).length,
+				small: Array.from(document.querySelectorAll('.pick + label, button')).map((el) => el.getBoundingClientRect()).filter((r) => r.height > 0 && r.height < 44).length,
 			}));
 			expect(layout.scrollWidth).toBeLessThanOrEqual(420);
 			expect(layout.small).toBe(0);
@@ -269,14 +269,14 @@ describe('review page in chromium', () => {
 						seenGroups.add(input.name);
 						return true;
 					})
-					.map((el) => `${[...document.querySelectorAll('*')].indexOf(el)}:${el.tagName}:${(el as HTMLInputElement).name || el.textContent?.trim().slice(0, 30)}`);
+					.map((el) => `${Array.from(document.querySelectorAll('*')).indexOf(el)}:${el.tagName}:${(el as HTMLInputElement).name || el.textContent?.trim().slice(0, 30)}`);
 			});
 			const reached: string[] = [];
 			for (let i = 0; i < expected.length + 5; i++) {
 				await page.keyboard.press('Tab');
 				const id = await page.evaluate(() => {
 					const el = document.activeElement as HTMLInputElement | null;
-					return !el || el === document.body ? '' : `${[...document.querySelectorAll('*')].indexOf(el)}:${el.tagName}:${el.name || el.textContent?.trim().slice(0, 30)}`;
+					return !el || el === document.body ? '' : `${Array.from(document.querySelectorAll('*')).indexOf(el)}:${el.tagName}:${el.name || el.textContent?.trim().slice(0, 30)}`;
 				});
 				if (!id || reached.includes(id)) break;
 				reached.push(id);
@@ -360,7 +360,7 @@ describe('review page in chromium', () => {
 					const selectors = ['body', 'h1', '.lead', '.meta', '.badge', '.pick:checked + label', '.pick:not(:checked) + label', 'button', '.warn', '.field-label', 'pre', '.args .v', 'summary', 'label'];
 					const problems: string[] = [];
 					for (const selector of selectors) {
-						for (const el of [...document.querySelectorAll(selector)].slice(0, 5)) {
+						for (const el of Array.from(document.querySelectorAll(selector)).slice(0, 5)) {
 							if ((el as HTMLElement).offsetParent === null && el.tagName !== 'BODY') continue;
 							const fg = lum(rgb(getComputedStyle(el).color));
 							const bg = lum(background(el));
