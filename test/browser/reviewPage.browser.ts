@@ -259,7 +259,7 @@ describe('review page in chromium', () => {
 			await page.goto(served.url, { waitUntil: 'load' });
 			// Walk the whole page with Tab: every focusable control (one stop per radio group) is reached, in page order.
 			const expected = await page.evaluate(() => {
-				const controls = [...document.querySelectorAll('summary, input:not([type=hidden]), textarea, select, button, a[href]')].filter((el) => (el as HTMLElement).offsetParent !== null || (el as HTMLInputElement).type === 'radio');
+				const controls = Array.from(document.querySelectorAll('summary, input:not([type=hidden]), textarea, select, button, a[href]')).filter((el) => (el as HTMLElement).offsetParent !== null || (el as HTMLInputElement).type === 'radio');
 				const seenGroups = new Set<string>();
 				return controls
 					.filter((el) => {
