@@ -4,8 +4,9 @@
 // - 'input': the Agent (Anthropic, no approval needed) over test/fixtures/modern-server.js (stdio).
 //   confirm_delete answers input_required: the execution waits, the Needs Approval item carries the
 //   request, the review page shows a form generated from the requested schema with its default
-//   selected, a browser's POST of that form (accept, or decline) resumes the run, and the server
-//   completes the call with the answer.
+//   selected; a person answers in chromium (puppeteer-core: click Yes, Accept, type a name, submit),
+//   or a decline is posted as a browser posts the form; the run resumes and the server completes the
+//   call with the answer.
 // - 'inputhttp': the same fixture over Streamable HTTP (OpenAI Responses), with review required:
 //   approve first, then the server asks, then answer; a tool with an x-mcp-header argument shows the
 //   headers of a 2026-07-28 request.
@@ -13,8 +14,9 @@
 //   elicitation in the middle of an open call is declined, with a note the model reads.
 
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
 const path = require('node:path');
-const { findChromium, screenshot } = require('../lib/screenshot');
+const { findChromium, launchBrowser, reviewTab, clickChoice } = require('../lib/browser');
 
 /** The schema confirm_delete asks with (test/fixtures/modern-server.js). */
 const CONFIRM_SCHEMA = { type: 'object', properties: { confirm: { type: 'boolean', default: false } }, required: ['confirm'] };
@@ -71,6 +73,44 @@ module.exports = function inputCases(e2e, ctx, h) {
 		assertRecorded(await submitForm(pending.reviewUrl, fields));
 	}
 
+	/**
+	 * A person in chromium: the page as the browser renders it (screenshots under <temp>/screenshots),
+	 * the default selected, then Yes, Accept, their name, Submit decisions; the answer page says it was
+	 * recorded, and the browser's GETs did not resume the execution before that.
+	 */
+	async function answerInBrowser(chromium, pending, c) {
+		const shots = path.join(ctx.dir, 'screenshots');
+		fs.mkdirSync(shots, { recursive: true });
+		const field = (part, property) => inputFieldName(part, pending.approvalId, c.callId, 'confirm', property);
+		const browser = await launchBrowser(chromium, { profileDir: path.join(ctx.dir, 'chromium-profile') });
+		try {
+			const tab = await reviewTab(browser);
+			const opened = await tab.goto(pending.reviewUrl, { waitUntil: 'load' });
+			assert.equal(opened.status(), 200);
+			await tab.screenshot({ path: path.join(shots, 'input-form.png'), fullPage: true });
+			const checked = (value) => tab.$eval(`input[name="${field('value', 'confirm')}"][value="${value}"]`, (el) => el.checked);
+			assert.equal(await checked('false'), true, 'the browser must show the default (No) selected');
+			assert.equal(await checked('true'), false);
+			assert.equal(await latestStatus(ctx.ids.input), 'waiting', "the browser's GET must not resume the execution");
+			await clickChoice(tab, `input[name="${field('value', 'confirm')}"][value="true"]`);
+			await clickChoice(tab, `input[name="${field('action')}"][value="accept"]`);
+			assert.equal(await checked('true'), true);
+			await tab.type('input[name="reviewer"]', 'E2E Browser');
+			await tab.screenshot({ path: path.join(shots, 'input-form-filled.png'), fullPage: true });
+			const submit = await tab.evaluateHandle(() => Array.from(document.querySelectorAll('button[type="submit"]')).find((b) => /submit/i.test(b.textContent)) ?? null);
+			assert.ok(submit.asElement(), 'no "Submit decisions" button');
+			const [response] = await Promise.all([tab.waitForNavigation({ waitUntil: 'load' }), submit.asElement().click()]);
+			await tab.screenshot({ path: path.join(shots, 'input-answered.png'), fullPage: true });
+			const text = await tab.evaluate(() => document.body.innerText);
+			assert.equal(response.status(), 200, `the review page refused the answer: ${text.slice(0, 800)}`);
+			assert.match(text, /Input answered/);
+			assert.match(text, /Your answer to the server's request: accept/);
+			process.stderr.write(`[e2e agent] review page screenshots (MCP_AGENT_E2E_KEEP=1 keeps them): ${shots}\n`);
+		} finally {
+			await browser.close();
+		}
+	}
+
 	e2e('input request (MCP 2026-07-28, stdio): the run waits, the review page shows the form with its default, the answer completes the call', async () => {
 		await start('input', plan([call('confirm_delete', { path: '/data/old' })]));
 		const pending = await ctx.inbox.next('pending', 'input');
@@ -78,18 +118,14 @@ module.exports = function inputCases(e2e, ctx, h) {
 		const page = await reviewPage(pending.reviewUrl);
 		assert.equal(await latestStatus(ctx.ids.input), 'waiting', 'the execution must wait for the answer');
 		assert.match(page, /One call waits for input a tool server asked for/);
+		assertConfirmForm(page, pending, c);
 
-		// The same page in a real browser (chromium renders it under the page's CSP); a GET decides nothing.
 		const chromium = findChromium();
-		if (chromium) {
-			const file = await screenshot(chromium, pending.reviewUrl, path.join(ctx.dir, 'screenshots', 'input-form.png'), { profileDir: path.join(ctx.dir, 'chromium-profile') });
-			process.stderr.write(`[e2e agent] review page with the input form: ${file}\n`);
-			assert.equal(await latestStatus(ctx.ids.input), 'waiting', "the browser's GET must not resume the execution");
-		} else {
-			process.stderr.write('[e2e agent] no chromium found (MCP_AGENT_E2E_CHROMIUM): review page screenshot skipped\n');
+		if (chromium) await answerInBrowser(chromium, pending, c);
+		else {
+			process.stderr.write('[e2e agent] no chromium (CHROMIUM_PATH): the form is posted without a browser\n');
+			await answer(pending, page, c, { action: 'accept', confirm: 'true', reviewer: 'E2E Browser' });
 		}
-
-		await answer(pending, page, c, { action: 'accept', confirm: 'true' });
 		const done = await ctx.inbox.next('done', 'input');
 		assert.equal(done.status, 'completed', JSON.stringify(done).slice(0, 800));
 		const [result, ...more] = finalResults(done);
@@ -99,7 +135,7 @@ module.exports = function inputCases(e2e, ctx, h) {
 		assert.equal(result.text, 'Note: during this call the server asked a person for input; they answered (accept) and the call went on with their answer.\ndeleted /data/old');
 		assert.deepEqual(done.toolCalls.map((entry) => [entry.server, entry.tool, entry.isError]), [['Modern', 'confirm_delete', false]]);
 		const { answeredAt, ...input } = done.toolCalls[0].input;
-		assert.deepEqual(input, { status: 'answered', rounds: 1, actions: { confirm: 'accept' }, reviewer: 'E2E Reviewer' });
+		assert.deepEqual(input, { status: 'answered', rounds: 1, actions: { confirm: 'accept' }, reviewer: 'E2E Browser' });
 		assert.ok(!Number.isNaN(Date.parse(answeredAt)), String(answeredAt));
 		assert.equal(done.iterations, 2);
 	});
