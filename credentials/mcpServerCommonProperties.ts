@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-/** Fields both MCP server credentials share: annotation trust and timeouts. */
+/** Fields all MCP server credentials share: annotation trust, timeouts, and keeping the server running. */
 export function mcpServerCommonProperties(connectHint: string): INodeProperties[] {
 	return [
 		{
@@ -25,6 +25,23 @@ export function mcpServerCommonProperties(connectHint: string): INodeProperties[
 			default: 60000,
 			typeOptions: { minValue: 100 },
 			description: 'How long to wait for each request, such as a tool call',
+		},
+		{
+			displayName: 'Keep Server Running Between Executions',
+			name: 'keepServerRunning',
+			type: 'boolean',
+			default: true,
+			description:
+				'Whether to keep the connection (and a local server\'s process) open after an execution, for the next one to reuse: no start-up cost per execution, and a stateful server keeps its state between runs of this credential. Off: a new connection per execution, closed at its end.',
+		},
+		{
+			displayName: 'Idle Shutdown (Minutes)',
+			name: 'idleShutdownMinutes',
+			type: 'number',
+			default: 5,
+			typeOptions: { minValue: 0.1, numberPrecision: 1 },
+			displayOptions: { show: { keepServerRunning: [true] } },
+			description: 'Close the kept connection (and stop a local server) after this long without use',
 		},
 	];
 }

@@ -1,6 +1,9 @@
-import { McpConnection } from '../mcp/connection';
+import type { McpConnection } from '../mcp/connection';
 import { McpFailure } from '../mcp/errors';
-import { listAllTools, serverOffers } from '../mcp/listing';
+import { listToolsCached, serverOffers } from '../mcp/listing';
+import type { ConnectionPool, McpLease } from '../mcp/pool/connectionPool';
+import { sharedPool } from '../mcp/pool/sharedPool';
+import type { ToolDefinition } from '../tools/toolDefinition';
 import { createNameMatcher } from '../tools/nameFilter';
 import { buildCatalog, type CatalogOptions, type CatalogResult, type ServerInstructions, type ServerTools } from './catalog';
 import type { ServerHandle } from './serverHandle';
@@ -17,26 +20,48 @@ export interface ConnectedServers {
 	 * those that passed the scan and the pins (the others are in `withheld`), with their warnings.
 	 */
 	instructions: ServerInstructions[];
+	/** Releases every connection: kept ones go back to the pool, the others close. */
 	close(): Promise<void>;
 }
 
+export interface ConnectOptions {
+	/**
+	 * 'fresh' (default) lists every server's tools again; 'cached' accepts a kept connection's recent
+	 * listing (lib/mcp/listing.ts listToolsCached: younger than a minute, no list_changed since).
+	 * A run resumed after a review must use 'fresh': approved calls are checked against the
+	 * server's current definitions, and a cached list could hide a change made while the run waited.
+	 */
+	toolLists?: 'fresh' | 'cached';
+	/** The pool to take connections from; the process-wide one by default. */
+	pool?: ConnectionPool;
+}
+
 /**
- * Opens one connection per server (in parallel), lists and filters their tools, and builds the
- * model's catalog. On any failure every connection already opened is closed before rethrowing.
+ * Takes one connection per server (in parallel) from the pool, lists and filters their tools, and
+ * builds the model's catalog. On any failure every connection already taken is released before
+ * rethrowing.
  */
-export async function connectServers(handles: ServerHandle[], catalogOptions: CatalogOptions = {}): Promise<ConnectedServers> {
+export async function connectServers(handles: ServerHandle[], catalogOptions: CatalogOptions = {}, connectOptions: ConnectOptions = {}): Promise<ConnectedServers> {
 	const names = new Set<string>();
 	for (const handle of handles) {
 		if (names.has(handle.name)) throw new Error(`Two MCP Server sub-nodes are named "${handle.name}"; rename one`);
 		names.add(handle.name);
 	}
+	const pool = connectOptions.pool ?? sharedPool();
 	const connections = new Map<string, McpConnection>();
-	const opened = await Promise.allSettled(handles.map((handle) => McpConnection.open(handle.config)));
+	const leases: McpLease[] = [];
+	const opened = await Promise.allSettled(handles.map((handle) => pool.acquire(handle.config)));
 	opened.forEach((result, index) => {
-		if (result.status === 'fulfilled') connections.set(handles[index].name, result.value);
+		if (result.status === 'fulfilled') {
+			leases.push(result.value);
+			connections.set(handles[index].name, result.value.connection);
+		}
 	});
+	let released = false;
 	const closeAll = async () => {
-		await Promise.all([...connections.values()].map((connection) => connection.close()));
+		if (released) return;
+		released = true;
+		await Promise.all(leases.map((lease) => lease.release()));
 	};
 	const failedIndex = opened.findIndex((result) => result.status === 'rejected');
 	if (failedIndex !== -1) {
@@ -45,34 +70,80 @@ export async function connectServers(handles: ServerHandle[], catalogOptions: Ca
 		throw prefixed(`MCP server "${handles[failedIndex].name}"`, reason);
 	}
 	try {
-		const servers: ServerTools[] = [];
-		const outputSchemas = new Map<string, Record<string, unknown>>();
-		for (const handle of handles) {
-			const connection = connections.get(handle.name) as McpConnection;
-			const matches = createNameMatcher({ include: handle.include, exclude: handle.exclude });
-			let tools: Awaited<ReturnType<typeof listAllTools>>;
-			try {
-				tools = serverOffers(connection, 'tools') ? await listAllTools(connection) : [];
-			} catch (error) {
-				throw prefixed(`MCP server "${handle.name}"`, error);
-			}
-			const instructions = connection.instructions;
-			servers.push({
-				id: handle.name,
-				name: handle.name,
-				reportedName: connection.server.name,
-				tools: tools.filter((tool) => matches(tool.name)),
-				trustAnnotations: handle.config.trustAnnotations,
-				...(typeof instructions === 'string' && instructions.trim() ? { instructions } : {}),
-			});
-			for (const tool of tools) if (tool.outputSchema) outputSchemas.set(outputSchemaKey(handle.name, tool.name), tool.outputSchema);
-		}
-		const { tools: catalog, withheld, instructions } = buildCatalog(servers, catalogOptions);
-		return { connections, catalog, outputSchemas, withheld, instructions, close: closeAll };
+		const fresh = connectOptions.toolLists !== 'cached';
+		const listed = await Promise.all(
+			handles.map(async (handle) => {
+				const connection = connections.get(handle.name) as McpConnection;
+				try {
+					return serverOffers(connection, 'tools') ? await listToolsCached(connection, { fresh }) : NO_TOOLS;
+				} catch (error) {
+					throw prefixed(`MCP server "${handle.name}"`, error);
+				}
+			}),
+		);
+		// Only kept connections outlive this run; a catalog over a connection of its own is never asked for again.
+		const built = catalogFor(handles, connections, listed, catalogOptions, leases.every((lease) => lease.pooled));
+		return { connections, ...built, close: closeAll };
 	} catch (error) {
 		await closeAll();
 		throw error;
 	}
+}
+
+const NO_TOOLS: ToolDefinition[] = [];
+
+type BuiltCatalog = Pick<ConnectedServers, 'catalog' | 'outputSchemas' | 'withheld' | 'instructions'>;
+
+/**
+ * Catalogs already built, by everything they depend on: the connections (by id), the listings (by
+ * version: a listing equal to the last one keeps its version), the sub-nodes' names, filters and
+ * trust, and the catalog options. A warm execution whose servers list the same tools skips
+ * fingerprinting and scanning. The catalog is read-only data (the run's state copies, never edits).
+ */
+const catalogCache = new Map<string, BuiltCatalog>();
+const CATALOG_CACHE_SIZE = 32;
+
+function catalogFor(handles: ServerHandle[], connections: Map<string, McpConnection>, listed: ToolDefinition[][], catalogOptions: CatalogOptions, pooled: boolean): BuiltCatalog {
+	const key = JSON.stringify([
+		catalogOptions,
+		handles.map((handle, index) => {
+			const connection = connections.get(handle.name) as McpConnection;
+			const version = listed[index] === NO_TOOLS ? 'none' : listed[index] === connection.listedTools?.tools ? connection.toolListVersion : 'unversioned';
+			return [handle.name, handle.include, handle.exclude, handle.config.trustAnnotations, connection.id, version, connection.instructions ?? null, connection.server.name];
+		}),
+	]);
+	const cacheable = pooled && !key.includes('"unversioned"');
+	const hit = cacheable ? catalogCache.get(key) : undefined;
+	if (hit) {
+		// Most recently used last, so the oldest goes first when the cache is full.
+		catalogCache.delete(key);
+		catalogCache.set(key, hit);
+		return hit;
+	}
+	const servers: ServerTools[] = [];
+	const outputSchemas = new Map<string, Record<string, unknown>>();
+	handles.forEach((handle, index) => {
+		const connection = connections.get(handle.name) as McpConnection;
+		const tools = listed[index];
+		const matches = createNameMatcher({ include: handle.include, exclude: handle.exclude });
+		const instructions = connection.instructions;
+		servers.push({
+			id: handle.name,
+			name: handle.name,
+			reportedName: connection.server.name,
+			tools: tools.filter((tool) => matches(tool.name)),
+			trustAnnotations: handle.config.trustAnnotations,
+			...(typeof instructions === 'string' && instructions.trim() ? { instructions } : {}),
+		});
+		for (const tool of tools) if (tool.outputSchema) outputSchemas.set(outputSchemaKey(handle.name, tool.name), tool.outputSchema);
+	});
+	const { tools: catalog, withheld, instructions } = buildCatalog(servers, catalogOptions);
+	const built = { catalog, outputSchemas, withheld, instructions };
+	if (cacheable) {
+		catalogCache.set(key, built);
+		if (catalogCache.size > CATALOG_CACHE_SIZE) catalogCache.delete(catalogCache.keys().next().value as string);
+	}
+	return built;
 }
 
 export function outputSchemaKey(serverId: string, toolName: string): string {

@@ -33,7 +33,36 @@ interface LiveSession {
 	transport: Transport;
 	stdio?: ProcessStdioTransport;
 	legacyInput: LegacyInputRequests;
+	/** Set by the connection once it exists: what the session's callbacks report to. */
+	events: SessionEvents;
 }
+
+/** What a session tells its connection about, after the handshake. */
+interface SessionEvents {
+	/** The server said its tool list changed (`notifications/tools/list_changed`). */
+	toolsChanged?: () => void;
+	/** The transport closed without close() being called (process exit, dropped stream). */
+	lost?: () => void;
+}
+
+export interface OpenOptions {
+	/**
+	 * Follow `notifications/tools/list_changed` (on 2026-07-28, through a `subscriptions/listen`
+	 * stream when the server offers one). For connections kept between executions, whose cached
+	 * tool list must not outlive a change the server announced.
+	 */
+	watchToolList?: boolean;
+}
+
+/** The tool list as last listed, and when (lib/mcp/listing.ts reads and writes it). */
+export interface ListedTools {
+	tools: ToolDefinition[];
+	listedAt: number;
+	/** The listing's JSON, to tell a changed list from the same one listed again. */
+	json: string;
+}
+
+let connectionCount = 0;
 
 /**
  * One connected MCP client for one server, used for every item of a node execution. `request`
@@ -58,23 +87,75 @@ export class McpConnection {
 	 * every interactive call, without another tools/list.
 	 */
 	readonly knownTools = new Map<string, ToolDefinition>();
+	/** Unique in this process: names the connection in caches keyed by what it listed. */
+	readonly id = ++connectionCount;
+	/**
+	 * The last tool listing, reused by listToolsCached while it is young and no list_changed
+	 * arrived; `toolListVersion` changes only when a listing differs from the one before.
+	 */
+	listedTools?: ListedTools;
+	toolListVersion = 0;
+	/** True once the server announced a change (or the session was re-initialized) since the last listing. */
+	toolListStale = false;
+	/** When a request last failed for a reason other than the server's own answer (timeouts included). */
+	lastFailureAt = 0;
+	/** Called once when the transport closes on its own (the process exited, the stream dropped). */
+	onLost?: () => void;
+	private lost = false;
 
 	private constructor(
 		readonly config: McpServerConfig,
 		private session: LiveSession,
+		private readonly options: OpenOptions,
 	) {
 		this.redactor = redactorForServer(config);
+		this.attach(session);
 	}
 
-	static async open(config: McpServerConfig): Promise<McpConnection> {
+	static async open(config: McpServerConfig, options: OpenOptions = {}): Promise<McpConnection> {
 		let session: LiveSession;
 		try {
-			session = await startSession(config);
+			session = await startSession(config, options);
 		} catch (error) {
 			// Every failure leaves explained and redacted, including ones nothing above expected.
 			throw explainMcpError(error, config, 'connecting');
 		}
-		return new McpConnection(config, session);
+		return new McpConnection(config, session, options);
+	}
+
+	/**
+	 * False once the connection cannot serve another request: closed, its process exited, or its
+	 * transport closed. (A hung server still counts as alive here; the pool pings to find it.)
+	 */
+	get isAlive(): boolean {
+		return !this.closed && !this.lost && !(this.session.stdio?.hasExited ?? false);
+	}
+
+	/** The local server's process id, when there is one. */
+	get pid(): number | undefined {
+		return this.session.stdio?.pid;
+	}
+
+	/** A round trip that proves the server still answers (MCP `ping`), within `timeoutMs`. */
+	async ping(timeoutMs: number): Promise<void> {
+		await this.session.client.ping({ timeout: timeoutMs });
+	}
+
+	/** Sends SIGKILL to the local process group at once; for process exit, where nothing can wait. */
+	killNow(): void {
+		this.closed = true;
+		this.session.stdio?.killNow();
+	}
+
+	private attach(session: LiveSession): void {
+		session.events.toolsChanged = () => {
+			this.toolListStale = true;
+		};
+		session.events.lost = () => {
+			if (this.closed || session !== this.session || this.lost) return;
+			this.lost = true;
+			this.onLost?.();
+		};
 	}
 
 	get client(): Client {
@@ -163,6 +244,7 @@ export class McpConnection {
 	}
 
 	explain(error: unknown, phase: string): McpFailure {
+		this.lastFailureAt = Date.now();
 		const stdio = this.session.stdio;
 		return explainMcpError(error, this.config, phase, stdio ? serverOutputOf(stdio) : undefined, stdio?.exitDescription);
 	}
@@ -180,7 +262,11 @@ export class McpConnection {
 
 	private async reopen(): Promise<void> {
 		const old = this.session;
-		this.session = await startSession(this.config);
+		const next = await startSession(this.config, this.options);
+		this.session = next;
+		this.attach(next);
+		// A new session may come with another tool list; the cached one is not trusted across it.
+		this.toolListStale = true;
 		await endSession(old).catch(() => undefined);
 	}
 }
@@ -207,30 +293,40 @@ function serverOutputOf(stdio: ProcessStdioTransport): string | undefined {
  * Roots, always answered with an empty list (we expose no directories; servers such as
  * server-filesystem keep their configured ones then). No sampling: we offer no model to servers.
  */
-function newClient(probeTimeoutMs?: number): { client: Client; legacyInput: LegacyInputRequests } {
+interface NewClient {
+	client: Client;
+	legacyInput: LegacyInputRequests;
+	events: SessionEvents;
+}
+
+function newClient(options: OpenOptions, probeTimeoutMs?: number): NewClient {
+	const events: SessionEvents = {};
 	const client = new Client(CLIENT_INFO, {
 		capabilities: { elicitation: { form: {}, url: {} }, roots: {} },
 		versionNegotiation: { mode: 'auto', ...(probeTimeoutMs ? { probe: { timeoutMs: probeTimeoutMs } } : {}) },
 		inputRequired: { autoFulfill: false },
 		listMaxPages: MAX_LIST_PAGES,
+		// Only marks the cached list stale; the next use lists again (no refetch here, nobody may need it).
+		...(options.watchToolList ? { listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => events.toolsChanged?.() } } } : {}),
 	});
+	client.onclose = () => events.lost?.();
 	const legacyInput = new LegacyInputRequests();
 	legacyInput.install(client);
-	return { client, legacyInput };
+	return { client, legacyInput, events };
 }
 
-async function startSession(config: McpServerConfig): Promise<LiveSession> {
-	if (config.kind === 'stdio') return startStdioSession(config);
-	if (config.transport === 'sse') return connectHttp(config, 'sse');
-	if (config.transport === 'streamableHttp') return connectHttp(config, 'streamableHttp');
+async function startSession(config: McpServerConfig, options: OpenOptions): Promise<LiveSession> {
+	if (config.kind === 'stdio') return startStdioSession(config, options);
+	if (config.transport === 'sse') return connectHttp(config, 'sse', options);
+	if (config.transport === 'streamableHttp') return connectHttp(config, 'streamableHttp', options);
 	// Auto: the spec's backwards-compatibility rule. Try Streamable HTTP; a 4xx on the initialize
 	// POST means an old HTTP+SSE server, so open the SSE stream instead.
 	try {
-		return await connectHttp(config, 'streamableHttp');
+		return await connectHttp(config, 'streamableHttp', options);
 	} catch (error) {
 		const status = error instanceof McpFailure ? error.httpStatus : httpStatusOf(error);
 		if (status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403) {
-			return connectHttp(config, 'sse');
+			return connectHttp(config, 'sse', options);
 		}
 		throw error;
 	}
@@ -253,22 +349,22 @@ function newStdioTransport(config: StdioServerConfig): ProcessStdioTransport {
  * SDKs stop on any request before initialize) is started once more and connected with the 2025
  * handshake directly.
  */
-async function startStdioSession(config: StdioServerConfig): Promise<LiveSession> {
+async function startStdioSession(config: StdioServerConfig, options: OpenOptions): Promise<LiveSession> {
 	assertStdioAllowed();
 	if (!config.command) throw new McpFailure('The credential has no command to start. Enter a program such as npx, node or an absolute path.', 'config');
-	const first = await connectStdio(config, 'negotiate');
+	const first = await connectStdio(config, 'negotiate', options);
 	if ('session' in first) return first.session;
 	if (!first.diedDuringProbe) throw first.failure;
-	const second = await connectStdio(config, 'legacy');
+	const second = await connectStdio(config, 'legacy', options);
 	if ('session' in second) return second.session;
 	throw second.failure;
 }
 
 type StdioAttempt = { session: LiveSession } | { failure: McpFailure; diedDuringProbe: boolean };
 
-async function connectStdio(config: StdioServerConfig, mode: 'negotiate' | 'legacy'): Promise<StdioAttempt> {
+async function connectStdio(config: StdioServerConfig, mode: 'negotiate' | 'legacy', options: OpenOptions): Promise<StdioAttempt> {
 	const stdio = newStdioTransport(config);
-	const { client, legacyInput } = newClient(Math.min(STDIO_PROBE_TIMEOUT_MS, config.connectTimeoutMs));
+	const { client, legacyInput, events } = newClient(options, Math.min(STDIO_PROBE_TIMEOUT_MS, config.connectTimeoutMs));
 	try {
 		await client.connect(stdio, { timeout: config.connectTimeoutMs, ...(mode === 'legacy' ? { prior: { kind: 'legacy' as const } } : {}) });
 	} catch (error) {
@@ -280,10 +376,10 @@ async function connectStdio(config: StdioServerConfig, mode: 'negotiate' | 'lega
 		await stdio.close();
 		return { failure, diedDuringProbe };
 	}
-	return { session: { client, transport: stdio, stdio, legacyInput } };
+	return { session: { client, transport: stdio, stdio, legacyInput, events } };
 }
 
-async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 'sse'): Promise<LiveSession> {
+async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 'sse', options: OpenOptions): Promise<LiveSession> {
 	let url: URL;
 	try {
 		url = new URL(config.url);
@@ -307,7 +403,7 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 						...(config.auth ? { onInsufficientScope: config.auth.onInsufficientScope } : {}),
 					}),
 				);
-	const { client, legacyInput } = newClient();
+	const { client, legacyInput, events } = newClient(options);
 	try {
 		// HTTP+SSE is the 2024-11-05 transport: no server speaking 2026-07-28 serves it, so skip the probe.
 		await client.connect(transport, { timeout: config.connectTimeoutMs, ...(kind === 'sse' ? { prior: { kind: 'legacy' as const } } : {}) });
@@ -315,7 +411,7 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 		await client.close().catch(() => undefined);
 		throw explainMcpError(error, config, kind === 'sse' ? 'connecting (legacy SSE)' : 'connecting');
 	}
-	return { client, transport, legacyInput };
+	return { client, transport, legacyInput, events };
 }
 
 /** The SSE stream's GET must carry the same auth headers as the POSTs. */

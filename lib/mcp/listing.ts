@@ -86,11 +86,51 @@ export async function listAllTools(connection: McpConnection): Promise<ToolDefin
 			}, tooMany),
 		);
 	});
-	if (connection.knownTools) {
+	return remember(connection, tools);
+}
+
+/**
+ * Keeps the listing on the connection for listToolsCached. A listing identical to the previous one
+ * returns the previous array, so what callers derived from it (the Agent's catalog) stays valid.
+ */
+function remember(connection: McpConnection, tools: ToolDefinition[]): ToolDefinition[] {
+	const json = JSON.stringify(tools);
+	const previous = connection.listedTools;
+	const same = previous !== undefined && previous.json === json;
+	const kept = same ? previous.tools : tools;
+	if (!same) connection.toolListVersion++;
+	connection.listedTools = { tools: kept, listedAt: Date.now(), json };
+	connection.toolListStale = false;
+	if (connection.knownTools && !same) {
 		connection.knownTools.clear();
-		for (const tool of tools) connection.knownTools.set(tool.name, tool);
+		for (const tool of kept) connection.knownTools.set(tool.name, tool);
 	}
-	return tools;
+	return kept;
+}
+
+/** How long a connection kept between executions may answer from its last listing. */
+export const TOOL_LIST_MAX_AGE_MS = 60_000;
+
+export interface CachedListingOptions {
+	/** Oldest listing still served; TOOL_LIST_MAX_AGE_MS by default. */
+	maxAgeMs?: number;
+	/** List again whatever the cache holds (an approved call is about to be checked against it). */
+	fresh?: boolean;
+	now?: () => number;
+}
+
+/**
+ * The connection's tools from its last listing when that is younger than `maxAgeMs` and the server
+ * has not announced a change since (`notifications/tools/list_changed`); otherwise listed again.
+ * Treat the result as read-only: it is shared by every execution using the connection.
+ */
+export function listToolsCached(connection: McpConnection, options: CachedListingOptions = {}): Promise<ToolDefinition[]> {
+	const listed = connection.listedTools;
+	const now = (options.now ?? Date.now)();
+	if (!options.fresh && listed && !connection.toolListStale && now - listed.listedAt < (options.maxAgeMs ?? TOOL_LIST_MAX_AGE_MS)) {
+		return Promise.resolve(listed.tools);
+	}
+	return listAllTools(connection);
 }
 
 export function tooManyTools(serverName: string, count: number): string {

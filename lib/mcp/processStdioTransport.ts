@@ -196,6 +196,20 @@ export class ProcessStdioTransport implements Transport {
 		return this.child?.pid;
 	}
 
+	/** True once the process has exited (or never started). */
+	get hasExited(): boolean {
+		return this.exited;
+	}
+
+	/**
+	 * SIGKILL to the whole group, synchronously: for the moment the host process exits, when no
+	 * polite shutdown can be awaited any more.
+	 */
+	killNow(): void {
+		this.closing = true;
+		this.killGroup('SIGKILL');
+	}
+
 	private killGroup(signal: NodeJS.Signals): void {
 		const pid = this.child?.pid;
 		if (!pid) return;

@@ -42,7 +42,20 @@ export interface StdioServerConfig {
 	requestTimeoutMs: number;
 }
 
-export type McpServerConfig = HttpServerConfig | StdioServerConfig;
+/**
+ * How a connection is kept between executions (lib/mcp/pool). Absent: one connection per use,
+ * closed at its end (Keep Server Running off, or nothing identifies the credential).
+ */
+export interface PoolingSettings {
+	/** The credential (type and id) plus a keyed hash of its data: equal keys share a connection. */
+	key: string;
+	/** The credential alone (type and id): a new key for it retires the connections of older ones. */
+	identity: string;
+	/** Idle time after which the connection is closed (and its process ended). */
+	idleMs: number;
+}
+
+export type McpServerConfig = (HttpServerConfig | StdioServerConfig) & { pooling?: PoolingSettings };
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;

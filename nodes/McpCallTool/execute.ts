@@ -1,6 +1,7 @@
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { listAllTools } from '../../lib/mcp/listing';
+import { listToolsCached } from '../../lib/mcp/listing';
+import type { McpConnection } from '../../lib/mcp/connection';
 import { callToolAnsweringInput, InputRequestRefused } from '../../lib/mcp/toolCall';
 import { extractToolResult } from '../../lib/tools/callResult';
 import { coerceFieldValues } from '../../lib/tools/schemaFields';
@@ -9,7 +10,7 @@ import { mapWithConcurrency } from '../../lib/util/mapWithConcurrency';
 import { parseJsonParameter } from '../../lib/util/jsonParameter';
 import { quoteToolName } from '../../lib/tools/toolNameRule';
 import { itemParameter } from '../shared/itemParameter';
-import { failEveryItem, openServerConnection, toNodeError } from '../shared/serverConnection';
+import { acquireServerConnection, failEveryItem, toNodeError } from '../shared/serverConnection';
 
 /** Per-item parameter readers (resolved once when they hold no expression). */
 interface ItemParameters {
@@ -29,23 +30,38 @@ interface CallOptions {
 	timeout?: number;
 }
 
+/** The listed tools by name, per listing: a kept connection's cached list maps once, not per execution. */
+const toolsByName = new WeakMap<ToolDefinition[], Map<string, ToolDefinition>>();
+
+function indexTools(tools: ToolDefinition[]): Map<string, ToolDefinition> {
+	let index = toolsByName.get(tools);
+	if (!index) {
+		index = new Map(tools.map((tool) => [tool.name, tool]));
+		toolsByName.set(tools, index);
+	}
+	return index;
+}
+
 /**
- * Every input item over one connection: the tool list is fetched once, each item is validated and
- * called (optionally several at a time), and the connection is closed however the run ends.
+ * Every input item over one connection: the tool list is fetched once (or taken from the kept
+ * connection's recent listing), each item is validated and called (optionally several at a time),
+ * and the connection is released however the run ends (kept for the next execution, or closed
+ * when Keep Server Running is off).
  */
 export async function executeCallTool(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const options = this.getNodeParameter('options', 0, {}) as CallOptions;
-	let connection: Awaited<ReturnType<typeof openServerConnection>>;
+	let lease: Awaited<ReturnType<typeof acquireServerConnection>>;
 	try {
-		connection = await openServerConnection(this);
+		lease = await acquireServerConnection(this);
 	} catch (error) {
 		return failEveryItem(this, error);
 	}
+	const connection = lease.connection;
 	try {
 		let tools: Map<string, ToolDefinition>;
 		try {
-			tools = new Map((await listAllTools(connection)).map((tool) => [tool.name, tool]));
+			tools = indexTools(await listToolsCached(connection));
 		} catch (error) {
 			return failEveryItem(this, error);
 		}
@@ -69,7 +85,7 @@ export async function executeCallTool(this: IExecuteFunctions): Promise<INodeExe
 		});
 		return [results];
 	} finally {
-		await connection.close();
+		await lease.release();
 	}
 }
 
@@ -77,7 +93,7 @@ async function callForItem(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	tools: Map<string, ToolDefinition>,
-	connection: Awaited<ReturnType<typeof openServerConnection>>,
+	connection: McpConnection,
 	options: CallOptions,
 	params: ItemParameters,
 ): Promise<INodeExecutionData> {

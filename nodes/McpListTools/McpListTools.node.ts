@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
-import { failEveryItem, mcpServerConnectionTest, openServerConnection, serverCredentials, toNodeError } from '../shared/serverConnection';
+import { acquireServerConnection, failEveryItem, mcpServerConnectionTest, serverCredentials, toNodeError } from '../shared/serverConnection';
 import { listToolsProperties } from './description';
 import { Memo, operations } from './operations';
 
@@ -30,12 +30,13 @@ export class McpListTools implements INodeType {
 		const operationName = this.getNodeParameter('operation', 0) as string;
 		const operation = operations[operationName];
 		if (!operation) throw new NodeOperationError(this.getNode(), `Unknown operation "${operationName}"`);
-		let connection: Awaited<ReturnType<typeof openServerConnection>>;
+		let lease: Awaited<ReturnType<typeof acquireServerConnection>>;
 		try {
-			connection = await openServerConnection(this);
+			lease = await acquireServerConnection(this);
 		} catch (error) {
 			return failEveryItem(this, error);
 		}
+		const connection = lease.connection;
 		const once = new Memo();
 		const output: INodeExecutionData[] = [];
 		try {
@@ -49,7 +50,7 @@ export class McpListTools implements INodeType {
 				}
 			}
 		} finally {
-			await connection.close();
+			await lease.release();
 		}
 		return [output];
 	}

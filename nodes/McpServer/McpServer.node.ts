@@ -1,9 +1,8 @@
 import type { INodeType, INodeTypeDescription, ISupplyDataFunctions, SupplyData } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { SERVER_HANDLE_KIND, type ServerHandle } from '../../lib/agent/serverHandle';
-import { OAUTH_CREDENTIAL, serverConfigFromCredential } from '../../lib/mcp/credentialData';
 import { parsePatternList } from '../../lib/tools/nameFilter';
-import { credentialTypeFor, hostTokensOf, mcpServerConnectionTest, serverConnectionProperty, serverCredentials } from '../shared/serverConnection';
+import { credentialTypeFor, mcpServerConnectionTest, serverConfigForNode, serverConnectionProperty, serverCredentials } from '../shared/serverConnection';
 
 /** A sub-node that points the MCP Agent at one server; connect several for several servers. */
 export class McpServer implements INodeType {
@@ -52,8 +51,9 @@ export class McpServer implements INodeType {
 			handle = {
 				kind: SERVER_HANDLE_KIND,
 				name: this.getNode().name,
-				// OAuth: tokens are refreshed through this sub-node's own context, which owns the credential.
-				config: serverConfigFromCredential(type, data, type === OAUTH_CREDENTIAL ? hostTokensOf(this, data) : undefined),
+				// OAuth: tokens are refreshed through this sub-node's own context, which owns the credential
+				// (a kept connection takes each execution's tokens and context, lib/mcp/pool/swappableAuth.ts).
+				config: serverConfigForNode(this, type, data),
 				include: parsePatternList(this.getNodeParameter('include', itemIndex, '') as string),
 				exclude: parsePatternList(this.getNodeParameter('exclude', itemIndex, '') as string),
 			};

@@ -17,6 +17,9 @@ import { McpFailure, redactFailure } from '../../lib/mcp/errors';
 import { redactorForServer, type Redactor } from '../../lib/mcp/secrets';
 import { listAllTools, serverOffers } from '../../lib/mcp/listing';
 import type { McpServerConfig } from '../../lib/mcp/serverConfig';
+import { poolingFor } from '../../lib/mcp/pool/poolSettings';
+import { acquireConnection } from '../../lib/mcp/pool/sharedPool';
+import type { McpLease } from '../../lib/mcp/pool/connectionPool';
 
 /** n8n glue shared by the MCP nodes: which credential, and turning it into a live connection. */
 
@@ -84,12 +87,27 @@ function readConnectionKind(context: NodeContext): string {
 	return (context as ILoadOptionsFunctions).getNodeParameter('connection', 'http') as string;
 }
 
+/**
+ * The server configuration of a credential as a node (or the MCP Server sub-node) resolved it,
+ * with its pooling settings: the credential's id from the node (n8n gives each stored credential
+ * one), its Keep Server Running and Idle Shutdown fields, and a keyed hash of its data.
+ */
+export function serverConfigForNode(
+	context: NodeContext | ISupplyDataFunctions,
+	type: string,
+	data: Record<string, unknown>,
+): McpServerConfig {
+	const config = serverConfigFromCredential(type, data, type === OAUTH_CREDENTIAL ? hostTokensOf(context, data) : undefined);
+	const pooling = poolingFor({ type, id: context.getNode().credentials?.[type]?.id ?? undefined }, data);
+	return pooling ? { ...config, pooling } : config;
+}
+
 export async function resolveServerConfig(context: NodeContext): Promise<McpServerConfig> {
 	const type = credentialTypeFor(readConnectionKind(context));
 	const data = (await context.getCredentials(type)) as Record<string, unknown>;
 	let config: McpServerConfig;
 	try {
-		config = serverConfigFromCredential(type, data, type === OAUTH_CREDENTIAL ? hostTokensOf(context, data) : undefined);
+		config = serverConfigForNode(context, type, data);
 	} catch (error) {
 		// Credential parsing errors name the field and line, never a value.
 		throw new NodeOperationError(context.getNode(), (error as Error).message);
@@ -99,11 +117,14 @@ export async function resolveServerConfig(context: NodeContext): Promise<McpServ
 	return config;
 }
 
-/** Opens the one connection a node execution uses for all its items. */
-export async function openServerConnection(context: NodeContext): Promise<McpConnection> {
+/**
+ * The one connection a node execution uses for all its items: the credential's kept connection
+ * (Keep Server Running, the default) or a new one. Release the lease at the end, whatever happened.
+ */
+export async function acquireServerConnection(context: NodeContext): Promise<McpLease> {
 	const config = await resolveServerConfig(context);
 	try {
-		return await McpConnection.open(config);
+		return await acquireConnection(config);
 	} catch (error) {
 		throw toNodeError(context, error);
 	}

@@ -4,19 +4,20 @@ import type {
 	ResourceMapperField,
 	ResourceMapperFields,
 } from 'n8n-workflow';
-import { listAllTools } from '../../lib/mcp/listing';
+import { listToolsCached } from '../../lib/mcp/listing';
 import { schemaToFields } from '../../lib/tools/schemaFields';
-import { openServerConnection, toNodeError } from './serverConnection';
+import { acquireServerConnection, toNodeError } from './serverConnection';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
 
 async function loadTools(context: ILoadOptionsFunctions): Promise<ToolDefinition[]> {
-	const connection = await openServerConnection(context);
+	const lease = await acquireServerConnection(context);
 	try {
-		return await listAllTools(connection);
+		// The editor asks twice in a row (the dropdown, then the fields): one listing serves both.
+		return await listToolsCached(lease.connection);
 	} catch (error) {
 		throw toNodeError(context, error);
 	} finally {
-		await connection.close();
+		await lease.release();
 	}
 }
 

@@ -1,0 +1,75 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { PoolingSettings } from '../serverConfig';
+
+/**
+ * The credential settings and the administrator's limit that decide whether and how long a
+ * connection is kept between executions. Plain functions over credential data; no n8n.
+ */
+
+/** Environment variable: most connections one n8n process keeps (0 turns keeping off). */
+export const POOL_SIZE_VARIABLE = 'N8N_MCP_AGENT_POOL_SIZE';
+export const DEFAULT_POOL_SIZE = 20;
+export const DEFAULT_IDLE_MINUTES = 5;
+
+/** Credential fields (credentials/mcpServerCommonProperties.ts). */
+export const KEEP_RUNNING_FIELD = 'keepServerRunning';
+export const IDLE_MINUTES_FIELD = 'idleShutdownMinutes';
+
+/**
+ * Fields left out of the data hash: OAuth tokens rotate on every refresh without the credential
+ * being edited, and the pooled connection takes each execution's tokens anyway (swappableAuth.ts).
+ */
+const UNHASHED_FIELDS = new Set(['oauthTokenData']);
+
+/** The pool size from the environment: a whole number ≥ 0, else the default. */
+export function poolSizeFromEnvironment(env: NodeJS.ProcessEnv = process.env): number {
+	const raw = env[POOL_SIZE_VARIABLE];
+	if (raw === undefined || raw.trim() === '') return DEFAULT_POOL_SIZE;
+	const value = Number(raw);
+	return Number.isInteger(value) && value >= 0 ? value : DEFAULT_POOL_SIZE;
+}
+
+/**
+ * A per-process random key: the hash tells equal credential data from different data inside this
+ * process, and says nothing about the data to anyone who sees it (logs, a heap snapshot's keys).
+ */
+const HASH_KEY = randomBytes(32);
+
+/** Canonical JSON: object keys sorted, so equal data always hashes equal. */
+function canonical(value: unknown): string {
+	if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+	if (value && typeof value === 'object') {
+		const entries = Object.keys(value as Record<string, unknown>)
+			.sort()
+			.map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`);
+		return `{${entries.join(',')}}`;
+	}
+	return JSON.stringify(value) ?? 'null';
+}
+
+export function credentialDataHash(data: Record<string, unknown>): string {
+	const kept: Record<string, unknown> = {};
+	for (const [name, value] of Object.entries(data)) if (!UNHASHED_FIELDS.has(name)) kept[name] = value;
+	return createHmac('sha256', HASH_KEY).update(canonical(kept)).digest('hex').slice(0, 32);
+}
+
+export interface CredentialRef {
+	/** The credential type name, e.g. mcpServerStdioApi. */
+	type: string;
+	/** n8n's id of the stored credential; without one the connection is never kept. */
+	id: string | undefined;
+}
+
+/**
+ * The pooling settings of a credential, or undefined for one connection per use: Keep Server
+ * Running off, a pool size of 0, or no credential id (two credentials must never share a
+ * connection, and without an id they cannot be told apart for sure).
+ */
+export function poolingFor(credential: CredentialRef, data: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): PoolingSettings | undefined {
+	if (data[KEEP_RUNNING_FIELD] === false) return undefined;
+	if (!credential.id || poolSizeFromEnvironment(env) === 0) return undefined;
+	const minutes = Number(data[IDLE_MINUTES_FIELD] ?? DEFAULT_IDLE_MINUTES);
+	const idleMinutes = Number.isFinite(minutes) && minutes > 0 ? minutes : DEFAULT_IDLE_MINUTES;
+	const identity = `${credential.type}\u0000${credential.id}`;
+	return { identity, key: `${identity}\u0000${credentialDataHash(data)}`, idleMs: Math.round(idleMinutes * 60_000) };
+}

@@ -1,0 +1,62 @@
+import type { AuthProvider } from '@modelcontextprotocol/client';
+import type { McpAuth } from '../oauth/types';
+
+/** Auths remembered for redaction after they were swapped out (their tokens may still be echoed). */
+const REMEMBERED_AUTHS = 8;
+
+/**
+ * The auth of a connection kept between executions, for tokens held by the host (n8n's OAuth
+ * credential). Each execution brings its own auth, bound to its own context: n8n's refresh helper
+ * runs on the context of the execution that owns the credential, and a finished execution's context
+ * must not be the one asked for a refresh later. So the pool swaps the newest execution's auth in
+ * on every use, and the transport's provider always asks the current one.
+ *
+ * Redaction covers every token any of the recent auths has held, old ones included: a server may
+ * echo a token it received before the swap.
+ */
+export class SwappableAuth implements McpAuth {
+	readonly kind: McpAuth['kind'];
+	readonly onInsufficientScope: McpAuth['onInsufficientScope'];
+	readonly remedy: string;
+	readonly provider: AuthProvider;
+	private current: McpAuth;
+	private readonly held: McpAuth[];
+	private swaps = 0;
+
+	constructor(initial: McpAuth) {
+		this.current = initial;
+		this.held = [initial];
+		this.kind = initial.kind;
+		this.onInsufficientScope = initial.onInsufficientScope;
+		this.remedy = initial.remedy;
+		this.provider = {
+			token: () => (this.current.provider as AuthProvider).token(),
+			onUnauthorized: async (context) => {
+				const provider = this.current.provider as AuthProvider;
+				if (provider.onUnauthorized) await provider.onUnauthorized(context);
+			},
+		};
+	}
+
+	/** Only host-held tokens need a per-execution auth; other grants keep their own client. */
+	static needed(auth: McpAuth | undefined): auth is McpAuth {
+		return auth?.kind === 'host';
+	}
+
+	use(next: McpAuth): void {
+		if (next === this.current) return;
+		this.current = next;
+		this.held.push(next);
+		if (this.held.length > REMEMBERED_AUTHS) this.held.shift();
+		this.swaps++;
+	}
+
+	secrets(): string[] {
+		return [...new Set(this.held.flatMap((auth) => auth.secrets()))];
+	}
+
+	/** Changes whenever any held auth saw a new value, or another auth was swapped in. */
+	get secretsVersion(): number {
+		return this.swaps * 1_000_000 + this.held.reduce((sum, auth) => sum + auth.secretsVersion, 0);
+	}
+}
