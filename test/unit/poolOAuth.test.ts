@@ -1,0 +1,84 @@
+/**
+ * A kept OAuth connection and n8n's tokens: every execution brings its own auth (bound to its own
+ * context, which refreshes through n8n's helper); the pooled connection's transport asks the newest
+ * one, and redaction covers the tokens of all of them.
+ */
+import type { AuthProvider } from '@modelcontextprotocol/client';
+import type { McpConnection } from '../../lib/mcp/connection';
+import { hostTokenAuth } from '../../lib/mcp/oauth/hostTokenAuth';
+import { ConnectionPool } from '../../lib/mcp/pool/connectionPool';
+import { poolingFor } from '../../lib/mcp/pool/poolSettings';
+import { SwappableAuth } from '../../lib/mcp/pool/swappableAuth';
+import { REDACTED, redactorForServer } from '../../lib/mcp/secrets';
+import type { HttpServerConfig, McpServerConfig } from '../../lib/mcp/serverConfig';
+
+const unauthorized = {} as Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0];
+
+function execution(token: string, refreshed: string) {
+	const refreshes: string[] = [];
+	const auth = hostTokenAuth({
+		initial: { access_token: token, refresh_token: `rt-${token}` },
+		refresh: async () => {
+			refreshes.push(token);
+			return { access_token: refreshed, refresh_token: `rt-${refreshed}` };
+		},
+	});
+	const data = { serverUrl: 'https://mcp.example.com/mcp', oauthTokenData: { access_token: token } };
+	const config: HttpServerConfig & McpServerConfig = {
+		kind: 'http', url: 'https://mcp.example.com/mcp', transport: 'streamableHttp', headers: {}, auth,
+		trustAnnotations: false, connectTimeoutMs: 1000, requestTimeoutMs: 1000,
+		pooling: poolingFor({ type: 'mcpServerOAuthApi', id: 'c1' }, data),
+	};
+	return { config, refreshes };
+}
+
+/** A pool whose "connections" only record the config they were opened with. */
+function fakePool() {
+	const opened: McpServerConfig[] = [];
+	const pool = new ConnectionPool({
+		maxSize: 5,
+		open: async (config) => {
+			opened.push(config);
+			return { config, isAlive: true, lastFailureAt: 0, close: async () => undefined, killNow: () => undefined } as unknown as McpConnection;
+		},
+	});
+	return { pool, opened };
+}
+
+describe('pooled OAuth connection', () => {
+	it('uses the newest execution\'s tokens and refreshes through its context', async () => {
+		const { pool, opened } = fakePool();
+		const first = execution('at-first-0123456789', 'at-first-new-0123456789');
+		const second = execution('at-second-0123456789', 'at-second-new-0123456789');
+		const leaseA = await pool.acquire(first.config);
+		await leaseA.release();
+		const leaseB = await pool.acquire(second.config);
+		expect(opened).toHaveLength(1);
+		expect(leaseB.connection).toBe(leaseA.connection);
+		const kept = opened[0] as HttpServerConfig;
+		expect(kept.auth).toBeInstanceOf(SwappableAuth);
+		const provider = kept.auth!.provider as AuthProvider;
+		expect(await provider.token()).toBe('at-second-0123456789');
+		await provider.onUnauthorized!(unauthorized);
+		// The refresh ran on the second execution's auth (its context), never on the finished first one.
+		expect(second.refreshes).toEqual(['at-second-0123456789']);
+		expect(first.refreshes).toEqual([]);
+		expect(await provider.token()).toBe('at-second-new-0123456789');
+		await leaseB.release();
+		await pool.closeAll();
+	});
+
+	it('redacts every token the kept connection has carried, old and refreshed', async () => {
+		const { pool, opened } = fakePool();
+		const first = execution('at-first-0123456789', 'at-first-new-0123456789');
+		const second = execution('at-second-0123456789', 'at-second-new-0123456789');
+		await (await pool.acquire(first.config)).release();
+		const lease = await pool.acquire(second.config);
+		const redactor = redactorForServer(opened[0]);
+		await (opened[0] as HttpServerConfig).auth!.provider.token();
+		await ((opened[0] as HttpServerConfig).auth!.provider as AuthProvider).onUnauthorized!(unauthorized);
+		expect(redactor.text('at-first-0123456789 at-second-0123456789 at-second-new-0123456789')).toBe(`${REDACTED} ${REDACTED} ${REDACTED}`);
+		await lease.release();
+		await pool.closeAll();
+	});
+});
