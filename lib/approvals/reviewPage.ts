@@ -232,11 +232,13 @@ ${bulk}</div>
 </form>`
 		: '';
 	const asking = requests.reduce((n, r) => n + r.calls.filter((c) => c.input).length, 0);
+	// Calls that already ran and only wait for a server's input request: the usual "wants to run" lead would be wrong.
+	const onlyInput = count > 0 && requests.every((r) => r.calls.every((c) => c.input && c.needsReview === false));
 	const inputNote = asking ? ` ${asking === 1 ? 'One call waits' : `${asking} calls wait`} for input a tool server asked for: answer it in the call's green box.` : '';
 	return page(
 		count ? `Review ${count} tool call${count === 1 ? '' : 's'}` : 'Nothing to decide',
 		`<h1>${count ? `Review ${count} tool call${count === 1 ? '' : 's'}` : 'Nothing to decide on this page'}</h1>
-${count ? `<p class="lead">An AI agent in an n8n workflow wants to run the calls below. Nothing runs until you decide.${inputNote}${expires ? ' Calls still undecided at the time below are denied.' : ''}</p>${renderOrigin(requests, expires, now)}` : ''}
+${count ? `<p class="lead">${onlyInput ? `A tool server needs your answer before the call${count === 1 ? '' : 's'} below can finish. Nothing is sent to it until you decide.` : 'An AI agent in an n8n workflow wants to run the calls below. Nothing runs until you decide.'}${onlyInput ? '' : inputNote}${expires ? ' Calls still undecided at the time below are denied.' : ''}</p>${renderOrigin(requests, expires, now)}` : ''}
 ${errors}
 ${renderUndecidable(options)}
 ${form}`,

@@ -89,6 +89,9 @@ describe('review page: a form generated from the requested schema', () => {
 		// This call needed no review: no approve/deny choice, only the input.
 		expect(html).not.toContain(`name="${fieldName('decision', 'ap1', 'c1')}"`);
 		expect(html).toContain('only the server\'s request for input below needs an answer');
+		// The call already ran: the lead must not say the agent "wants to run" it.
+		expect(html).toContain('A tool server needs your answer before the call below can finish.');
+		expect(html).not.toContain('wants to run the calls below');
 	});
 
 	it('uses an input type per field type and pre-fills the defaults (SEP-1034)', () => {
