@@ -24,6 +24,8 @@ export interface ServerTools {
 	trustAnnotations?: boolean;
 	/** The server's `instructions` from initialize, if any. */
 	instructions?: string;
+	/** "n8n": the tools of an n8n tool node (`id` and `name` are the node's name); absent for an MCP server. */
+	source?: 'n8n';
 }
 
 /** One pinned fingerprint; `server` absent means "whichever server is connected" (one server only). */
@@ -62,6 +64,8 @@ export interface WithheldEntry {
 	tool: string;
 	reason: string;
 	kind?: 'instructions';
+	/** The tool's current fingerprint, when it was withheld for not being pinned: check it, then pin it. */
+	fingerprint?: string;
 }
 
 export interface CatalogResult {
@@ -168,7 +172,7 @@ export function buildCatalog(servers: ServerTools[], options: CatalogOptions = {
 				if (!pinned || !pinned.has(fingerprint)) {
 					const reason = driftReason(pins, tool.name);
 					if (options.onDrift !== 'review') {
-						withheld.push({ server: server.name, tool: tool.name, reason });
+						withheld.push({ server: server.name, tool: tool.name, reason, ...(server.source ? { fingerprint } : {}) });
 						continue;
 					}
 					warnings.push(`Not pinned: ${reason}.`);
@@ -182,16 +186,9 @@ export function buildCatalog(servers: ServerTools[], options: CatalogOptions = {
 			admitted.push({ server, tool: description !== undefined ? { ...tool, description: capDescription(description) } : tool, fingerprint, warnings, forceReview });
 		}
 	}
-	const owners = new Map<string, number>();
-	for (const { tool } of admitted) owners.set(tool.name, (owners.get(tool.name) ?? 0) + 1);
-	const taken = new Set<string>();
 	const tools: CatalogTool[] = admitted.map(({ server, tool, fingerprint, warnings, forceReview }) => {
-		const wanted = (owners.get(tool.name) ?? 0) > 1 ? `${slug(server.name)}__${tool.name}` : tool.name;
-		let providerName = toProviderToolName(wanted);
-		for (let n = 2; taken.has(providerName); n++) providerName = toProviderToolName(`${wanted}_${n}`);
-		taken.add(providerName);
 		return {
-			providerName,
+			providerName: '',
 			mcpName: tool.name,
 			serverId: server.id,
 			serverName: server.name,
@@ -203,11 +200,42 @@ export function buildCatalog(servers: ServerTools[], options: CatalogOptions = {
 			fingerprint,
 			...(warnings.length ? { warnings } : {}),
 			...(forceReview ? { forceReview } : {}),
+			...(server.source ? { source: server.source } : {}),
 		};
 	});
-	tools.sort((a, b) => (a.providerName < b.providerName ? -1 : a.providerName > b.providerName ? 1 : 0));
 	const instructions = options.appendInstructions === false ? [] : admitInstructions(servers, options, pinsOf, withheld);
-	return { tools, withheld, instructions };
+	return { tools: withProviderNames(tools), withheld, instructions };
+}
+
+/**
+ * Provider names for a catalog: a name offered by one source only reaches the model unchanged
+ * (or through the reversible provider-name mapping); a name offered by several (MCP servers or n8n
+ * tool nodes) is prefixed with its source's sub-node name, so each call resolves to exactly one.
+ * Sorted by provider name so the tool list is byte-identical between runs (prompt-cache hits).
+ */
+function withProviderNames(tools: CatalogTool[]): CatalogTool[] {
+	const owners = new Map<string, number>();
+	for (const tool of tools) owners.set(tool.mcpName, (owners.get(tool.mcpName) ?? 0) + 1);
+	const taken = new Set<string>();
+	const named = tools.map((tool) => {
+		const wanted = (owners.get(tool.mcpName) ?? 0) > 1 ? `${slug(tool.serverName)}__${tool.mcpName}` : tool.mcpName;
+		let providerName = toProviderToolName(wanted);
+		for (let n = 2; taken.has(providerName); n++) providerName = toProviderToolName(`${wanted}_${n}`);
+		taken.add(providerName);
+		return { ...tool, providerName };
+	});
+	return named.sort((a, b) => (a.providerName < b.providerName ? -1 : a.providerName > b.providerName ? 1 : 0));
+}
+
+/**
+ * One catalog over the MCP servers' tools and the n8n tool nodes' tools, built separately (the
+ * MCP side by connectServers): provider names are assigned again over all of them, with the same
+ * rule as within one side, so names stay unique across every source.
+ */
+export function mergeCatalogs(...catalogs: CatalogTool[][]): CatalogTool[] {
+	const all = catalogs.flat();
+	if (catalogs.filter((catalog) => catalog.length > 0).length <= 1) return catalogs.find((catalog) => catalog.length > 0) ?? [];
+	return withProviderNames(all);
 }
 
 /**

@@ -4,8 +4,11 @@ import type { AgentState } from './types';
 /** The Agent node's output for one finished run. */
 export function agentRunOutput(state: AgentState, includeTranscript: boolean): Record<string, unknown> {
 	const phase = state.phase.name === 'finished' ? state.phase : undefined;
+	const text = phase?.text ?? state.lastText;
 	return {
-		text: phase?.text ?? state.lastText,
+		// n8n's Chat Trigger ("Last Node" response mode) and chat widget read the answer from `output`.
+		output: text,
+		text,
 		...(phase?.structured !== undefined ? { structured: phase.structured } : {}),
 		status: phase?.status ?? 'stopped',
 		stopReason: phase?.stop ?? null,

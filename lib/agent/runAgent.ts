@@ -11,6 +11,11 @@ export interface AgentDrivers {
 	runTools(calls: PlannedCall[]): Promise<ToolRunResult>;
 	/** Called after every step with the new state (persistence hooks, tests). */
 	onStep?(state: AgentState): void;
+	/**
+	 * Set when the caller streams (n8n's Chat Trigger or Webhook in streaming mode): model calls then
+	 * use the provider's streaming API and the text goes here as it arrives. Unset: plain requests.
+	 */
+	onText?(delta: string): void;
 }
 
 /**
@@ -31,7 +36,8 @@ export async function runAgent(initial: AgentState, drivers: AgentDrivers): Prom
 			const body = adapter.buildRequest(settings, state.tools, state.transcript);
 			let response: unknown;
 			try {
-				response = await drivers.model.send(body);
+				const { onText } = drivers;
+				response = onText && drivers.model.stream ? await drivers.model.stream(body, onText) : await drivers.model.send(body);
 			} catch (error) {
 				if (!isContextOverflow(error)) throw error;
 				state = step(state, { type: 'model_turn', turn: { transcriptItems: [], text: '', toolCalls: [], stop: 'context_exceeded', usage: { ...EMPTY_USAGE } } });

@@ -1,4 +1,5 @@
 import type { McpServerConfig } from '../mcp/serverConfig';
+import type { ToolCallLog } from './callLog';
 
 /**
  * What an MCP Server sub-node hands the Agent through n8n's ai_tool input: a plain object, so it
@@ -14,6 +15,12 @@ export interface ServerHandle {
 	config: McpServerConfig;
 	include: string[];
 	exclude: string[];
+	/**
+	 * Shows each call of this server's tools on the sub-node in the editor's execution view. Made by
+	 * the sub-node from its own supplyData context with subNodeCallLog(this); absent in handles of
+	 * sub-nodes that do not provide it (their calls are then only in the Agent's output and log).
+	 */
+	callLog?: ToolCallLog;
 }
 
 export function isServerHandle(value: unknown): value is ServerHandle {

@@ -5,6 +5,7 @@ import { setEntry } from './ownEntry';
 import { outputSchemaKey } from './servers';
 import { mapWithConcurrency } from '../util/mapWithConcurrency';
 import { errorOutcome, toolOutcomeFromMcp, type OutcomeLimits } from './toolOutcome';
+import { invokeN8nTool, type N8nToolIndex } from './n8nTools';
 import type { InteractiveCallOptions, InteractiveToolCallOutcome } from '../mcp/inputRequests';
 import type { PlannedCall, ToolInputNeeded, ToolOutcome } from './types';
 
@@ -28,7 +29,17 @@ export interface ToolRunnerOptions {
 	outputSchemas?: Map<string, Record<string, unknown>>;
 	/** How a call reaches the server; defaults to the connection's interactive call (tests inject fakes). */
 	callTool?: InteractiveToolCall;
+	/** The second kind of executor: tools of n8n tool nodes, by node name and tool name. */
+	n8nTools?: N8nToolIndex;
+	/**
+	 * Told when each call starts; the function it returns is told how the call ended (the outcome,
+	 * or undefined when the server asked for input first) and how long it took. For the node's
+	 * execution view and logger; an observer that throws changes nothing for the run.
+	 */
+	observer?: ToolCallObserver;
 }
+
+export type ToolCallObserver = (call: PlannedCall) => ((outcome: ToolOutcome | undefined, durationMs: number) => void) | undefined;
 
 export interface ToolRunResult {
 	outcomes: ToolOutcome[];
@@ -51,15 +62,16 @@ const defaultCallTool: InteractiveToolCall = (connection, name, args, options) =
 export function runToolCalls(calls: PlannedCall[], options: ToolRunnerOptions): Promise<ToolRunResult> {
 	const durations: Record<string, number> = {};
 	const result: ToolRunResult = { outcomes: [], durations };
+	const run = options.observer ? (call: PlannedCall) => runObserved(call, options, result) : (call: PlannedCall) => runOne(call, options, result);
 	// One call per turn is the common case: no lanes to schedule. (Not an async function: one
 	// suspended frame less per turn; runOne and mapWithConcurrency never throw synchronously.)
 	if (calls.length === 1) {
-		return runOne(calls[0], options, result).then((outcome) => {
+		return run(calls[0]).then((outcome) => {
 			if (outcome) result.outcomes.push(outcome);
 			return result;
 		});
 	}
-	return mapWithConcurrency(calls, options.concurrency, (call) => runOne(call, options, result)).then((outcomes) => {
+	return mapWithConcurrency(calls, options.concurrency, run).then((outcomes) => {
 		// Every call has an outcome unless one asked for input: then only those are left out.
 		if (!result.inputRequired) result.outcomes = outcomes as ToolOutcome[];
 		else for (let i = 0; i < outcomes.length; i++) if (outcomes[i]) result.outcomes.push(outcomes[i] as ToolOutcome);
@@ -72,6 +84,24 @@ function withNotes(outcome: ToolOutcome, notes: unknown): ToolOutcome {
 	if (!Array.isArray(notes) || notes.length === 0) return outcome;
 	const lines = notes.filter((note): note is string => typeof note === 'string' && note.trim() !== '');
 	return lines.length ? { ...outcome, text: `${lines.join('\n')}\n${outcome.text}` } : outcome;
+}
+
+/** runOne, with the observer told about the start and the end (its failures are swallowed: logging never fails a call). */
+function runObserved(call: PlannedCall, options: ToolRunnerOptions, run: ToolRunResult): Promise<ToolOutcome | undefined> {
+	let finish: ReturnType<ToolCallObserver>;
+	try {
+		finish = (options.observer as ToolCallObserver)(call);
+	} catch {
+		finish = undefined;
+	}
+	return runOne(call, options, run).then((outcome) => {
+		try {
+			finish?.(outcome, run.durations[call.id] ?? 0);
+		} catch {
+			// The execution view and the logger are for people; the run goes on without them.
+		}
+		return outcome;
+	});
 }
 
 /**
@@ -92,6 +122,14 @@ function runOne(call: PlannedCall, options: ToolRunnerOptions, run: ToolRunResul
 	};
 	try {
 		if (!call.tool) return Promise.resolve(done(errorOutcome(call.id, call.rejection ?? 'Unknown tool.', options.limits)));
+		const n8nSource = options.n8nTools?.get(call.tool.serverId);
+		if (n8nSource) {
+			const tool = n8nSource.get(call.tool.mcpName);
+			if (!tool) return Promise.resolve(done(errorOutcome(call.id, `The n8n tool "${call.tool.mcpName}" is no longer connected through "${call.tool.serverName}".`, options.limits)));
+			return invokeN8nTool(tool, call.arguments as Record<string, unknown>, { timeoutMs: options.timeoutMs, maxChars: options.limits.maxChars }).then((result) =>
+				done({ id: call.id, isError: result.isError, text: result.text, images: [] }),
+			);
+		}
 		const connection = options.connections.get(call.tool.serverId);
 		if (!connection) return Promise.resolve(done(errorOutcome(call.id, `Server "${call.tool.serverName}" is not connected.`, options.limits)));
 		const { mcpName, serverId } = call.tool;

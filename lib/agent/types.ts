@@ -54,6 +54,11 @@ export interface CatalogTool {
 	warnings?: string[];
 	/** Every call of this tool goes to review (e.g. it drifted from its pinned fingerprint). */
 	forceReview?: boolean;
+	/**
+	 * "n8n": a tool supplied by an n8n tool node (Code Tool, Call n8n Workflow Tool, any node used as
+	 * a tool); `serverId`/`serverName` are then that node's name. Absent: a tool of an MCP server.
+	 */
+	source?: 'n8n';
 }
 
 export type ReviewStatus = 'pending' | 'approved' | 'denied' | 'edited' | 'expired';

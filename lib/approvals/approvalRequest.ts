@@ -34,6 +34,8 @@ export interface PendingCallView {
 	needsReview?: boolean;
 	/** The server asked for input during this call: answered only on the review page or by an API POST. */
 	input?: PendingInputView;
+	/** "n8n": the tool of an n8n tool node (`server` is the node's name); it has no MCP annotations. */
+	source?: 'n8n';
 }
 
 /** One request of the server, as it sent it, with the warnings from scanning it. */
@@ -158,6 +160,7 @@ export function buildApprovalRequest(state: AgentState, approval: OpenApproval, 
 			warnings: call.review?.warnings ?? [],
 			needsReview: call.review?.status === 'pending',
 			...(input ? { input } : {}),
+			...(tool?.source ? { source: tool.source } : {}),
 		};
 	});
 	const recent = recentToolResults(state);

@@ -10,7 +10,7 @@ import { hasHiddenCharacters } from './html';
 export type RiskLevel = 'high' | 'medium' | 'low' | 'info';
 
 export interface RiskBadge {
-	kind: 'flagged' | 'changed' | 'destructive' | 'not-trusted' | 'read-only';
+	kind: 'flagged' | 'changed' | 'destructive' | 'not-trusted' | 'read-only' | 'n8n-tool';
 	level: RiskLevel;
 	label: string;
 	/** One sentence for the badge's title and the screen reader. */
@@ -37,7 +37,9 @@ export function riskBadges(call: PendingCallView): RiskBadge[] {
 	} else if (!(trusted && annotations.destructiveHint === false)) {
 		badges.push({ kind: 'destructive', level: 'medium', label: 'May change or delete', explanation: trusted ? 'The server marks this tool as destructive.' : 'Nothing trusted says this tool is harmless, so treat it as able to change or delete data.' });
 	}
-	if (!trusted) {
+	if (call.source === 'n8n') {
+		badges.push({ kind: 'n8n-tool', level: 'info', label: 'n8n tool, no annotations', explanation: 'An n8n tool node of this workflow: it has no MCP annotations, so nothing says it only reads.' });
+	} else if (!trusted) {
 		badges.push({ kind: 'not-trusted', level: 'info', label: 'Not trusted', explanation: 'This server\'s annotations are not trusted (its credential does not trust them).' });
 	}
 	return badges;

@@ -69,6 +69,12 @@ export function createModelClient(connection: ProviderConnection): ModelClient {
 		});
 		return {
 			send: (body, signal) => sendWith(() => client.messages.create(body as never, signal ? { signal } : undefined)),
+			stream: (body, onText, signal) =>
+				wrap(() => {
+					const stream = client.messages.stream(body as never, signal ? { signal } : undefined);
+					stream.on('text', (delta) => onText(delta));
+					return stream.finalMessage();
+				}),
 			listModels: () =>
 				wrap(async () => {
 					const models: Array<{ id: string; name?: string }> = [];
@@ -93,7 +99,26 @@ export function createModelClient(connection: ProviderConnection): ModelClient {
 			return models.sort((a, b) => a.id.localeCompare(b.id));
 		});
 	if (connection.provider === 'openaiResponses') {
-		return { send: (body, signal) => sendWith(() => client.responses.create(body as never, signal ? { signal } : undefined)), listModels };
+		return {
+			send: (body, signal) => sendWith(() => client.responses.create(body as never, signal ? { signal } : undefined)),
+			stream: (body, onText, signal) =>
+				wrap(() => {
+					const stream = client.responses.stream(body as never, signal ? { signal } : undefined);
+					stream.on('response.output_text.delta', (event) => onText(event.delta));
+					return stream.finalResponse();
+				}),
+			listModels,
+		};
 	}
-	return { send: (body, signal) => sendWith(() => client.chat.completions.create(body as never, signal ? { signal } : undefined)), listModels };
+	return {
+		send: (body, signal) => sendWith(() => client.chat.completions.create(body as never, signal ? { signal } : undefined)),
+		stream: (body, onText, signal) =>
+			wrap(() => {
+				// Usage arrives in a last chunk only when asked for.
+				const stream = client.chat.completions.stream({ ...body, stream_options: { include_usage: true } } as never, signal ? { signal } : undefined);
+				stream.on('content.delta', (event) => onText(event.delta));
+				return stream.finalChatCompletion();
+			}),
+		listModels,
+	};
 }

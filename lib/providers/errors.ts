@@ -7,10 +7,34 @@ const NO_SECRETS = (text: string) => text;
  * context overflow is not an error for the run, it ends it with status context_exceeded.
  */
 export class ProviderError extends Error {
-	constructor(message: string, readonly status?: number) {
+	constructor(
+		message: string,
+		readonly status?: number,
+		/** From a 429's (or 503's) retry-after / retry-after-ms header: how long the provider asked to wait. */
+		readonly retryAfterSeconds?: number,
+	) {
 		super(message);
 		this.name = 'ProviderError';
 	}
+}
+
+function header(error: unknown, name: string): string | undefined {
+	const headers = (error as { headers?: unknown })?.headers;
+	if (!headers || typeof headers !== 'object') return undefined;
+	const value = typeof (headers as Headers).get === 'function' ? (headers as Headers).get(name) : (headers as Record<string, unknown>)[name];
+	return typeof value === 'string' ? value : undefined;
+}
+
+/** retry-after-ms, else retry-after in seconds or as an HTTP date; undefined when absent or unreadable. */
+export function retryAfterSeconds(error: unknown, now = Date.now()): number | undefined {
+	const ms = Number.parseFloat(header(error, 'retry-after-ms') ?? '');
+	if (Number.isFinite(ms) && ms >= 0) return Math.ceil(ms / 1000);
+	const raw = header(error, 'retry-after');
+	if (raw === undefined) return undefined;
+	const seconds = Number(raw.trim());
+	if (raw.trim() !== '' && Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds);
+	const date = Date.parse(raw);
+	return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
 }
 
 function statusOf(error: unknown): number | undefined {
@@ -38,7 +62,7 @@ export function explainProviderError(error: unknown, provider: string, redactor?
 	const redact = redactor?.active ? redactor.text : NO_SECRETS;
 	if (error instanceof ProviderError) {
 		const message = redact(error.message);
-		return message === error.message ? error : new ProviderError(message, error.status);
+		return message === error.message ? error : new ProviderError(message, error.status, error.retryAfterSeconds);
 	}
 	const status = statusOf(error);
 	const detail = redact(bodyMessage(error)).replace(/\s+/g, ' ').slice(0, 400);
@@ -46,8 +70,10 @@ export function explainProviderError(error: unknown, provider: string, redactor?
 	if (status === 401) return new ProviderError(`${provider} rejected the API key (401 Unauthorized). Check the API key in the credential.`, status);
 	if (status === 403) return new ProviderError(`${provider} refused the request (403 Forbidden): ${detail}`, status);
 	if (status === 404) return new ProviderError(`${provider} answered 404: ${detail}. Check the model name and the base URL.`, status);
-	if (status === 429) return new ProviderError(`${provider} is rate limiting requests (429) and retries ran out: ${detail}`, status);
-	if (status !== undefined && status >= 500) return new ProviderError(`${provider} had a server error (${status}) and retries ran out: ${detail}`, status);
+	const wait = status === 429 || status === 503 ? retryAfterSeconds(error) : undefined;
+	const asked = wait !== undefined ? ` (it asked to retry after ${wait} s)` : '';
+	if (status === 429) return new ProviderError(`${provider} is rate limiting requests (429) and retries ran out${asked}: ${detail}`, status, wait);
+	if (status !== undefined && status >= 500) return new ProviderError(`${provider} had a server error (${status}) and retries ran out${asked}: ${detail}`, status, wait);
 	if (status !== undefined) return new ProviderError(`${provider} rejected the request (${status}): ${detail}`, status);
 	if (/APIConnectionError|APIConnectionTimeoutError/.test(name) || /Connection error|ECONNREFUSED|timed out/i.test(detail)) {
 		return new ProviderError(`Could not reach ${provider}: ${detail}. Check the base URL and the network.`);

@@ -25,5 +25,10 @@ export interface ProviderAdapter {
 /** The network side: sends a built request with the provider's SDK client. */
 export interface ModelClient {
 	send(body: Record<string, unknown>, signal?: AbortSignal): Promise<unknown>;
+	/**
+	 * The same request streamed: `onText` gets the model's text as it arrives; the promise resolves
+	 * to the complete response in the shape `send` returns, so the adapter parses it unchanged.
+	 */
+	stream?(body: Record<string, unknown>, onText: (delta: string) => void, signal?: AbortSignal): Promise<unknown>;
 	listModels(): Promise<Array<{ id: string; name?: string }>>;
 }

@@ -14,11 +14,13 @@ export class McpAgent implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{ $parameter["provider"] }}',
-		description: 'Run an LLM agent (Anthropic or OpenAI) over the tools of one or more MCP servers',
+		description: 'Run an LLM agent (Anthropic or OpenAI) over the tools of MCP servers and n8n tool nodes, with human review',
 		defaults: { name: 'MCP Agent' },
 		inputs: [
 			NodeConnectionTypes.Main,
-			{ type: NodeConnectionTypes.AiTool, displayName: 'MCP Servers', required: true },
+			// MCP Server sub-nodes and n8n's tool nodes alike (the connection type is the same).
+			{ type: NodeConnectionTypes.AiTool, displayName: 'Tools', required: true },
+			{ type: NodeConnectionTypes.AiMemory, displayName: 'Memory', maxConnections: 1, required: false },
 		],
 		outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main],
 		outputNames: ['Done', 'Needs Approval'],

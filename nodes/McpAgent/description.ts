@@ -3,7 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 export const agentProperties: INodeProperties[] = [
 	{
-		displayName: 'Connect one or more MCP Server sub-nodes to the "MCP Servers" input. Their tools are offered to the model.',
+		displayName: 'Connect MCP Server sub-nodes and n8n tool nodes (Code Tool, Call n8n Workflow Tool, HTTP Request Tool…) to the "Tools" input, and optionally a chat memory to "Memory". n8n tools have no MCP annotations: by default each of their calls waits for review unless Never Ask For names it.',
 		name: 'serversNotice',
 		type: 'notice',
 		default: '',
@@ -153,6 +153,13 @@ export const agentProperties: INodeProperties[] = [
 				description: 'Whether to add the instructions that MCP servers send at connection to the system prompt. They are scanned like tool descriptions and, with Pinned Fingerprints, must be pinned too (the "(server instructions)" entry of MCP List Tools).',
 			},
 			{
+				displayName: 'Enable Streaming',
+				name: 'enableStreaming',
+				type: 'boolean',
+				default: true,
+				description: 'Whether to stream the model\'s text as it arrives when the Chat Trigger or Webhook responds by streaming',
+			},
+			{
 				displayName: 'Include Transcript',
 				name: 'includeTranscript',
 				type: 'boolean',
@@ -203,7 +210,7 @@ export const agentProperties: INodeProperties[] = [
 				name: 'history',
 				type: 'json',
 				default: '[]',
-				description: 'Earlier messages as an array of { role, content }, e.g. the transcript output of a previous run, for multi-turn chats',
+				description: 'Earlier messages as an array of { role, content }, e.g. the transcript output of a previous run, for multi-turn chats without a Memory sub-node (with one, these come before the memory\'s turns)',
 			},
 			{
 				displayName: 'Prompt Caching',
@@ -211,6 +218,13 @@ export const agentProperties: INodeProperties[] = [
 				type: 'boolean',
 				default: true,
 				description: 'Whether to mark the tool list and system prompt as cacheable (Anthropic), which cuts cost on repeated calls',
+			},
+			{
+				displayName: 'Save Tool Calls to Memory',
+				name: 'memorySaveToolCalls',
+				type: 'boolean',
+				default: false,
+				description: 'Whether the answer saved to the Memory sub-node also lists the tool calls of the run (tool, arguments, result summary); by default only the user\'s message and the final answer are saved',
 			},
 			{
 				displayName: 'Structured Output Schema',

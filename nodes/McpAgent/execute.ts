@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
-import { parsePinnedFingerprints } from '../../lib/agent/catalog';
+import { mergeCatalogs, parsePinnedFingerprints, type CatalogOptions, type WithheldEntry } from '../../lib/agent/catalog';
+import { buildN8nToolCatalog, groupN8nTools, isN8nTool, isToolkit, type N8nToolIndex, type N8nToolSource } from '../../lib/agent/n8nTools';
+import { isChatMemory, loadPriorTurns, saveExchange, type ChatMemory } from '../../lib/agent/memory';
 import { agentRunOutput, parseHistory } from '../../lib/agent/output';
 import { runAgent } from '../../lib/agent/runAgent';
 import { connectServers, systemWithInstructions, type ConnectedServers } from '../../lib/agent/servers';
 import { isServerHandle, type ServerHandle } from '../../lib/agent/serverHandle';
 import { buildRunSettings, type RawAgentOptions } from '../../lib/agent/settings';
 import { awaitingPerson, createRun, nextEffect, step } from '../../lib/agent/step';
-import { runToolCalls } from '../../lib/agent/toolRunner';
+import { runToolCalls, type ToolCallObserver } from '../../lib/agent/toolRunner';
 import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
-import type { AgentState, OpenApproval } from '../../lib/agent/types';
+import type { AgentState, CatalogTool, OpenApproval } from '../../lib/agent/types';
 import { buildApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { requestOrigin } from '../../lib/approvals/requestOrigin';
 import { openStore, savePausedRun, setReviewTokenHash, type PausedRunStore } from '../../lib/approvals/pausedRuns';
@@ -20,8 +22,8 @@ import type { ApprovalPolicy } from '../../lib/approvals/policy';
 import { parsePatternList } from '../../lib/tools/nameFilter';
 import { createModelClient } from '../../lib/providers/clients';
 import type { ModelClient, ProviderId } from '../../lib/providers/types';
-import { failEveryItem, toNodeError } from '../shared/serverConnection';
 import { providerConnection } from './providerCredential';
+import { agentNodeError } from './nodeErrors';
 
 export interface AgentOptions extends RawAgentOptions {
 	appendServerInstructions?: boolean;
@@ -30,6 +32,8 @@ export interface AgentOptions extends RawAgentOptions {
 	history?: unknown;
 	toolConcurrency?: number;
 	toolTimeout?: number;
+	enableStreaming?: boolean;
+	memorySaveToolCalls?: boolean;
 }
 
 interface ApprovalOptions {
@@ -41,29 +45,54 @@ interface ApprovalOptions {
 	withholdFlagged?: boolean;
 }
 
-/** Reads the MCP Server sub-nodes connected to the "MCP Servers" input. */
-export async function collectServerHandles(context: IExecuteFunctions): Promise<ServerHandle[]> {
+/** What the tools input supplies: MCP Server sub-nodes and n8n tool nodes. */
+export interface ToolSources {
+	handles: ServerHandle[];
+	n8nTools: N8nToolSource[];
+}
+
+/**
+ * Reads the tools input: MCP Server sub-nodes (plain handles) and n8n's tool nodes (LangChain tools
+ * or toolkits). Anything else is refused by name; so is an input with nothing usable on it.
+ */
+export async function collectToolSources(context: IExecuteFunctions): Promise<ToolSources> {
 	const supplied = await context.getInputConnectionData(NodeConnectionTypes.AiTool, 0);
 	const list = (Array.isArray(supplied) ? supplied : supplied ? [supplied] : []).flat();
 	const handles: ServerHandle[] = [];
+	const langChain: unknown[] = [];
 	for (const entry of list) {
-		if (isServerHandle(entry)) {
-			handles.push(entry);
-			continue;
+		if (isServerHandle(entry)) handles.push(entry);
+		else if (isN8nTool(entry) || isToolkit(entry)) langChain.push(entry);
+		else {
+			const name = (entry as { name?: unknown })?.name;
+			throw new NodeOperationError(context.getNode(), `The "Tools" input got something that is neither an MCP Server sub-node nor an n8n tool${typeof name === 'string' ? ` ("${name}")` : ''}`, {
+				description: 'Connect MCP Server sub-nodes (from this package) and n8n tool nodes (Code Tool, Call n8n Workflow Tool, HTTP Request Tool, any node used as a tool).',
+			});
 		}
-		const name = (entry as { name?: unknown })?.name;
-		throw new NodeOperationError(
-			context.getNode(),
-			`The "MCP Servers" input accepts MCP Server sub-nodes only${typeof name === 'string' ? `, but "${name}" is another kind of tool` : ''}.`,
-			{ description: 'Connect an "MCP Server" node (from this package) for each server. n8n\'s own tool nodes work with n8n\'s AI Agent node.' },
-		);
 	}
-	if (handles.length === 0) {
-		throw new NodeOperationError(context.getNode(), 'No MCP server connected', {
-			description: 'Add an "MCP Server" sub-node with a server credential and connect it to the "MCP Servers" input of this node.',
+	const n8nTools = groupN8nTools(langChain);
+	if (handles.length === 0 && n8nTools.length === 0) {
+		throw new NodeOperationError(context.getNode(), 'No tools connected', {
+			description: 'Connect an "MCP Server" sub-node (with a server credential) or an n8n tool node to the "Tools" input of this node.',
 		});
 	}
-	return handles;
+	return { handles, n8nTools };
+}
+
+/** The MCP Server sub-nodes on the tools input (n8n tools are left aside). */
+export async function collectServerHandles(context: IExecuteFunctions): Promise<ServerHandle[]> {
+	return (await collectToolSources(context)).handles;
+}
+
+/** The chat memory sub-node for an item, if one is connected (it picks the session from the item). */
+async function memoryFor(context: IExecuteFunctions, itemIndex: number): Promise<ChatMemory | undefined> {
+	const supplied = await context.getInputConnectionData(NodeConnectionTypes.AiMemory, itemIndex);
+	const memory = Array.isArray(supplied) ? supplied[0] : supplied;
+	if (memory === undefined || memory === null) return undefined;
+	if (!isChatMemory(memory)) {
+		throw new NodeOperationError(context.getNode(), 'The "Memory" input needs a chat memory node (Simple Memory, Redis Chat Memory, Postgres Chat Memory…)', { itemIndex });
+	}
+	return memory;
 }
 
 function approvalPolicy(context: IExecuteFunctions, itemIndex: number): ApprovalPolicy {
@@ -84,17 +113,21 @@ function pairedIndex(item: INodeExecutionData): number | undefined {
 
 interface Shared {
 	servers: ConnectedServers;
+	/** MCP and n8n tools together, names unique across both. */
+	catalog: CatalogTool[];
+	withheld: WithheldEntry[];
+	n8nTools: N8nToolIndex;
 	model: ModelClient;
 	provider: ProviderId;
 	store: PausedRunStore;
 }
 
-/** A new run from the item's parameters. */
-function newRun(this: IExecuteFunctions, itemIndex: number, shared: Shared): AgentState {
+/** A new run from the item's parameters; with a Memory sub-node, the conversation so far comes first. */
+async function newRun(this: IExecuteFunctions, itemIndex: number, shared: Shared, memory: ChatMemory | undefined): Promise<AgentState> {
 	const options = this.getNodeParameter('options', itemIndex, {}) as AgentOptions;
 	const userMessage = String(this.getNodeParameter('userMessage', itemIndex, '') ?? '');
 	if (!userMessage.trim()) {
-		throw new NodeOperationError(this.getNode(), 'User Message is empty', { itemIndex, description: 'Set User Message to the text the agent should work on, e.g. {{ $json.message }}.' });
+		throw new NodeOperationError(this.getNode(), 'User Message is empty', { itemIndex, description: 'Set User Message to the text the agent should work on, e.g. {{ $json.chatInput }}.' });
 	}
 	const modelId = String(this.getNodeParameter('model', itemIndex, '', { extractValue: true }) ?? '');
 	const system = this.getNodeParameter('systemPrompt', itemIndex, '') as string;
@@ -102,7 +135,8 @@ function newRun(this: IExecuteFunctions, itemIndex: number, shared: Shared): Age
 		...buildRunSettings(modelId, options.appendServerInstructions ? systemWithInstructions(system, shared.servers.instructions) : system, options),
 		approval: approvalPolicy(this, itemIndex),
 	};
-	return createRun({ provider: shared.provider, settings, tools: shared.servers.catalog, userMessage, history: parseHistory(options.history) });
+	const history = [...parseHistory(options.history), ...(memory ? await loadPriorTurns(memory) : [])];
+	return createRun({ provider: shared.provider, settings, tools: shared.catalog, userMessage, history });
 }
 
 /**
@@ -111,7 +145,7 @@ function newRun(this: IExecuteFunctions, itemIndex: number, shared: Shared): Age
  */
 function actionFor(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData, shared: Shared): ItemAction {
 	try {
-		return actionForItem(item.json as Record<string, unknown>, { store: shared.store, catalog: shared.servers.catalog, now: new Date(), pairedIndex: pairedIndex(item) });
+		return actionForItem(item.json as Record<string, unknown>, { store: shared.store, catalog: shared.catalog, now: new Date(), pairedIndex: pairedIndex(item) });
 	} catch (error) {
 		if (!(error instanceof ResumeRefused)) throw error;
 		throw new NodeOperationError(this.getNode(), error.message, { itemIndex, ...(error.description ? { description: error.description } : {}) });
@@ -131,11 +165,100 @@ function approvalRequestItem(
 	const calls = state.phase.name === 'run_tools' ? awaitingPerson(state.phase) : [];
 	const origin = requestOrigin(this.getWorkflow().name, this.getNode().name, this.getMode());
 	const request = buildApprovalRequest(state, approval, calls, { ...link, origin, ...(notice ? { notice } : {}) });
-	return { json: request as unknown as IDataObject, pairedItem: { item: itemIndex } };
+	// A chat (Chat Trigger, "Last Node" mode) shows `output`: say that the answer waits for a person.
+	// The review link is not in it: whoever chats is not necessarily allowed to review.
+	return { json: { ...(request as unknown as IDataObject), output: waitingNotice(calls.length) }, pairedItem: { item: itemIndex } };
+}
+
+function waitingNotice(calls: number): string {
+	return `Waiting for a person to review ${calls === 1 ? 'a tool call' : `${calls} tool calls`} before I can continue.`;
 }
 
 function resumeUrl(this: IExecuteFunctions, itemIndex: number): string | undefined {
 	return String(this.evaluateExpression('{{ $execution.resumeUrl }}', itemIndex) ?? '') || undefined;
+}
+
+/**
+ * Saves a completed run's exchange (the user's message and the final answer) once, when the run
+ * finishes: a run that paused for review saved nothing, and saves here after it is resumed. A
+ * failing memory does not throw away the answer (tools may have run): the problem is returned for
+ * the output's `memoryError` and logged.
+ */
+async function saveToMemory(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	loaded: ChatMemory | undefined,
+	resumed: boolean,
+	final: AgentState,
+	options: AgentOptions,
+): Promise<string | undefined> {
+	if (final.phase.name !== 'finished' || final.phase.status !== 'completed' || final.userMessage === undefined) return undefined;
+	const answer = final.phase.text;
+	if (!answer.trim()) return undefined;
+	try {
+		const memory = loaded ?? (resumed ? await memoryFor(context, itemIndex) : undefined);
+		if (!memory) return undefined;
+		await saveExchange(memory, final.userMessage, answer, options.memorySaveToolCalls ? final.toolLog : undefined);
+		return undefined;
+	} catch (error) {
+		const message = `The answer was not saved to the Memory sub-node: ${(error as Error)?.message ?? String(error)}`;
+		context.logger.warn(`MCP Agent "${context.getNode().name}": ${message}`);
+		return message;
+	}
+}
+
+/** The Pinned Fingerprints and related options, for the MCP and the n8n side of the catalog alike. */
+function catalogOptions(approvalOptions: ApprovalOptions, appendInstructions: boolean): CatalogOptions {
+	return {
+		pinned: parsePinnedFingerprints(approvalOptions.pinnedFingerprints),
+		onDrift: approvalOptions.onDrift ?? 'block',
+		withholdFlagged: approvalOptions.withholdFlagged ?? false,
+		appendInstructions,
+	};
+}
+
+/**
+ * Each call on its sub-node in the execution view (MCP Server sub-nodes that provide a call log;
+ * n8n's tool nodes log themselves) and one line in n8n's log: tool, source, outcome and duration,
+ * never arguments or results.
+ */
+function toolCallObserver(context: IExecuteFunctions, handles: ServerHandle[]): ToolCallObserver {
+	const logs = new Map(handles.filter((handle) => handle.callLog).map((handle) => [handle.name, handle.callLog]));
+	return (call) => {
+		const source = call.tool?.serverName;
+		const tool = call.tool?.mcpName ?? call.providerName;
+		const end = source !== undefined ? logs.get(source)?.start({ tool, arguments: call.arguments }) : undefined;
+		return (outcome, durationMs) => {
+			const result = outcome ? (outcome.isError ? 'error' : 'ok') : 'waiting for input';
+			context.logger.info(`MCP Agent "${context.getNode().name}": tool ${tool}${source !== undefined ? ` on ${source}` : ''}: ${result} in ${durationMs} ms`, {
+				tool,
+				...(source !== undefined ? { source } : {}),
+				result,
+				durationMs,
+			});
+			end?.({ isError: outcome?.isError ?? false, text: outcome?.text ?? '', durationMs, waitingForInput: outcome === undefined });
+		};
+	};
+}
+
+/** Streaming to the chat or webhook, when n8n streams this execution's response and the option allows it. */
+function streamsResponse(context: IExecuteFunctions, options: AgentOptions): boolean {
+	if (options.enableStreaming === false) return false;
+	try {
+		return typeof context.isStreaming === 'function' && context.isStreaming() === true;
+	} catch {
+		return false;
+	}
+}
+
+function sendChunk(context: IExecuteFunctions, type: 'begin' | 'item' | 'end', itemIndex: number, content?: string): void {
+	try {
+		// n8n's own agent does not wait for chunks either: a slow client must not slow the run.
+		const sent = context.sendChunk(type, itemIndex, content) as unknown;
+		if (sent && typeof (sent as Promise<void>).catch === 'function') (sent as Promise<void>).catch(() => undefined);
+	} catch {
+		// A closed stream ends nothing but the stream.
+	}
 }
 
 export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -144,31 +267,37 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 	const firstOptions = this.getNodeParameter('options', 0, {}) as AgentOptions;
 	const approvalOptions = this.getNodeParameter('approvalOptions', 0, {}) as ApprovalOptions;
 	let servers: ConnectedServers;
+	let sources: ToolSources;
+	let n8nCatalog: ReturnType<typeof buildN8nToolCatalog>;
 	try {
-		servers = await connectServers(await collectServerHandles(this), {
-			pinned: parsePinnedFingerprints(approvalOptions.pinnedFingerprints),
-			onDrift: approvalOptions.onDrift ?? 'block',
-			withholdFlagged: approvalOptions.withholdFlagged ?? false,
-			appendInstructions: firstOptions.appendServerInstructions === true,
-		});
+		sources = await collectToolSources(this);
+		n8nCatalog = buildN8nToolCatalog(sources.n8nTools, catalogOptions(approvalOptions, false));
+		servers = await connectServers(sources.handles, catalogOptions(approvalOptions, firstOptions.appendServerInstructions === true));
 	} catch (error) {
-		return [...failEveryItem(this, error), []];
+		const nodeError = agentNodeError(this, error);
+		if (!this.continueOnFail()) throw nodeError;
+		const json = { error: nodeError.message, ...(nodeError.description ? { details: nodeError.description } : {}) };
+		return [items.map((_item, item) => ({ json, pairedItem: { item } })), []];
 	}
+	const catalog = mergeCatalogs(servers.catalog, n8nCatalog.tools);
+	const withheld = [...servers.withheld, ...n8nCatalog.withheld];
 	const store = openStore(this.getContext('node') as Record<string, unknown>);
 	const finished: INodeExecutionData[] = [];
 	const needsApproval: INodeExecutionData[] = [];
 	const order: string[] = [];
+	const observer = toolCallObserver(this, sources.handles);
 	try {
 		const model = createModelClient(
 			await providerConnection(this, provider, { maxRetries: firstOptions.maxRetries ?? 2, timeoutMs: 10 * 60_000 }),
 		);
-		const shared: Shared = { servers, model, provider, store };
+		const shared: Shared = { servers, catalog, withheld, n8nTools: n8nCatalog.index, model, provider, store };
 		if (isWiredStraightBack(items.map((item) => item.json as Record<string, unknown>), { store, now: new Date() })) {
 			throw new NodeOperationError(this.getNode(), 'A pending approval came back before it expired, and nothing was decided', {
 				description: 'Connect "Needs Approval" to an MCP Approval node (or a send-and-wait node), not straight back to this node.',
 			});
 		}
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+			let streaming = false;
 			try {
 				const action = actionFor.call(this, itemIndex, items[itemIndex], shared);
 				if (action.kind === 'replayed') continue;
@@ -183,16 +312,26 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 					order.push(action.approvalId);
 					continue;
 				}
-				const initial = action.kind === 'continue' ? action.state : newRun.call(this, itemIndex, shared);
 				const options = this.getNodeParameter('options', itemIndex, {}) as AgentOptions;
+				// A resumed run needs the memory only to save its exchange at the end.
+				const memory = action.kind === 'continue' ? undefined : await memoryFor(this, itemIndex);
+				const initial = action.kind === 'continue' ? action.state : await newRun.call(this, itemIndex, shared, memory);
 				const toolRunnerOptions = {
 					connections: servers.connections,
 					outputSchemas: servers.outputSchemas,
+					n8nTools: shared.n8nTools,
+					observer,
 					concurrency: options.toolConcurrency ?? 4,
 					timeoutMs: options.toolTimeout ?? 60_000,
 					limits: { ...DEFAULT_OUTCOME_LIMITS, maxChars: initial.settings.maxToolResultChars },
 				};
-				const final = await runAgent(initial, { model, runTools: (calls) => runToolCalls(calls, toolRunnerOptions) });
+				streaming = streamsResponse(this, options);
+				if (streaming) sendChunk(this, 'begin', itemIndex);
+				const final = await runAgent(initial, {
+					model,
+					runTools: (calls) => runToolCalls(calls, toolRunnerOptions),
+					...(streaming ? { onText: (delta: string) => sendChunk(this, 'item', itemIndex, delta) } : {}),
+				});
 				const effect = nextEffect(final);
 				if (effect.type === 'request_approval') {
 					const hours = (this.getNodeParameter('approvalOptions', itemIndex, {}) as ApprovalOptions).timeoutHours ?? 24;
@@ -202,17 +341,24 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 					// A new secret per approval: the token goes only into reviewUrl; the store keeps its hash.
 					const link = reviewLink(resumeUrl.call(this, itemIndex));
 					savePausedRun(store, approval.id, paused, approval.requestedAt, link.reviewTokenHash);
-					needsApproval.push(approvalRequestItem.call(this, itemIndex, paused, approval, link));
+					// Nothing is saved to memory while the run waits: the exchange is saved once, when it finishes.
+					const request = approvalRequestItem.call(this, itemIndex, paused, approval, link);
+					if (streaming) sendChunk(this, 'item', itemIndex, `\n\n${String(request.json.output)}`);
+					needsApproval.push(request);
 					order.push(approval.id);
 					continue;
 				}
 				const json = agentRunOutput(final, options.includeTranscript ?? true);
-				if (servers.withheld.length) json.withheldTools = servers.withheld;
+				if (withheld.length) json.withheldTools = withheld;
+				const memoryProblem = await saveToMemory(this, itemIndex, memory, action.kind === 'continue', final, options);
+				if (memoryProblem) json.memoryError = memoryProblem;
 				finished.push({ json: json as IDataObject, pairedItem: { item: itemIndex } });
 			} catch (error) {
-				const nodeError = toNodeError(this, error, itemIndex);
+				const nodeError = agentNodeError(this, error, itemIndex);
 				if (!this.continueOnFail()) throw nodeError;
 				finished.push({ json: { error: nodeError.message }, pairedItem: { item: itemIndex } });
+			} finally {
+				if (streaming) sendChunk(this, 'end', itemIndex);
 			}
 		}
 	} finally {
