@@ -1,0 +1,376 @@
+/**
+ * The MCP Agent node's glue with mocked n8n functions: MCP Server sub-nodes and n8n tool nodes on
+ * one Tools input, a Memory sub-node, Chat Trigger items, streaming, tool calls shown on their
+ * sub-node and in n8n's log, every resume route, and provider errors as NodeApiError.
+ */
+import { z } from 'zod';
+import { NodeApiError } from 'n8n-workflow';
+import { executeAgent, collectToolSources } from '../../nodes/McpAgent/execute';
+import { subNodeCallLog } from '../../nodes/McpAgent/subNodeCallLog';
+import { SERVER_HANDLE_KIND, type ServerHandle } from '../../lib/agent/serverHandle';
+import { buildCatalog } from '../../lib/agent/catalog';
+import { APPROVAL_DECISION_KIND } from '../../lib/approvals/approvalRequest';
+import { ProviderError } from '../../lib/providers/errors';
+import type { ModelClient } from '../../lib/providers/types';
+import type { ChatMemory } from '../../lib/agent/memory';
+
+// The model: a script of Anthropic Messages responses, recorded requests.
+let model: ModelClient & { requests: Array<Record<string, unknown>> };
+jest.mock('../../lib/providers/clients', () => ({ createModelClient: () => model }));
+
+// The MCP side: one fake server "Files" with a read-only, trusted tool; the real catalog code.
+const mcpCalls: Array<{ name: string; args: unknown }> = [];
+jest.mock('../../lib/agent/servers', () => {
+	const actual = jest.requireActual('../../lib/agent/servers');
+	return {
+		...actual,
+		connectServers: async (handles: Array<{ name: string }>, options: unknown) => {
+			const connection = {
+				callToolInteractive: async (name: string, args: unknown) => {
+					mcpCalls.push({ name, args });
+					if ((args as { path?: string }).path === '/denied') return { kind: 'result', result: { isError: true, content: [{ type: 'text', text: 'permission denied' }] } };
+					return { kind: 'result', result: { content: [{ type: 'text', text: `listing of ${JSON.stringify(args)}` }] } };
+				},
+				close: async () => undefined,
+			};
+			const servers = handles.map((h) => ({ id: h.name, name: h.name, tools: [{ name: 'list_files', inputSchema: { type: 'object', properties: { path: { type: 'string' } } }, annotations: { readOnlyHint: true } }], trustAnnotations: true }));
+			const { tools, withheld } = buildCatalog(servers, options as never);
+			return { connections: new Map(handles.map((h) => [h.name, connection])), catalog: tools, outputSchemas: new Map(), withheld, instructions: [], close: async () => undefined };
+		},
+	};
+});
+
+type Reply = Record<string, unknown>;
+function scriptModel(replies: Array<Reply | ((body: Reply) => Reply) | Error>, streamed?: string[][]): void {
+	const requests: Array<Record<string, unknown>> = [];
+	let index = 0;
+	const next = (body: Record<string, unknown>) => {
+		requests.push(JSON.parse(JSON.stringify(body)));
+		const reply = replies[index++];
+		if (reply instanceof Error) throw reply;
+		if (!reply) throw new Error(`no scripted reply for request ${index}`);
+		return typeof reply === 'function' ? reply(body) : reply;
+	};
+	model = {
+		requests,
+		send: async (body) => next(body),
+		stream: async (body, onText) => {
+			const at = index;
+			for (const delta of streamed?.[at] ?? []) onText(delta);
+			return next(body);
+		},
+		listModels: async () => [],
+	};
+}
+
+const usage = { input_tokens: 10, output_tokens: 5 };
+const toolUse = (calls: Array<{ id: string; name: string; input: unknown }>): Reply => ({ content: calls.map((c) => ({ type: 'tool_use', ...c })), stop_reason: 'tool_use', usage });
+const answer = (text: string): Reply => ({ content: [{ type: 'text', text }], stop_reason: 'end_turn', usage });
+
+/** n8n's Code Tool as supplyData returns it: it logs itself on its node when invoked. */
+function codeTool(subNode: FakeSubNode) {
+	const calls: unknown[] = [];
+	const schema = z.object({ expression: z.string() });
+	return {
+		calls,
+		name: 'calculate',
+		description: 'Evaluates an arithmetic expression',
+		schema,
+		metadata: { sourceNodeName: 'Code Tool' },
+		async invoke(input: unknown) {
+			const query = schema.parse(input);
+			const { index } = subNode.addInputData('ai_tool', [[{ json: { query } }]]);
+			calls.push(query);
+			const response = '42';
+			subNode.addOutputData('ai_tool', index, [[{ json: { response } }]]);
+			return response;
+		},
+	};
+}
+
+/** A sub-node's supplyData context, recording what reaches the execution view. */
+interface FakeSubNode {
+	runs: Array<{ input?: unknown; output?: unknown; error?: string }>;
+	addInputData(type: string, data: unknown): { index: number };
+	addOutputData(type: string, index: number, data: unknown): void;
+	getNode(): { name: string };
+}
+function fakeSubNode(name: string): FakeSubNode {
+	const runs: FakeSubNode['runs'] = [];
+	return {
+		runs,
+		addInputData: (_type, data) => {
+			runs.push({ input: data });
+			return { index: runs.length - 1 };
+		},
+		addOutputData: (_type, index, data) => {
+			if (data instanceof Error) runs[index].error = data.message;
+			else runs[index].output = data;
+		},
+		getNode: () => ({ name, type: 'x', typeVersion: 1, parameters: {}, id: name, position: [0, 0] }) as never,
+	};
+}
+
+function fakeMemory(): ChatMemory & { saves: unknown[]; loads: number } {
+	const messages: unknown[] = [];
+	const memory = {
+		saves: [] as unknown[],
+		loads: 0,
+		async loadMemoryVariables() {
+			memory.loads++;
+			return { chat_history: [...messages] };
+		},
+		async saveContext(input: Record<string, unknown>, output: Record<string, unknown>) {
+			memory.saves.push({ input, output });
+			messages.push({ getType: () => 'human', content: input.input }, { getType: () => 'ai', content: output.output });
+		},
+	};
+	return memory;
+}
+
+interface Setup {
+	items: Array<Record<string, unknown>>;
+	tools: unknown[];
+	memory?: ChatMemory;
+	params?: Record<string, unknown>;
+	nodeContext?: Record<string, unknown>;
+	streaming?: boolean;
+	continueOnFail?: boolean;
+}
+
+function fakeContext(setup: Setup) {
+	const chunks: Array<{ type: string; content?: string }> = [];
+	const logs: string[] = [];
+	const params: Record<string, unknown> = { provider: 'anthropic', model: 'claude-test', systemPrompt: 'Be brief.', userMessage: undefined, requireApprovalFor: 'notReadOnly', options: {}, approvalOptions: {}, ...setup.params };
+	const nodeContext = setup.nodeContext ?? {};
+	const items = setup.items.map((json, i) => ({ json, pairedItem: { item: i } }));
+	const context = {
+		chunks,
+		logs,
+		nodeContext,
+		getInputData: () => items,
+		getNodeParameter: (name: string, index: number, fallback?: unknown) => {
+			if (name === 'userMessage' && params.userMessage === undefined) {
+				const json = items[index].json as Record<string, unknown>;
+				return json.chatInput ?? json.message;
+			}
+			return name in params && params[name] !== undefined ? params[name] : fallback;
+		},
+		getInputConnectionData: async (type: string) => (type === 'ai_tool' ? setup.tools : setup.memory),
+		getNode: () => ({ name: 'MCP Agent', type: 'mcpAgent', typeVersion: 1, parameters: {}, id: '1', position: [0, 0] }),
+		getWorkflow: () => ({ id: 'w1', name: 'Chat agent' }),
+		getMode: () => 'webhook',
+		getContext: () => nodeContext,
+		getCredentials: async () => ({ apiKey: 'sk-test' }),
+		evaluateExpression: () => 'http://localhost:5678/webhook-waiting/7?signature=s',
+		continueOnFail: () => setup.continueOnFail === true,
+		isStreaming: () => setup.streaming === true,
+		sendChunk: (type: string, _item: number, content?: string) => chunks.push({ type, ...(content !== undefined ? { content } : {}) }),
+		logger: { info: (message: string) => logs.push(message), warn: (message: string) => logs.push(`warn ${message}`), debug: () => undefined, error: () => undefined },
+	};
+	return context;
+}
+
+const run = (context: ReturnType<typeof fakeContext>) => executeAgent.call(context as never);
+
+function filesServer(log?: FakeSubNode): ServerHandle {
+	return { kind: SERVER_HANDLE_KIND, name: 'Files', config: {} as never, include: [], exclude: [], ...(log ? { callLog: subNodeCallLog(log as never) } : {}) };
+}
+
+beforeEach(() => {
+	mcpCalls.length = 0;
+});
+
+describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
+	it('offers both; the MCP read-only call runs, the Code Tool call waits for review, then runs after approval', async () => {
+		const codeNode = fakeSubNode('Code Tool');
+		const filesNode = fakeSubNode('Files');
+		const code = codeTool(codeNode);
+		scriptModel([
+			toolUse([
+				{ id: 'c1', name: 'list_files', input: { path: '/tmp' } },
+				{ id: 'c2', name: 'calculate', input: { expression: '6*7' } },
+			]),
+			answer('The answer is 42.'),
+		]);
+		const first = fakeContext({ items: [{ chatInput: 'compute', sessionId: 's1' }], tools: [filesServer(filesNode), code] });
+		const [done, needsApproval] = await run(first);
+		expect(model.requests[0].tools).toEqual([expect.objectContaining({ name: 'calculate', input_schema: expect.objectContaining({ required: ['expression'] }) }), expect.objectContaining({ name: 'list_files' })]);
+		expect(done).toEqual([]);
+		expect(mcpCalls).toEqual([{ name: 'list_files', args: { path: '/tmp' } }]);
+		expect(code.calls).toEqual([]);
+		expect(needsApproval).toHaveLength(1);
+		const request = needsApproval[0].json as Record<string, any>;
+		expect(request.calls).toEqual([expect.objectContaining({ tool: 'calculate', server: 'Code Tool', source: 'n8n' })]);
+		expect(request.output).toMatch(/Waiting for a person to review a tool call/);
+		expect(request.output).not.toContain('webhook-waiting');
+
+		// Visible calls: the MCP call on its MCP Server sub-node; one log line per call, no arguments.
+		expect(filesNode.runs).toEqual([{ input: [[{ json: { tool: 'list_files', arguments: { path: '/tmp' } } }]], output: [[{ json: { tool: 'list_files', response: 'listing of {"path":"/tmp"}', durationMs: expect.any(Number) } }]] }]);
+		expect(first.logs).toEqual([expect.stringMatching(/^MCP Agent "MCP Agent": tool list_files on Files: ok in \d+ ms$/)]);
+
+		const decision = { kind: APPROVAL_DECISION_KIND, approvalId: request.approvalId, decidedAt: new Date().toISOString(), reviewer: 'Ana', decisions: [{ callId: 'c2', argsHash: request.calls[0].argsHash, decision: 'approve' }] };
+		const second = fakeContext({ items: [decision], tools: [filesServer(filesNode), code], nodeContext: first.nodeContext });
+		const [finished, again] = await run(second);
+		expect(again).toEqual([]);
+		expect(code.calls).toEqual([{ expression: '6*7' }]);
+		expect(codeNode.runs).toEqual([{ input: [[{ json: { query: { expression: '6*7' } } }]], output: [[{ json: { response: '42' } }]] }]);
+		expect(finished[0].json).toMatchObject({ output: 'The answer is 42.', text: 'The answer is 42.', status: 'completed' });
+		expect((finished[0].json.toolCalls as Array<Record<string, unknown>>).map((c) => [c.server, c.tool, (c.review as { decision?: string } | undefined)?.decision])).toEqual([
+			['Files', 'list_files', undefined],
+			['Code Tool', 'calculate', 'approved'],
+		]);
+		expect(second.logs).toEqual([expect.stringMatching(/tool calculate on Code Tool: ok in \d+ ms/)]);
+	});
+
+	it('works with n8n tools alone, and refuses what is neither', async () => {
+		scriptModel([answer('hi')]);
+		const [done] = await run(fakeContext({ items: [{ chatInput: 'hello' }], tools: [codeTool(fakeSubNode('Code Tool'))] }));
+		expect(done[0].json.output).toBe('hi');
+		await expect(collectToolSources(fakeContext({ items: [], tools: [{ something: 'else' }] }) as never)).rejects.toThrow(/neither an MCP Server sub-node nor an n8n tool/);
+		await expect(collectToolSources(fakeContext({ items: [], tools: [] }) as never)).rejects.toThrow(/No tools connected/);
+		const gate = { ...codeTool(fakeSubNode('x')), metadata: { sourceNodeName: 'Human Review', gatedToolNodeName: 'Code Tool' } };
+		await expect(run(fakeContext({ items: [{ chatInput: 'x' }], tools: [gate] }))).rejects.toThrow(/human review tool nodes/);
+	});
+
+	it('shows an MCP error result as an error run on the sub-node; a call rejected before the server shows nothing', async () => {
+		const filesNode = fakeSubNode('Files');
+		scriptModel([toolUse([{ id: 'c1', name: 'list_files', input: { path: 3 } }, { id: 'c2', name: 'list_files', input: { path: '/denied' } }]), answer('done')]);
+		const context = fakeContext({ items: [{ chatInput: 'x' }], tools: [filesServer(filesNode)] });
+		await run(context);
+		expect(mcpCalls).toEqual([{ name: 'list_files', args: { path: '/denied' } }]);
+		expect(filesNode.runs).toEqual([{ input: [[{ json: { tool: 'list_files', arguments: { path: '/denied' } } }]], error: 'permission denied' }]);
+		expect(context.logs).toEqual([expect.stringMatching(/tool list_files on Files: error in \d+ ms/)]);
+		expect(context.logs.join()).not.toContain('/denied');
+	});
+});
+
+describe('resume routes', () => {
+	async function paused(params: Record<string, unknown> = {}) {
+		const code = codeTool(fakeSubNode('Code Tool'));
+		const first = fakeContext({ items: [{ chatInput: 'add' }], tools: [code], params });
+		const [, needsApproval] = await run(first);
+		return { code, first, request: needsApproval[0].json as Record<string, any> };
+	}
+
+	it('a send-and-wait approval (paired with its request) approves the call', async () => {
+		scriptModel([toolUse([{ id: 'c1', name: 'calculate', input: { expression: '1+1' } }]), answer('2')]);
+		const { code, first } = await paused();
+		const [done] = await run(fakeContext({ items: [{ data: { approved: true } }], tools: [code], nodeContext: first.nodeContext }));
+		expect(code.calls).toEqual([{ expression: '1+1' }]);
+		expect(done[0].json.output).toBe('2');
+	});
+
+	it('a request that comes back after its expiry denies the call as expired and the model is told', async () => {
+		scriptModel([toolUse([{ id: 'c1', name: 'calculate', input: { expression: '1+1' } }]), answer('nobody approved')]);
+		const { code, first, request } = await paused({ approvalOptions: { timeoutHours: 0.000001 } });
+		await new Promise((resolve) => setTimeout(resolve, 20));
+		const [done] = await run(fakeContext({ items: [request], tools: [code], nodeContext: first.nodeContext }));
+		expect(code.calls).toEqual([]);
+		expect(JSON.stringify(model.requests[1].messages)).toContain('Approval expired');
+		expect(done[0].json.output).toBe('nobody approved');
+	});
+
+	it('a request wired straight back before its expiry is refused', async () => {
+		scriptModel([toolUse([{ id: 'c1', name: 'calculate', input: { expression: '1+1' } }])]);
+		const { code, first, request } = await paused();
+		await expect(run(fakeContext({ items: [request], tools: [code], nodeContext: first.nodeContext }))).rejects.toThrow(/came back before it expired/);
+	});
+
+	it('a channel resume without a decision hands the same approval out again with a notice', async () => {
+		scriptModel([toolUse([{ id: 'c1', name: 'calculate', input: { expression: '1+1' } }])]);
+		const { code, first, request } = await paused();
+		const [done, again] = await run(fakeContext({ items: [{ query: { approved: 'true' } }], tools: [code], nodeContext: first.nodeContext }));
+		expect(done).toEqual([]);
+		expect(again[0].json).toMatchObject({ approvalId: request.approvalId, notice: expect.stringContaining('without a decision') });
+		expect(code.calls).toEqual([]);
+	});
+});
+
+describe('Memory sub-node', () => {
+	it('loads the conversation before the run and saves the exchange after it, per chat message', async () => {
+		const memory = fakeMemory();
+		scriptModel([answer('Hello Ana.'), answer('Your name is Ana.')]);
+		await run(fakeContext({ items: [{ chatInput: 'I am Ana', sessionId: 's1' }], tools: [codeTool(fakeSubNode('Code Tool'))], memory }));
+		await run(fakeContext({ items: [{ chatInput: 'Who am I?', sessionId: 's1' }], tools: [codeTool(fakeSubNode('Code Tool'))], memory }));
+		expect(model.requests[1].messages).toEqual([
+			{ role: 'user', content: 'I am Ana' },
+			{ role: 'assistant', content: 'Hello Ana.' },
+			{ role: 'user', content: 'Who am I?' },
+		]);
+		expect(memory.saves).toEqual([
+			{ input: { input: 'I am Ana' }, output: { output: 'Hello Ana.' } },
+			{ input: { input: 'Who am I?' }, output: { output: 'Your name is Ana.' } },
+		]);
+	});
+
+	it('a run paused for review saves nothing; after approval it saves the exchange once; a replayed decision saves nothing more', async () => {
+		const memory = fakeMemory();
+		const code = codeTool(fakeSubNode('Code Tool'));
+		scriptModel([toolUse([{ id: 'c1', name: 'calculate', input: { expression: '1+1' } }]), answer('2')]);
+		const first = fakeContext({ items: [{ chatInput: 'add', sessionId: 's1' }], tools: [code], memory });
+		const [, needsApproval] = await run(first);
+		expect(memory.saves).toEqual([]);
+		expect(memory.loads).toBe(1);
+		const request = needsApproval[0].json as Record<string, any>;
+		const decision = { kind: APPROVAL_DECISION_KIND, approvalId: request.approvalId, decidedAt: new Date().toISOString(), decisions: [{ callId: 'c1', argsHash: request.calls[0].argsHash, decision: 'approve' }] };
+		await run(fakeContext({ items: [decision], tools: [code], memory, nodeContext: first.nodeContext }));
+		expect(memory.saves).toEqual([{ input: { input: 'add' }, output: { output: '2' } }]);
+		// Resuming does not load the memory again (the conversation is in the paused state).
+		expect(memory.loads).toBe(1);
+		const [replayed] = await run(fakeContext({ items: [decision], tools: [code], memory, nodeContext: first.nodeContext }));
+		expect(replayed).toEqual([]);
+		expect(memory.saves).toHaveLength(1);
+	});
+
+	it('keeps the answer when the memory fails to save, and says so', async () => {
+		const memory = { ...fakeMemory(), saveContext: async () => Promise.reject(new Error('redis is down')) };
+		scriptModel([answer('ok')]);
+		const context = fakeContext({ items: [{ chatInput: 'x', sessionId: 's' }], tools: [codeTool(fakeSubNode('Code Tool'))], memory });
+		const [done] = await run(context);
+		expect(done[0].json).toMatchObject({ output: 'ok', memoryError: expect.stringContaining('redis is down') });
+		expect(context.logs.some((line) => line.startsWith('warn') && line.includes('redis is down'))).toBe(true);
+	});
+});
+
+describe('streaming', () => {
+	it('streams the model\'s text as it arrives (begin, items, end) when n8n streams the response', async () => {
+		scriptModel([answer('Hello there')], [['Hel', 'lo ', 'there']]);
+		const context = fakeContext({ items: [{ chatInput: 'hi', sessionId: 's' }], tools: [codeTool(fakeSubNode('Code Tool'))], streaming: true });
+		const [done] = await run(context);
+		expect(context.chunks).toEqual([{ type: 'begin' }, { type: 'item', content: 'Hel' }, { type: 'item', content: 'lo ' }, { type: 'item', content: 'there' }, { type: 'end' }]);
+		expect(done[0].json.output).toBe('Hello there');
+	});
+
+	it('tells the chat that a call waits for review, without the review link', async () => {
+		scriptModel([toolUse([{ id: 'c1', name: 'calculate', input: { expression: '1' } }])], [['Let me compute.']]);
+		const context = fakeContext({ items: [{ chatInput: 'hi' }], tools: [codeTool(fakeSubNode('Code Tool'))], streaming: true });
+		await run(context);
+		expect(context.chunks.map((c) => c.type)).toEqual(['begin', 'item', 'item', 'end']);
+		expect(context.chunks[2].content).toMatch(/Waiting for a person to review a tool call/);
+		expect(JSON.stringify(context.chunks)).not.toContain('webhook-waiting');
+	});
+
+	it('does not stream when n8n does not, or when the option is off (plain requests)', async () => {
+		scriptModel([answer('a'), answer('b')], [['a'], ['b']]);
+		const plain = fakeContext({ items: [{ chatInput: 'hi' }], tools: [codeTool(fakeSubNode('Code Tool'))] });
+		const send = jest.spyOn(model, 'send');
+		await run(plain);
+		const off = fakeContext({ items: [{ chatInput: 'hi' }], tools: [codeTool(fakeSubNode('Code Tool'))], streaming: true, params: { options: { enableStreaming: false } } });
+		await run(off);
+		expect(send).toHaveBeenCalledTimes(2);
+		expect([...plain.chunks, ...off.chunks]).toEqual([]);
+	});
+});
+
+describe('provider errors', () => {
+	it('become NodeApiError with the HTTP status; a 429 names the retry-after wait', async () => {
+		scriptModel([new ProviderError('Anthropic is rate limiting requests (429) and retries ran out (it asked to retry after 7 s): slow down', 429, 7)]);
+		const error = await run(fakeContext({ items: [{ chatInput: 'x' }], tools: [codeTool(fakeSubNode('Code Tool'))] })).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect(error).toMatchObject({ httpCode: '429', message: expect.stringContaining('rate limiting'), description: expect.stringContaining('7 s') });
+		scriptModel([new ProviderError('Anthropic had a server error (503) and retries ran out: overloaded', 503)]);
+		const [done] = await run(fakeContext({ items: [{ chatInput: 'x' }], tools: [codeTool(fakeSubNode('Code Tool'))], continueOnFail: true }));
+		expect(done[0].json.error).toMatch(/server error \(503\)/);
+	});
+});
