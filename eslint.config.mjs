@@ -1,0 +1,56 @@
+// n8n's community-node lint, set up the way @n8n/node-cli's `eslint` export and n8n's verification
+// scanner (@n8n/scan-community-package) set it up: @n8n/eslint-plugin-community-nodes' `recommended`
+// rules plus eslint-plugin-n8n-nodes-base's community, credentials and nodes rule sets, with the
+// same rules turned off as theirs. We use `recommended`, not `recommendedWithoutN8nCloudSupport`,
+// because the scanner gates verification with `recommended`: what is clean here is clean there.
+//
+// Rules that cannot apply to this package are switched off below for the files they cannot apply
+// to, each with its reason. The scanner ignores these (it lints with its own config and
+// allowInlineConfig: false); scripts/scanner-allowed.json lists the same exceptions for it.
+import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
+import tsParser from '@typescript-eslint/parser';
+import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
+import { defineConfig, globalIgnores } from 'eslint/config';
+
+export default defineConfig(
+	globalIgnores(['dist/**', 'node_modules/**', 'coverage/**', '.e2e-tmp/**']),
+
+	// Everything below is linted with the TypeScript parser: the n8n rules walk a TSESTree AST,
+	// and package.json parses as a top-level object literal.
+	{
+		files: ['**/*.ts', '**/*.json'],
+		languageOptions: { parser: tsParser, parserOptions: { extraFileExtensions: ['.json'] } },
+	},
+
+	{
+		files: ['nodes/**/*.ts', 'credentials/**/*.ts', 'package.json'],
+		extends: [n8nCommunityNodesPlugin.configs.recommended],
+		plugins: { 'n8n-nodes-base': n8nNodesBase },
+		rules: { 'no-console': 'error' },
+	},
+	{
+		files: ['package.json'],
+		rules: { ...n8nNodesBase.configs.community.rules },
+	},
+	{
+		files: ['credentials/**/*.ts'],
+		rules: {
+			...n8nNodesBase.configs.credentials.rules,
+			// As in @n8n/node-cli: community credentials link to their own docs, not n8n's.
+			'n8n-nodes-base/cred-class-field-documentation-url-miscased': 'off',
+			// As in @n8n/node-cli: community-nodes/credential-password-field checks this more precisely.
+			'n8n-nodes-base/cred-class-field-type-options-password-missing': 'off',
+		},
+	},
+	{
+		files: ['nodes/**/*.ts'],
+		rules: {
+			...n8nNodesBase.configs.nodes.rules,
+			// As in @n8n/node-cli: inputs and outputs are NodeConnectionTypes constants, not "main".
+			'n8n-nodes-base/node-class-description-inputs-wrong-regular-node': 'off',
+			'n8n-nodes-base/node-class-description-outputs-wrong': 'off',
+			// As in @n8n/node-cli: a maxValue can be a real limit of the remote side.
+			'n8n-nodes-base/node-param-type-options-max-value-present': 'off',
+		},
+	},
+);
