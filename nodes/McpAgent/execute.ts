@@ -147,7 +147,7 @@ function actionFor(this: IExecuteFunctions, itemIndex: number, item: INodeExecut
 	try {
 		return actionForItem(item.json as Record<string, unknown>, { store: shared.store, catalog: shared.catalog, now: new Date(), pairedIndex: pairedIndex(item) });
 	} catch (error) {
-		if (!(error instanceof ResumeRefused)) throw error;
+		if (!(error instanceof ResumeRefused)) throw agentNodeError(this, error, itemIndex);
 		throw new NodeOperationError(this.getNode(), error.message, { itemIndex, ...(error.description ? { description: error.description } : {}) });
 	}
 }
