@@ -53,4 +53,32 @@ export default defineConfig(
 			'n8n-nodes-base/node-param-type-options-max-value-present': 'off',
 		},
 	},
+
+	// Exceptions for this package: each rule off only where it cannot apply, with the reason.
+	{
+		files: ['package.json'],
+		rules: {
+			// The package speaks MCP, the Anthropic and OpenAI APIs and validates JSON Schema at run
+			// time: the MCP client SDK, both provider SDKs, ajv(-formats) and re2js are real runtime
+			// dependencies (none has install scripts). That makes the package self-hosted only, not
+			// eligible for n8n Cloud, as the README says.
+			'@n8n/community-nodes/no-runtime-dependencies': 'off',
+		},
+	},
+	{
+		files: ['nodes/McpApproval/McpApproval.node.ts'],
+		rules: {
+			// MCP Approval is a wait node, not a trigger: its webhooks are n8n's own waiting webhooks
+			// (restartWebhook: true, under /webhook-waiting/<execution id>), which n8n serves for each
+			// paused execution. There is no third-party webhook to create, check or delete.
+			'@n8n/community-nodes/webhook-lifecycle-complete': 'off',
+		},
+	},
+	{
+		files: ['credentials/McpServerHttpApi.credentials.ts'],
+		rules: {
+			// Custom Headers carry API keys (`Authorization: …`, `X-Api-Key: …`), so the field is secret.
+			'@n8n/community-nodes/credential-unnecessary-password': 'off',
+		},
+	},
 );
