@@ -167,7 +167,7 @@ describe('n8n tools in the catalog', () => {
 		let state = createRun({ provider: 'anthropic', settings: SETTINGS, tools: n8n.tools, userMessage: 'go' });
 		state = step(state, { type: 'model_turn', turn: turn([{ id: 'c1', name: 'code', args: { x: 1 } }]) });
 		state = step(state, { type: 'approval_opened', approval: { id: 'a1', requestedAt: 't0', expiresAt: 't1' } });
-		const request = buildApprovalRequest(state, { id: 'a1', requestedAt: 't0', expiresAt: 't1' }, (state.phase as { calls: never[] }).calls);
+		const request = buildApprovalRequest(state, { id: 'a1', requestedAt: 't0', expiresAt: 't1' }, (state.phase as unknown as { calls: never[] }).calls);
 		expect(request.calls[0]).toMatchObject({ server: 'Code Tool', tool: 'code', source: 'n8n' });
 		const kinds = riskBadges(request.calls[0]).map((b) => b.kind);
 		expect(kinds).toEqual(['destructive', 'n8n-tool']);
@@ -183,7 +183,7 @@ describe('the tool runner\'s n8n executor', () => {
 		const effect = nextEffect(state);
 		expect(effect).toMatchObject({ type: 'run_tools', calls: [{ id: 'good' }] });
 		const observed: string[] = [];
-		const result = await runToolCalls((effect as { calls: never[] }).calls, {
+		const result = await runToolCalls((effect as unknown as { calls: never[] }).calls, {
 			connections: new Map(),
 			n8nTools: n8n.index,
 			concurrency: 2,
