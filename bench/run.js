@@ -11,7 +11,7 @@
 //
 // Benchmarks, not tests: numbers come from one run on one machine; nothing here asserts timings.
 // Options:
-//   --only=callTool,agent,manyTools,pausedState   run some parts (default: all)
+//   --only=callTool,agent,manyTools,pausedState,warm   run some parts (default: all)
 //   --variants=key,key                            Call Tool variants to run (see suites/callTool.js)
 //   --quick                                       fewer repetitions (a smoke run; numbers are rough)
 //   --profile                                     run n8n with --cpu-prof; summary in the partial folder's profile.md
@@ -33,7 +33,7 @@ const { evaluateTargets } = require('./lib/targets');
 const { profileMarkdown, summarizeProfile } = require('./lib/profile');
 const { runCallToolSuite } = require('./suites/callTool');
 
-const PARTS = ['callTool', 'agent', 'manyTools', 'pausedState'];
+const PARTS = ['callTool', 'agent', 'manyTools', 'pausedState', 'warm'];
 
 function parseArgs(argv) {
 	const options = { only: PARTS, variants: undefined, quick: false, profile: false, keep: false, render: false };
@@ -152,6 +152,10 @@ async function main() {
 	if (options.only.includes('agent')) {
 		log('part 2: agent host overhead (ours vs a hand-written raw-SDK loop)');
 		results.agent = await tracked(() => runScript(n8n.node24, 'agent-overhead.js', { quick: options.quick }, { env: childEnv }));
+	}
+	if (options.only.includes('warm')) {
+		log('part 5: fixed cost of one warm execution (kept connection) vs the cold path and the raw SDK');
+		results.warm = await tracked(() => runScript(n8n.node24, 'warm-execution.js', { reps: options.quick ? 50 : 300, coldReps: options.quick ? 3 : 15 }, { env: childEnv }));
 	}
 	if (options.only.includes('manyTools')) {
 		log('part 3: a server with 1,000 tools');

@@ -256,6 +256,19 @@ function targetsSection(targets, results) {
 	return ['### Targets', '', table(['Target', 'Measured', 'Result'], rows, ['l', 'l', 'l']), '', ...notes.flatMap((n) => [n, ''])].join('\n');
 }
 
+function warmSection(warm) {
+	const r = warm.results;
+	const row = (label, key) => [label, ms(r[`cold-${key}`].median), ms(r[`warm-${key}`].median), ms(r[`raw-warm-${key}`].median), x(r[`cold-${key}`].median / r[`warm-${key}`].median, 0)];
+	return [
+		'### One warm execution: a kept connection vs the cold path',
+		'',
+		table(['Transport', 'Cold (Keep Server Running off)', 'Warm (kept connection)', 'Raw SDK call, warm connection', 'Cold ÷ warm'], [row('stdio (server-everything)', 'stdio'), row('Streamable HTTP (server-everything)', 'http')], ['l', 'r', 'r', 'r', 'r']),
+		'',
+		`One one-item execution as MCP Call Tool does it, without n8n: credential data to server config and pool key, connection from the pool, tools/list (cached when warm), one validated \`echo\` call, release (cold: connect or spawn, list, call, close). Medians of ${warm.reps} warm and ${warm.coldReps} cold executions after a warm-up; the raw SDK row is one \`callTool\` on a connected raw client.`,
+		'',
+	].join('\n');
+}
+
 function renderMarkdown(results) {
 	const m = results.meta;
 	const out = [
@@ -273,6 +286,7 @@ function renderMarkdown(results) {
 	if (results.callTool) out.push(callToolSection(results.callTool));
 	if (results.agent) out.push(agentSection(results.agent));
 	if (results.manyTools) out.push(manyToolsSection(results.manyTools));
+	if (results.warm) out.push(warmSection(results.warm));
 	if (results.callTool || results.pausedState) out.push(memorySection(results));
 	return `${out.join('\n')}\n`;
 }

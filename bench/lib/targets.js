@@ -125,6 +125,17 @@ function evaluateTargets(results) {
 			met: many.handling.warmMs < 200,
 		});
 	}
+	const warm = results.warm?.results;
+	if (warm) {
+		const stdio = warm['cold-stdio'].median / warm['warm-stdio'].median;
+		targets.push({
+			id: 'warm-stdio',
+			target: 'stdio, one one-item execution: warm (Keep Server Running) ≥ 50× cheaper than the cold path (no n8n)',
+			measured: `${fmt(stdio, 0)}× (${fmt(warm['warm-stdio'].median)} vs ${fmt(warm['cold-stdio'].median, 0)} ms)`,
+			value: stdio,
+			met: stdio >= 50,
+		});
+	}
 	return targets;
 }
 
