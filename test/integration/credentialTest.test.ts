@@ -1,6 +1,6 @@
 import type { ICredentialTestFunctions } from 'n8n-workflow';
 import { mcpServerConnectionTest } from '../../nodes/shared/serverConnection';
-import { collectServerHandles } from '../../nodes/McpAgent/execute';
+import { collectToolSources } from '../../nodes/McpAgent/execute';
 import { EVERYTHING_BIN, freePort, startEverythingHttp } from '../support/servers';
 
 process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
@@ -88,17 +88,18 @@ describe('credential Test button never echoes secrets (issue 10, point 3)', () =
 	});
 });
 
-describe('MCP Agent "MCP Servers" input', () => {
+describe('MCP Agent "Tools" input', () => {
 	const fakeContext = (supplied: unknown) =>
 		({ getInputConnectionData: async () => supplied, getNode: () => ({ name: 'MCP Agent', type: 'x', typeVersion: 1, parameters: {}, id: '1', position: [0, 0] }) }) as never;
 
-	it('explains that n8n tool nodes are not MCP servers', async () => {
+	it('accepts n8n tool nodes next to MCP servers', async () => {
 		const calculator = { name: 'calculator', description: 'math', invoke: async () => '2' };
-		await expect(collectServerHandles(fakeContext([calculator]))).rejects.toThrow(/accepts MCP Server sub-nodes only, but "calculator" is another kind of tool/);
+		await expect(collectToolSources(fakeContext([calculator]))).resolves.toMatchObject({ handles: [], n8nTools: [{ node: 'calculator' }] });
 	});
 
-	it('asks for a server when none is connected', async () => {
-		await expect(collectServerHandles(fakeContext(undefined))).rejects.toThrow(/No MCP server connected/);
+	it('refuses what is neither, and asks for a tool when none is connected', async () => {
+		await expect(collectToolSources(fakeContext([{ x: 1 }]))).rejects.toThrow(/neither an MCP Server sub-node nor an n8n tool/);
+		await expect(collectToolSources(fakeContext(undefined))).rejects.toThrow(/No tools connected/);
 	});
 });
 
