@@ -13,7 +13,7 @@ import { awaitingPerson, createRun, nextEffect, step } from '../../lib/agent/ste
 import { runToolCalls, type ToolCallObserver } from '../../lib/agent/toolRunner';
 import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
 import type { AgentState, CatalogTool, OpenApproval } from '../../lib/agent/types';
-import { buildApprovalRequest } from '../../lib/approvals/approvalRequest';
+import { buildApprovalRequest, isApprovalDecision, isApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { requestOrigin } from '../../lib/approvals/requestOrigin';
 import { openStore, savePausedRun, setReviewTokenHash, type PausedRunStore } from '../../lib/approvals/pausedRuns';
 import { actionForItem, isWiredStraightBack, ResumeRefused, type ItemAction } from '../../lib/approvals/resumeInput';
@@ -272,7 +272,10 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 	try {
 		sources = await collectToolSources(this);
 		n8nCatalog = buildN8nToolCatalog(sources.n8nTools, catalogOptions(approvalOptions, false));
-		servers = await connectServers(sources.handles, catalogOptions(approvalOptions, firstOptions.appendServerInstructions === true));
+		// A resumed run re-checks approved calls against the server's current definitions: list fresh.
+		// A new run may use a kept connection's cached list (refreshed on list_changed and after 60 s).
+		const resuming = items.some((item) => isApprovalDecision(item.json) || isApprovalRequest(item.json));
+		servers = await connectServers(sources.handles, catalogOptions(approvalOptions, firstOptions.appendServerInstructions === true), { toolLists: resuming ? 'fresh' : 'cached' });
 	} catch (error) {
 		const nodeError = agentNodeError(this, error);
 		if (!this.continueOnFail()) throw nodeError;

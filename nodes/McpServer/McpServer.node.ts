@@ -1,6 +1,7 @@
 import type { INodeType, INodeTypeDescription, ISupplyDataFunctions, SupplyData } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { SERVER_HANDLE_KIND, type ServerHandle } from '../../lib/agent/serverHandle';
+import { subNodeCallLog } from '../McpAgent/subNodeCallLog';
 import { parsePatternList } from '../../lib/tools/nameFilter';
 import { credentialTypeFor, mcpServerConnectionTest, serverConfigForNode, serverConnectionProperty, serverCredentials } from '../shared/serverConnection';
 
@@ -56,6 +57,8 @@ export class McpServer implements INodeType {
 				config: serverConfigForNode(this, type, data),
 				include: parsePatternList(this.getNodeParameter('include', itemIndex, '') as string),
 				exclude: parsePatternList(this.getNodeParameter('exclude', itemIndex, '') as string),
+				// Tool calls shown as this sub-node's input and output in the execution view.
+				callLog: subNodeCallLog(this),
 			};
 		} catch (error) {
 			throw new NodeOperationError(this.getNode(), (error as Error).message, { itemIndex });

@@ -75,7 +75,7 @@ describe('pooled OAuth connection', () => {
 		await (await pool.acquire(first.config)).release();
 		const lease = await pool.acquire(second.config);
 		const redactor = redactorForServer(opened[0]);
-		await (opened[0] as HttpServerConfig).auth!.provider.token();
+		await ((opened[0] as HttpServerConfig).auth!.provider as AuthProvider).token();
 		await ((opened[0] as HttpServerConfig).auth!.provider as AuthProvider).onUnauthorized!(unauthorized);
 		expect(redactor.text('at-first-0123456789 at-second-0123456789 at-second-new-0123456789')).toBe(`${REDACTED} ${REDACTED} ${REDACTED}`);
 		await lease.release();
