@@ -169,6 +169,7 @@ require('./agentCases')(e2e, ctx, { plan, call, finalResults, MANUAL_PLAN });
 require('./approvalCases')(e2e, ctx, { plan, call, finalResults, reviewPage, decide, assertRecorded, fieldName, nextMessage, latestError, counterLabels, latestStatus, ownerSession, OWNER });
 hardeningCases(e2e, ctx, { plan, call, finalResults, nextMessage, counterLabels, latestStatus, latestError });
 inputCases(e2e, ctx, { plan, call, finalResults, reviewPage, assertRecorded, fieldName, inputFieldName, browserForm, submitForm, nextMessage, latestStatus, latestError, ownerSession, credentials });
+require('./browserCases')(e2e, ctx, { plan, call, finalResults, reviewPage, counterLabels, latestStatus });
 require('./agentCases').credentialTests(e2e, ctx, { credentials, ownerSession });
 
 e2e('stopping n8n and the servers leaves no process of this run behind', async () => {

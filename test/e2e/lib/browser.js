@@ -21,11 +21,11 @@ async function launchBrowser(executablePath, { profileDir }) {
 	return puppeteer.launch({ executablePath, headless: true, userDataDir: profileDir, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
 }
 
-/** A desktop-sized tab with JavaScript off. */
-async function reviewTab(browser) {
+/** A tab with JavaScript off: desktop-sized unless a viewport is given (e.g. a phone: { width: 420, height: 900, isMobile: true, hasTouch: true }). */
+async function reviewTab(browser, viewport = { width: 1100, height: 900 }) {
 	const page = await browser.newPage();
 	await page.setJavaScriptEnabled(false);
-	await page.setViewport({ width: 1100, height: 900, deviceScaleFactor: 1 });
+	await page.setViewport({ deviceScaleFactor: 1, ...viewport });
 	return page;
 }
 
