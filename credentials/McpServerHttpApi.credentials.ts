@@ -14,7 +14,7 @@ export class McpServerHttpApi implements ICredentialType {
 
 	documentationUrl = 'https://github.com/n8n-nodes-mcp-agent/n8n-nodes-mcp-agent#credentials';
 
-	icon = 'file:mcp.svg' as const;
+	icon = { light: 'file:mcpServer.svg', dark: 'file:mcpServer.dark.svg' } as const;
 
 	properties: INodeProperties[] = [
 		{

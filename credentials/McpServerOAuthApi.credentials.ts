@@ -23,7 +23,7 @@ export class McpServerOAuthApi implements ICredentialType {
 
 	documentationUrl = 'https://github.com/n8n-nodes-mcp-agent/n8n-nodes-mcp-agent#mcp-server-oauth-api--mcpserveroauthapi';
 
-	icon = 'file:mcp.svg' as const;
+	icon = { light: 'file:mcpServer.svg', dark: 'file:mcpServer.dark.svg' } as const;
 
 	extends = ['oAuth2Api'];
 

@@ -12,7 +12,7 @@ export class McpServerStdioApi implements ICredentialType {
 
 	documentationUrl = 'https://github.com/n8n-nodes-mcp-agent/n8n-nodes-mcp-agent#credentials';
 
-	icon = 'file:mcp.svg' as const;
+	icon = { light: 'file:mcpServerLocal.svg', dark: 'file:mcpServerLocal.dark.svg' } as const;
 
 	properties: INodeProperties[] = [
 		{

@@ -10,7 +10,7 @@ export class McpAgent implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'MCP Agent',
 		name: 'mcpAgent',
-		icon: 'file:mcp.svg',
+		icon: { light: 'file:mcpAgent.svg', dark: 'file:mcpAgent.dark.svg' },
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{ $parameter["provider"] }}',
@@ -24,6 +24,9 @@ export class McpAgent implements INodeType {
 		],
 		outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main],
 		outputNames: ['Done', 'Needs Approval'],
+		// Not a tool for n8n's AI Agent: n8n's tool version of a node drops its inputs, and this node's
+		// Tools and Memory inputs are what it runs on; it also pauses the execution for review.
+		usableAsTool: undefined,
 		credentials: providerCredentials,
 		properties: agentProperties,
 	};

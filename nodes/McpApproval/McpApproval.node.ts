@@ -23,14 +23,17 @@ export class McpApproval implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'MCP Approval',
 		name: 'mcpApproval',
-		icon: 'file:mcp.svg',
+		icon: { light: 'file:mcpApproval.svg', dark: 'file:mcpApproval.dark.svg' },
 		group: ['transform'],
 		version: 1,
+		subtitle: '={{ $parameter["requireLogin"] ? "Reviewers sign in to n8n" : "Anyone with the review link" }}',
 		description: 'Pause until a person approves, denies or edits the MCP Agent\'s pending tool calls, or answers a tool server\'s request for input',
 		defaults: { name: 'MCP Approval' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		outputNames: ['Decision'],
+		// Not a tool: it waits for a person on n8n's waiting webhook, which a tool call cannot do.
+		usableAsTool: undefined,
 		webhooks: [
 			{ name: 'default', httpMethod: 'GET', responseMode: 'onReceived', path: '', restartWebhook: true, isFullPath: true },
 			{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: '', restartWebhook: true, isFullPath: true },

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
-import { acquireServerConnection, failEveryItem, mcpServerConnectionTest, serverCredentials, toNodeError } from '../shared/serverConnection';
+import { acquireServerConnection, failEveryItem, mcpServerConnectionTest, toNodeError } from '../shared/serverConnection';
 import { listToolsProperties } from './description';
 import { Memo, operations } from './operations';
 
@@ -8,7 +8,7 @@ export class McpListTools implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'MCP List Tools',
 		name: 'mcpListTools',
-		icon: 'file:mcp.svg',
+		icon: { light: 'file:mcpListTools.svg', dark: 'file:mcpListTools.dark.svg' },
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{ $parameter["operation"] }}',
@@ -17,7 +17,13 @@ export class McpListTools implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		usableAsTool: true,
-		credentials: serverCredentials,
+		credentials: [
+			// Written out (not the shared serverCredentials constant) so n8n's lint sees each credential
+			// is tested by this node's credentialTest; test/unit/nodeDescriptions.test.ts keeps it equal.
+			{ name: 'mcpServerHttpApi', required: true, testedBy: 'mcpServerConnectionTest', displayOptions: { show: { connection: ['http'] } } },
+			{ name: 'mcpServerStdioApi', required: true, testedBy: 'mcpServerConnectionTest', displayOptions: { show: { connection: ['stdio'] } } },
+			{ name: 'mcpServerOAuthApi', required: true, testedBy: 'mcpServerConnectionTest', displayOptions: { show: { connection: ['oauth'] } } },
+		],
 		properties: listToolsProperties,
 	};
 

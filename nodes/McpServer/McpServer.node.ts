@@ -3,23 +3,29 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { SERVER_HANDLE_KIND, type ServerHandle } from '../../lib/agent/serverHandle';
 import { subNodeCallLog } from '../McpAgent/subNodeCallLog';
 import { parsePatternList } from '../../lib/tools/nameFilter';
-import { credentialTypeFor, mcpServerConnectionTest, serverConfigForNode, serverConnectionProperty, serverCredentials } from '../shared/serverConnection';
+import { credentialTypeFor, mcpServerConnectionTest, serverConfigForNode, serverConnectionProperty } from '../shared/serverConnection';
 
 /** A sub-node that points the MCP Agent at one server; connect several for several servers. */
 export class McpServer implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'MCP Server',
 		name: 'mcpServer',
-		icon: 'file:mcp.svg',
+		icon: { light: 'file:mcpServer.svg', dark: 'file:mcpServer.dark.svg' },
 		group: ['transform'],
 		version: 1,
+		subtitle: '={{ { http: "HTTP", oauth: "HTTP with OAuth", stdio: "Local command" }[$parameter["connection"]] }}',
 		description: 'An MCP server whose tools the MCP Agent may use',
 		defaults: { name: 'MCP Server' },
-		codex: { categories: ['AI'], subcategories: { AI: ['Tools'] } },
 		inputs: [],
 		outputs: [NodeConnectionTypes.AiTool],
 		outputNames: ['MCP Server'],
-		credentials: serverCredentials,
+		credentials: [
+			// Written out (not the shared serverCredentials constant) so n8n's lint sees each credential
+			// is tested by this node's credentialTest; test/unit/nodeDescriptions.test.ts keeps it equal.
+			{ name: 'mcpServerHttpApi', required: true, testedBy: 'mcpServerConnectionTest', displayOptions: { show: { connection: ['http'] } } },
+			{ name: 'mcpServerStdioApi', required: true, testedBy: 'mcpServerConnectionTest', displayOptions: { show: { connection: ['stdio'] } } },
+			{ name: 'mcpServerOAuthApi', required: true, testedBy: 'mcpServerConnectionTest', displayOptions: { show: { connection: ['oauth'] } } },
+		],
 		properties: [
 			serverConnectionProperty,
 			{
