@@ -117,7 +117,9 @@ module.exports = function inputCases(e2e, ctx, h) {
 		const c = assertConfirmRequest(pending, { server: 'Modern', path: '/data/old' });
 		const page = await reviewPage(pending.reviewUrl);
 		assert.equal(await latestStatus(ctx.ids.input), 'waiting', 'the execution must wait for the answer');
-		assert.match(page, /One call waits for input a tool server asked for/);
+		// The call already ran and only waits for the server's question (8a6bf8c): the lead says so, not "wants to run".
+		assert.match(page, /A tool server needs your answer before the call below can finish\./);
+		assert.ok(!page.includes('wants to run the calls below'), 'an input-only review must not say the agent wants to run the call');
 		assertConfirmForm(page, pending, c);
 
 		const chromium = findChromium();
