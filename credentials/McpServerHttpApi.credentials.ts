@@ -12,7 +12,7 @@ export class McpServerHttpApi implements ICredentialType {
 
 	displayName = 'MCP Server (HTTP) API';
 
-	documentationUrl = 'https://github.com/n8n-nodes-mcp-agent/n8n-nodes-mcp-agent#credentials';
+	documentationUrl = 'https://github.com/n8n-nodes-mcp-agent/n8n-nodes-mcp-agent/blob/main/docs/credentials.md#mcp-server-http-api--mcpserverhttpapi';
 
 	icon = { light: 'file:mcpServer.svg', dark: 'file:mcpServer.dark.svg' } as const;
 

@@ -21,7 +21,7 @@ export class McpServerOAuthApi implements ICredentialType {
 	displayName = 'MCP Server (OAuth) API';
 	/* eslint-enable n8n-nodes-base/cred-class-name-missing-oauth2-suffix, n8n-nodes-base/cred-class-field-name-missing-oauth2, n8n-nodes-base/cred-class-field-display-name-missing-oauth2 */
 
-	documentationUrl = 'https://github.com/n8n-nodes-mcp-agent/n8n-nodes-mcp-agent#mcp-server-oauth-api--mcpserveroauthapi';
+	documentationUrl = 'https://github.com/n8n-nodes-mcp-agent/n8n-nodes-mcp-agent/blob/main/docs/credentials.md#mcp-server-oauth-api--mcpserveroauthapi';
 
 	icon = { light: 'file:mcpServer.svg', dark: 'file:mcpServer.dark.svg' } as const;
 

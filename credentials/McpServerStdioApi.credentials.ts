@@ -10,7 +10,7 @@ export class McpServerStdioApi implements ICredentialType {
 
 	displayName = 'MCP Server (Local Command) API';
 
-	documentationUrl = 'https://github.com/n8n-nodes-mcp-agent/n8n-nodes-mcp-agent#credentials';
+	documentationUrl = 'https://github.com/n8n-nodes-mcp-agent/n8n-nodes-mcp-agent/blob/main/docs/credentials.md#mcp-server-local-command-api--mcpserverstdioapi';
 
 	icon = { light: 'file:mcpServerLocal.svg', dark: 'file:mcpServerLocal.dark.svg' } as const;
 
