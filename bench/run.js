@@ -8,10 +8,13 @@
 //   2. Agent host overhead: our agent loop vs a hand-written loop with the raw SDKs.
 //   3. A server with 1,000 tools: list, fingerprint, convert, compile validators.
 //   4. Memory: n8n's RSS during 1,000-item runs; stored size of a paused agent run.
+//   5. One warm execution without n8n (warm) and in n8n (oneItem): kept connection vs cold path vs
+//      n8n's MCP Client vs the raw SDK; a webhook-triggered Agent run with one tool call (agentN8n):
+//      our MCP Agent vs n8n's AI Agent with MCP Client Tool, same fake model and server.
 //
 // Benchmarks, not tests: numbers come from one run on one machine; nothing here asserts timings.
 // Options:
-//   --only=callTool,agent,manyTools,pausedState,warm   run some parts (default: all)
+//   --only=callTool,agent,manyTools,pausedState,warm,oneItem,agentN8n   run some parts (default: all)
 //   --variants=key,key                            Call Tool variants to run (see suites/callTool.js)
 //   --quick                                       fewer repetitions (a smoke run; numbers are rough)
 //   --profile                                     run n8n with --cpu-prof; summary in the partial folder's profile.md
@@ -32,8 +35,11 @@ const { renderMarkdown } = require('./lib/report');
 const { evaluateTargets } = require('./lib/targets');
 const { profileMarkdown, summarizeProfile } = require('./lib/profile');
 const { runCallToolSuite } = require('./suites/callTool');
+const { runOneExecutionSuite } = require('./suites/oneExecution');
 
-const PARTS = ['callTool', 'agent', 'manyTools', 'pausedState', 'warm'];
+const PARTS = ['callTool', 'agent', 'manyTools', 'pausedState', 'warm', 'oneItem', 'agentN8n'];
+/** Measured runs of each one-execution variant (n8n, one item or one Agent run), after a warm-up. */
+const ONE_EXECUTION_REPS = { full: 12, quick: 2 };
 
 function parseArgs(argv) {
 	const options = { only: PARTS, variants: undefined, quick: false, profile: false, keep: false, render: false };
@@ -165,15 +171,15 @@ async function main() {
 		log('part 4: stored size of a paused agent run with large tool results');
 		results.pausedState = await tracked(() => runScript(n8n.node24, 'paused-state.js', { flatted: path.join(n8n.n8nModules, 'flatted') }, { env: childEnv }));
 	}
-	if (options.only.includes('callTool')) {
-		log('part 1: MCP Call Tool in n8n 2.41.1 (and part 4: n8n memory)');
+	/** Runs an n8n suite, keeping its processes and folder for the leftover check and cleanup. */
+	const runN8nSuite = async (run, suiteOptions, { profileFocus } = {}) => {
 		const profileDir = options.profile ? fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-agent-bench-prof-')) : undefined;
 		if (profileDir) runDirs.push(profileDir);
 		let bench;
 		try {
-			const out = await runCallToolSuite({ ...n8n, runId, ...reps, only: options.variants, profileDir });
+			const out = await run({ ...n8n, runId, ...suiteOptions, profileDir });
 			bench = out.bench;
-			results.callTool = out.result;
+			return out.result;
 		} catch (error) {
 			bench = error.bench;
 			throw error;
@@ -184,12 +190,32 @@ async function main() {
 			}
 			if (profileDir && bench) {
 				const profiles = fs.readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile') && f.includes(`.${bench.n8nPid}.`));
-				const sections = profiles.map((f) => profileMarkdown(summarizeProfile(path.join(profileDir, f), { focus: /n8n-nodes-mcp-agent\/dist\/nodes|n8n-nodes-langchain\/dist\/nodes\/mcp|n8n-nodes-mcp\/dist\/nodes/ }), `n8n main process (${options.variants ? options.variants.join(', ') : 'all variants'})`));
-				const out = path.join(outDir, 'profile.md');
-				writeAtomically(out, `# CPU profile of n8n during the Call Tool benchmark\n\n${sections.join('\n') || 'no profile was written'}\n`);
+				const sections = profiles.map((f) => profileMarkdown(summarizeProfile(path.join(profileDir, f), { focus: profileFocus }), `n8n main process (${suiteOptions.label})`));
+				const out = path.join(outDir, `profile-${suiteOptions.label.replace(/[^a-zA-Z0-9]+/g, '-')}.md`);
+				fs.mkdirSync(outDir, { recursive: true });
+				writeAtomically(out, `# CPU profile of n8n during the benchmark (${suiteOptions.label})\n\n${sections.join('\n') || 'no profile was written'}\n`);
 				log(`profile summary: ${out} (raw profiles in ${profileDir})`);
 			}
 		}
+	};
+	const oneExecutionParts = ['oneItem', 'agentN8n'].filter((part) => options.only.includes(part));
+	if (oneExecutionParts.length) {
+		log(`part 5: one small execution in n8n 2.41.1 (${oneExecutionParts.join(', ')})`);
+		const oneExecution = await runN8nSuite(runOneExecutionSuite, {
+			label: oneExecutionParts.join(', '),
+			parts: oneExecutionParts,
+			reps: options.quick ? ONE_EXECUTION_REPS.quick : ONE_EXECUTION_REPS.full,
+			only: options.variants,
+		}, { profileFocus: /n8n-nodes-mcp-agent\/dist|n8n-nodes-langchain\/dist\/nodes\/(agents|mcp|llms)/ });
+		results.oneExecution = { ...oneExecution, parts: oneExecutionParts };
+	}
+	if (options.only.includes('callTool')) {
+		log('part 1: MCP Call Tool in n8n 2.41.1 (and part 4: n8n memory)');
+		results.callTool = await runN8nSuite(runCallToolSuite, {
+			label: options.variants ? options.variants.join(', ') : 'all Call Tool variants',
+			...reps,
+			only: options.variants,
+		}, { profileFocus: /n8n-nodes-mcp-agent\/dist\/nodes|n8n-nodes-langchain\/dist\/nodes\/mcp|n8n-nodes-mcp\/dist\/nodes/ });
 	}
 
 	results.meta.loadAverageEnd = os.loadavg().map((v) => Math.round(v * 100) / 100);

@@ -24,10 +24,22 @@ function planOf(model) {
 }
 
 function argsFor(tool, turn) {
+	tool = tool.replace(/^.*_(?=echo$|fetch_page$|delete_record$)/, '');
 	if (tool === 'echo') return { message: `turn ${turn}` };
 	if (tool === 'fetch_page') return { url: `https://example.com/page/${turn}` };
 	if (tool === 'delete_record') return { id: `rec-${turn}` };
 	return {};
+}
+
+/**
+ * The offered tool a plan step means: its own name, or else the one offered name ending in
+ * "_<name>" (n8n's MCP Client Tool prefixes each tool with its node's name, e.g.
+ * "MCP_Client_Tool_echo"), as a real model picks from the tools it was given.
+ */
+function offeredName(tool, offered) {
+	if (!tool || offered.length === 0 || offered.includes(tool)) return tool;
+	const prefixed = offered.filter((name) => name.endsWith(`_${tool}`));
+	return prefixed.length === 1 ? prefixed[0] : tool;
 }
 
 /** Conversations alternate user / assistant (one tool result message per turn), so length gives the turn. */
@@ -38,7 +50,7 @@ function turnOf(messages) {
 
 function anthropic(body) {
 	const turn = turnOf(body.messages);
-	const tool = planOf(body.model)[turn];
+	const tool = offeredName(planOf(body.model)[turn], (body.tools ?? []).map((t) => t.name));
 	const usage = { input_tokens: 100 + turn, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
 	if (tool) {
 		return {
@@ -57,7 +69,7 @@ function anthropic(body) {
 
 function openaiChat(body) {
 	const turn = turnOf(body.messages);
-	const tool = planOf(body.model)[turn];
+	const tool = offeredName(planOf(body.model)[turn], (body.tools ?? []).map((t) => t.function?.name));
 	const usage = { prompt_tokens: 100 + turn, completion_tokens: 10, total_tokens: 110 + turn };
 	const message = tool
 		? { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: `call_${turn}`, type: 'function', function: { name: tool, arguments: JSON.stringify(argsFor(tool, turn)) } }] }
@@ -80,6 +92,9 @@ function answer(pathname, bodyText) {
 	let reply;
 	try {
 		const body = JSON.parse(bodyText);
+		// The fake answers in one JSON body only: a client that asks for a stream (n8n's chat model
+		// nodes can) must fail loudly here instead of being measured on a reply it did not expect.
+		if (body.stream === true) return { status: 400, text: JSON.stringify({ error: { message: 'fake model: streaming requests are not supported' } }) };
 		if (pathname.endsWith('/v1/messages')) reply = anthropic(body);
 		else if (pathname.endsWith('/chat/completions')) reply = openaiChat(body);
 	} catch (error) {

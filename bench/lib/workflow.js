@@ -9,7 +9,14 @@ const { ARGUMENT_STYLES } = require('./argumentStyles');
 const WORKFLOW_ID = 'mcpAgentBenchCall01';
 
 /** Credential ids for the peers (ours come from test/e2e/lib/fixtures.js). */
-const PEER_CREDENTIALS = { nodesMcpStdio: 'benchNodesMcpStdio1' };
+const PEER_CREDENTIALS = { nodesMcpStdio: 'benchNodesMcpStdio1', openAi: 'benchN8nOpenAiFake1' };
+
+/** Our credentials only the one-execution part uses: Keep Server Running off, and the fake model. */
+const ONE_EXECUTION_CREDENTIALS = {
+	stdioCold: { id: 'benchStdioColdPath1', name: 'Bench everything (stdio, Keep Server Running off)' },
+	httpCold: { id: 'benchHttpColdPath01', name: 'Bench everything (HTTP, Keep Server Running off)' },
+	agentOpenAi: { id: 'benchAgentOpenAiFk1', name: 'Bench fake model (MCP Agent: OpenAI API)' },
+};
 
 function uuid(seed) {
 	const h = crypto.createHash('sha256').update(seed).digest('hex');
@@ -21,8 +28,9 @@ function itemsCode(count) {
 }
 
 /**
- * @param variants  [{ key, items, kind: 'empty'|'ours'|'builtin'|'nodesMcp', transport, concurrency }]
- * @param ctx       { everythingUrl, ourCredentials: { stdio: {id,name}, http: {id,name} } }
+ * @param variants  [{ key, items, kind: 'empty'|'ours'|'builtin'|'nodesMcp'|'agentOurs'|'agentN8n', transport, concurrency, credential?, model? }]
+ * @param ctx       { everythingUrl, ourCredentials: { stdio: {id,name}, http: {id,name}, [credential]: {id,name} } }
+ *                  credential: key in ourCredentials for an 'ours' variant (default: its transport)
  * @returns { workflow, chains: { [key]: { path, node } } }  node = name of the measured node
  */
 function buildWorkflow(variants, ctx) {
@@ -34,11 +42,25 @@ function buildWorkflow(variants, ctx) {
 		while (connections[from].main.length <= outputIndex) connections[from].main.push([]);
 		connections[from].main[outputIndex].push({ node: to, type: 'main', index: 0 });
 	};
+	/** A sub-node's connection (language model, tool) into its root node. */
+	connect.ai = (from, to, type) => {
+		connections[from] ??= {};
+		(connections[from][type] ??= [[]])[0].push({ node: to, type, index: 0 });
+	};
 	variants.forEach((variant, row) => {
 		const y = row * 220;
 		const path = `mcp-bench-${variant.key}`;
 		const webhook = `Webhook ${variant.key}`;
 		const source = `Items ${variant.key}`;
+		const measured = `Measured ${variant.key}`;
+		if (variant.kind === 'agentOurs' || variant.kind === 'agentN8n') {
+			// No Code node: the webhook's body is the item, as in a user's webhook-triggered agent.
+			nodes.push(webhookNode(webhook, variant.key, path, y));
+			(variant.kind === 'agentOurs' ? ourAgent : n8nAgent)(nodes, connect, measured, variant, ctx, y);
+			connect(webhook, measured);
+			chains[variant.key] = { path, node: measured };
+			return;
+		}
 		nodes.push({
 			id: uuid(webhook),
 			name: webhook,
@@ -50,12 +72,11 @@ function buildWorkflow(variants, ctx) {
 		});
 		nodes.push({ id: uuid(source), name: source, type: 'n8n-nodes-base.code', typeVersion: 2, position: [250, y], parameters: { jsCode: itemsCode(variant.items) } });
 		connect(webhook, source);
-		const measured = `Measured ${variant.key}`;
 		if (variant.kind === 'empty') {
 			nodes.push({ id: uuid(measured), name: measured, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [500, y], parameters: {} });
 			connect(source, measured);
 		} else if (variant.kind === 'ours') {
-			const credential = ctx.ourCredentials[variant.transport];
+			const credential = ctx.ourCredentials[variant.credential ?? variant.transport];
 			nodes.push({
 				id: uuid(measured),
 				name: measured,
@@ -127,6 +148,81 @@ function buildWorkflow(variants, ctx) {
 	};
 }
 
+function webhookNode(name, key, path, y) {
+	return {
+		id: uuid(name),
+		name,
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2.1,
+		position: [0, y],
+		webhookId: uuid(`hook ${key}`),
+		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+	};
+}
+
+/**
+ * Our MCP Agent (OpenAI Chat Completions against the fake model, no review) with one MCP Server
+ * sub-node over Streamable HTTP whose credential keeps its connection (the default).
+ */
+function ourAgent(nodes, connect, measured, variant, ctx, y) {
+	const server = `Server ${variant.key}`;
+	nodes.push({
+		id: uuid(measured),
+		name: measured,
+		type: 'n8n-nodes-mcp-agent.mcpAgent',
+		typeVersion: 1,
+		position: [300, y],
+		parameters: { provider: 'openaiChat', model: { __rl: true, mode: 'id', value: variant.model }, userMessage: '={{ $json.body.message }}', requireApprovalFor: 'none', options: {} },
+		credentials: { mcpAgentOpenAiApi: ctx.ourCredentials.agentOpenAi },
+	});
+	nodes.push({
+		id: uuid(server),
+		name: server,
+		type: 'n8n-nodes-mcp-agent.mcpServer',
+		typeVersion: 1,
+		position: [300, y + 150],
+		parameters: { connection: 'http' },
+		credentials: { mcpServerHttpApi: ctx.ourCredentials.http },
+	});
+	connect.ai(server, measured, 'ai_tool');
+}
+
+/**
+ * n8n 2.41.1's AI Agent (v3.1) with its OpenAI Chat Model (Chat Completions, the Responses API
+ * off: the fake speaks Chat Completions) and its MCP Client Tool on the same server, every tool.
+ */
+function n8nAgent(nodes, connect, measured, variant, ctx, y) {
+	const model = `Model ${variant.key}`;
+	const tool = `MCP Client Tool ${variant.key}`;
+	nodes.push({
+		id: uuid(measured),
+		name: measured,
+		type: '@n8n/n8n-nodes-langchain.agent',
+		typeVersion: 3.1,
+		position: [300, y],
+		parameters: { promptType: 'define', text: '={{ $json.body.message }}', options: {} },
+	});
+	nodes.push({
+		id: uuid(model),
+		name: model,
+		type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+		typeVersion: 1.3,
+		position: [250, y + 150],
+		parameters: { model: { __rl: true, mode: 'id', value: variant.model }, responsesApiEnabled: false, options: {} },
+		credentials: { openAiApi: { id: PEER_CREDENTIALS.openAi, name: 'Bench fake model (n8n OpenAI)' } },
+	});
+	nodes.push({
+		id: uuid(tool),
+		name: tool,
+		type: '@n8n/n8n-nodes-langchain.mcpClientTool',
+		typeVersion: 1.2,
+		position: [400, y + 150],
+		parameters: { serverTransport: 'httpStreamable', endpointUrl: ctx.everythingUrl, authentication: 'none', include: 'all', options: {} },
+	});
+	connect.ai(model, measured, 'ai_languageModel');
+	connect.ai(tool, measured, 'ai_tool');
+}
+
 /** The credential n8n-nodes-mcp 0.1.37 uses for stdio servers (args are split on spaces). */
 function peerCredentials({ everythingEntry }) {
 	return [
@@ -139,4 +235,21 @@ function peerCredentials({ everythingEntry }) {
 	];
 }
 
-module.exports = { WORKFLOW_ID, buildWorkflow, peerCredentials };
+/**
+ * The credentials of the one-execution part: ours with Keep Server Running off (the cold path, as
+ * every execution ran before issue 13), ours and n8n's OpenAI credential pointed at the fake model.
+ */
+function oneExecutionCredentials({ everythingUrl, runMarker, fakeModelBaseUrl, ours }) {
+	const cold = (base, ref) => ({ ...base, id: ref.id, name: ref.name, data: { ...base.data, keepServerRunning: false } });
+	const stdio = ours.find((c) => c.type === 'mcpServerStdioApi' && c.data.args.includes('stdio'));
+	const http = ours.find((c) => c.type === 'mcpServerHttpApi' && c.data.url === everythingUrl);
+	if (!stdio || !http || !stdio.data.environment.includes(runMarker)) throw new Error('bench: the e2e fixtures no longer hold the everything credentials');
+	return [
+		cold(stdio, ONE_EXECUTION_CREDENTIALS.stdioCold),
+		cold(http, ONE_EXECUTION_CREDENTIALS.httpCold),
+		{ ...ONE_EXECUTION_CREDENTIALS.agentOpenAi, type: 'mcpAgentOpenAiApi', data: { apiKey: 'bench-not-a-key', baseUrl: fakeModelBaseUrl, organization: '', project: '' } },
+		{ id: PEER_CREDENTIALS.openAi, name: 'Bench fake model (n8n OpenAI)', type: 'openAiApi', data: { apiKey: 'bench-not-a-key', url: fakeModelBaseUrl, header: false } },
+	];
+}
+
+module.exports = { WORKFLOW_ID, ONE_EXECUTION_CREDENTIALS, buildWorkflow, peerCredentials, oneExecutionCredentials };

@@ -9,7 +9,9 @@
 //   raw:  the raw MCP SDK client on a warm connection, one callTool (the floor).
 // For stdio (server-everything) and Streamable HTTP (server-everything streamableHttp).
 //
-// Input (argv[2], JSON): { reps, coldReps }
+// Input (argv[2], JSON): { reps, coldReps, url? }
+//   coldReps 0: no cold executions (nor the warm-up's cold one); url: an HTTP server-everything to
+//   use (the one-execution part passes the server its n8n talks to) instead of starting one.
 // Output (last stdout line, JSON): { results: { [variant]: { ms: [...], median } } }
 
 const path = require('node:path');
@@ -92,16 +94,16 @@ async function rawWarm(kind, url) {
 
 (async () => {
 	const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-warm-bench-'));
-	const http = await startEverythingHttp({ port: await freePort(), logFile: path.join(logDir, 'everything-http.log') });
+	const http = input.url ? { url: input.url, stop: async () => undefined } : await startEverythingHttp({ port: await freePort(), logFile: path.join(logDir, 'everything-http.log') });
 	const results = {};
 	try {
 		for (const kind of ['stdio', 'http']) {
 			const credential = credentials(http.url)[kind];
 			const pool = new ConnectionPool({ maxSize: 20 });
 			// Warm-up: JIT, the server's first calls.
-			await execution(pool, credential, false, 0);
+			if (COLD_REPS > 0) await execution(pool, credential, false, 0);
 			for (let i = 0; i < 20; i++) await execution(pool, credential, true, i);
-			results[`cold-${kind}`] = await measure(COLD_REPS, (i) => execution(pool, credential, false, i));
+			if (COLD_REPS > 0) results[`cold-${kind}`] = await measure(COLD_REPS, (i) => execution(pool, credential, false, i));
 			results[`warm-${kind}`] = await measure(REPS, (i) => execution(pool, credential, true, i));
 			await pool.closeAll();
 			results[`raw-warm-${kind}`] = await rawWarm(kind, http.url);
@@ -110,7 +112,7 @@ async function rawWarm(kind, url) {
 		await http.stop();
 		fs.rmSync(logDir, { recursive: true, force: true });
 	}
-	for (const value of Object.values(results)) delete value.ms;
+	if (!input.keepSamples) for (const value of Object.values(results)) delete value.ms;
 	emitResult({ node: process.version, reps: REPS, coldReps: COLD_REPS, results });
 })().catch((error) => {
 	console.error(error);

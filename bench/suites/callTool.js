@@ -21,7 +21,7 @@ const { runScript } = require('../lib/child');
 const { finishedExecutionAfter, latestExecutionId } = require('../lib/executions');
 const { installPeers } = require('../lib/peers');
 const { cpuTimes, sampleRss } = require('../lib/rss');
-const { WORKFLOW_ID, buildWorkflow, peerCredentials } = require('../lib/workflow');
+const { ONE_EXECUTION_CREDENTIALS, WORKFLOW_ID, buildWorkflow, peerCredentials } = require('../lib/workflow');
 
 const ITEMS = 1000;
 const LOOP_ITEMS = 20;
@@ -39,10 +39,9 @@ function variants({ reps, loopReps }) {
 				[1, 8].map((concurrency) => ({ key: `ours-${transport}-c${concurrency}-${args}-1000`, kind: 'ours', transport, concurrency, items: ITEMS, reps, args, perRound: concurrency === 1 ? RAW_PER_ROUND : 1 })),
 			),
 		),
-		{ key: 'ours-stdio-c1-fields-1', kind: 'ours', transport: 'stdio', concurrency: 1, items: 1, reps, args: 'fields' },
-		{ key: 'ours-http-c1-fields-1', kind: 'ours', transport: 'http', concurrency: 1, items: 1, reps, args: 'fields' },
+		// One-item executions (the fixed cost per execution) are the one-execution part's
+		// (suites/oneExecution.js), with the cold path and the Agent beside them.
 		{ key: 'builtin-http-1000', kind: 'builtin', transport: 'http', concurrency: 1, items: ITEMS, reps },
-		{ key: 'builtin-http-1', kind: 'builtin', transport: 'http', concurrency: 1, items: 1, reps },
 		{ key: 'nodesmcp-stdio-20', kind: 'nodesMcp', transport: 'stdio', concurrency: 1, items: LOOP_ITEMS, reps: loopReps },
 	];
 }
@@ -130,7 +129,8 @@ class CallToolBench {
 			},
 		});
 
-		this.variants = variants({ reps: this.reps, loopReps: this.loopReps }).filter((v) => !this.only || v.kind === 'empty' || this.only.includes(v.key));
+		this.variants = this.buildVariants().filter((v) => !this.only || v.kind === 'empty' || this.only.includes(v.key));
+		await this.startServices();
 		const ours = buildCredentials({ everythingUrl: this.everything.url, deadPort, runMarker: this.runMarker });
 		const credentialRef = (id) => {
 			const credential = ours.find((c) => c.id === id);
@@ -138,11 +138,11 @@ class CallToolBench {
 		};
 		const { workflow, chains } = buildWorkflow(this.variants, {
 			everythingUrl: this.everything.url,
-			ourCredentials: { stdio: credentialRef(CREDENTIAL_IDS.stdioEverything), http: credentialRef(CREDENTIAL_IDS.httpEverything) },
+			ourCredentials: { ...ONE_EXECUTION_CREDENTIALS, stdio: credentialRef(CREDENTIAL_IDS.stdioEverything), http: credentialRef(CREDENTIAL_IDS.httpEverything) },
 		});
 		this.chains = chains;
 		const credentialsFile = path.join(this.runDir, 'credentials.json');
-		fs.writeFileSync(credentialsFile, JSON.stringify([...ours, ...peerCredentials({ everythingEntry: EVERYTHING_ENTRY })], null, 2));
+		fs.writeFileSync(credentialsFile, JSON.stringify([...ours, ...peerCredentials({ everythingEntry: EVERYTHING_ENTRY }), ...this.moreCredentials(ours)], null, 2));
 		const workflowFile = path.join(this.runDir, 'workflow.json');
 		fs.writeFileSync(workflowFile, JSON.stringify([workflow], null, 2));
 
@@ -158,6 +158,37 @@ class CallToolBench {
 		await started;
 		this.dbContext = { node24: this.node24, userFolder: this.userFolder, n8nModules: this.n8nModules };
 		this.lastExecutionId = await latestExecutionId(this.dbContext, WORKFLOW_ID);
+	}
+
+	/** What this suite measures (a subclass measures other variants in the same harness). */
+	buildVariants() {
+		return variants({ reps: this.reps, loopReps: this.loopReps });
+	}
+
+	analyse(measured) {
+		return analyse(this, measured);
+	}
+
+	/** Services the workflow needs besides server-everything (none here). */
+	async startServices() {}
+
+	/** Credentials beside ours and the peers' (none here). */
+	moreCredentials() {
+		return [];
+	}
+
+	/** Throws unless the webhook's response is what the variant must answer. */
+	verify(variant, status, body) {
+		verifyOutput(variant, status, body);
+	}
+
+	/** The measured node's time in one execution (and how many times it ran, checked). */
+	nodeTiming(variant, chain, execution) {
+		const runs = execution.nodes[chain.node] ?? [];
+		if (runs.length === 0) throw new Error(`${variant.key}: node "${chain.node}" did not run`);
+		const expectedRuns = variant.kind === 'nodesMcp' ? variant.items : 1;
+		if (runs.length !== expectedRuns) throw new Error(`${variant.key}: node ran ${runs.length} times, expected ${expectedRuns}`);
+		return { nodeMs: runs.reduce((sum, r) => sum + r.executionTime, 0), nodeRuns: runs.length };
 	}
 
 	/** Runs `start()`, remembering every process group it spawns (for the leftover check). */
@@ -179,23 +210,18 @@ class CallToolBench {
 		const n8nCpu0 = cpuTimes(this.n8nPid);
 		const serverCpu0 = cpuTimes(this.everything.pid).selfMs;
 		const t0 = performance.now();
-		const { status, body } = await this.n8n.trigger(chain.path, {}, { timeoutMs: 10 * 60_000 });
+		const { status, body } = await this.n8n.trigger(chain.path, variant.body ?? {}, { timeoutMs: 10 * 60_000 });
 		const wallMs = performance.now() - t0;
 		const memory = sampler.stop();
-		verifyOutput(variant, status, body);
+		this.verify(variant, status, body);
 		const execution = await finishedExecutionAfter(this.dbContext, WORKFLOW_ID, this.lastExecutionId);
 		const n8nCpu1 = cpuTimes(this.n8nPid);
 		const serverCpu1 = cpuTimes(this.everything.pid).selfMs;
 		this.lastExecutionId = Number(execution.id);
 		if (execution.status !== 'success') throw new Error(`${variant.key}: execution ${execution.id} ended ${execution.status}: ${execution.error}`);
-		const runs = execution.nodes[chain.node] ?? [];
-		if (runs.length === 0) throw new Error(`${variant.key}: node "${chain.node}" did not run`);
-		const expectedRuns = variant.kind === 'nodesMcp' ? variant.items : 1;
-		if (runs.length !== expectedRuns) throw new Error(`${variant.key}: node ran ${runs.length} times, expected ${expectedRuns}`);
 		return {
 			wallMs,
-			nodeMs: runs.reduce((sum, r) => sum + r.executionTime, 0),
-			nodeRuns: runs.length,
+			...this.nodeTiming(variant, chain, execution),
 			executionMs: Date.parse(execution.stoppedAt) - Date.parse(execution.startedAt),
 			executionDataChars: execution.dataChars,
 			// n8n main process + its reaped children (stdio servers) + the HTTP server.
@@ -240,27 +266,34 @@ class CallToolBench {
 					log(`round ${round + 1}/${rounds}: ${variant.key}: node ${sample.nodeMs} ms, wall ${Math.round(sample.wallMs)} ms`);
 				}
 			}
-			if (round < this.rawReps) {
-				for (const result of await this.runClientLoops()) {
-					const key = `${result.client}-${result.transport}-c${result.concurrency}-${result.items}`;
-					(raw[key] ??= { ...result, runs: [] }).runs.push(...result.runs);
-					for (const run of result.runs) log(`round ${round + 1}/${rounds}: ${key}: total ${Math.round(run.totalMs)} ms (calls ${Math.round(run.callsMs)} ms)`);
-				}
-			}
+			if (round < this.rawReps) await this.rawRound(raw, round, rounds);
 		}
 		return { samples, raw };
 	}
 
+	/** The same work without n8n, once a round (collected into `raw`, keyed by configuration). */
+	async rawRound(raw, round, rounds) {
+		for (const result of await this.runClientLoops()) {
+			const key = `${result.client}-${result.transport}-c${result.concurrency}-${result.items}`;
+			(raw[key] ??= { ...result, runs: [] }).runs.push(...result.runs);
+			for (const run of result.runs) log(`round ${round + 1}/${rounds}: ${key}: total ${Math.round(run.totalMs)} ms (calls ${Math.round(run.callsMs)} ms)`);
+		}
+	}
+
 	async stop() {
 		if (this.n8n) await this.n8n.stop();
+		await this.stopServices();
 		if (this.everything) await this.everything.stop();
 	}
+
+	async stopServices() {}
 }
 
 /** Medians and per-call figures for the report. */
 function analyse(bench, { samples, raw }) {
-	const emptyWall = median(samples['empty-1000'].map((s) => s.wallMs));
-	const emptyCpu = median(samples['empty-1000'].map((s) => s.cpuMs));
+	const empty = samples['empty-1000'] ?? [];
+	const emptyWall = median(empty.map((s) => s.wallMs));
+	const emptyCpu = median(empty.map((s) => s.cpuMs));
 	const variantsOut = bench.variants.map((variant) => {
 		const list = samples[variant.key];
 		const nodeMs = median(list.map((s) => s.nodeMs));
@@ -317,12 +350,12 @@ function analyse(bench, { samples, raw }) {
 	return { emptyWallMs: emptyWall, emptyCpuMs: emptyCpu, variants: variantsOut, raw: rawOut };
 }
 
-async function runCallToolSuite(options) {
-	const bench = new CallToolBench(options);
+/** Sets up n8n, measures and analyses; a failure carries the bench (for its processes and log). */
+async function runSuite(bench) {
 	try {
 		await bench.setup();
 		const measured = await bench.measure();
-		const result = analyse(bench, measured);
+		const result = bench.analyse(measured);
 		result.peers = bench.peers;
 		return { result, bench };
 	} catch (error) {
@@ -334,4 +367,8 @@ async function runCallToolSuite(options) {
 	}
 }
 
-module.exports = { runCallToolSuite, ITEMS, LOOP_ITEMS };
+function runCallToolSuite(options) {
+	return runSuite(new CallToolBench(options));
+}
+
+module.exports = { CallToolBench, analyse, runSuite, runCallToolSuite, ITEMS, LOOP_ITEMS };
