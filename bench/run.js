@@ -20,6 +20,7 @@
 //   --profile                                     run n8n with --cpu-prof; summary in the partial folder's profile.md
 //   --keep                                        keep the temporary n8n folder
 //   --render                                      only rewrite latest.md from latest.json (no measuring)
+//   --reps=N                                      measured runs per one-execution variant (oneItem, agentN8n; e.g. for --profile)
 // Environment: MCP_AGENT_CACHE as in scripts/ensure-n8n.sh.
 
 const crypto = require('node:crypto');
@@ -42,7 +43,7 @@ const PARTS = ['callTool', 'agent', 'manyTools', 'pausedState', 'warm', 'oneItem
 const ONE_EXECUTION_REPS = { full: 12, quick: 2 };
 
 function parseArgs(argv) {
-	const options = { only: PARTS, variants: undefined, quick: false, profile: false, keep: false, render: false };
+	const options = { only: PARTS, variants: undefined, quick: false, profile: false, keep: false, render: false, reps: undefined };
 	for (const arg of argv) {
 		const [name, value] = arg.replace(/^--/, '').split('=');
 		if (name === 'only') options.only = value.split(',');
@@ -51,6 +52,7 @@ function parseArgs(argv) {
 		else if (name === 'profile') options.profile = true;
 		else if (name === 'keep') options.keep = true;
 		else if (name === 'render') options.render = true;
+		else if (name === 'reps') options.reps = Number(value);
 		else throw new Error(`unknown option ${arg}`);
 	}
 	for (const part of options.only) if (!PARTS.includes(part)) throw new Error(`unknown part ${part} (parts: ${PARTS.join(', ')})`);
@@ -149,7 +151,7 @@ async function main() {
 		},
 	};
 	// Only a complete, full-length run replaces latest.*; partial, quick or profiled runs go to a temp folder.
-	const complete = !options.quick && !options.profile && !options.variants && PARTS.every((part) => options.only.includes(part));
+	const complete = !options.quick && !options.profile && !options.variants && !options.reps && PARTS.every((part) => options.only.includes(part));
 	const outDir = complete ? path.join(BENCH, 'results') : fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-agent-bench-partial-'));
 	const outName = complete ? 'latest' : 'partial';
 	const childEnv = { [RUN_MARKER_NAME]: runId };
@@ -204,7 +206,7 @@ async function main() {
 		const oneExecution = await runN8nSuite(runOneExecutionSuite, {
 			label: oneExecutionParts.join(', '),
 			parts: oneExecutionParts,
-			reps: options.quick ? ONE_EXECUTION_REPS.quick : ONE_EXECUTION_REPS.full,
+			reps: options.reps ?? (options.quick ? ONE_EXECUTION_REPS.quick : ONE_EXECUTION_REPS.full),
 			only: options.variants,
 		}, { profileFocus: /n8n-nodes-mcp-agent\/dist|n8n-nodes-langchain\/dist\/nodes\/(agents|mcp|llms)/ });
 		results.oneExecution = { ...oneExecution, parts: oneExecutionParts };

@@ -77,15 +77,6 @@ function callToolSection(call) {
 		'',
 	);
 	const v = (key) => find(call.variants, key);
-	const one = ['ours-stdio-c1-fields-1', 'ours-http-c1-fields-1', 'builtin-http-1'].map((key) => v(key)).filter(Boolean);
-	if (one.length) {
-		out.push(
-			`Fixed cost of one execution (1 item: credentials, connect or spawn, tools/list, one call, close): ${one
-				.map((e) => `${e.kind === 'ours' ? 'ours' : "n8n's MCP Client"} over ${e.transport === 'stdio' ? 'stdio' : 'HTTP'} ${ms(e.nodeMs)}`)
-				.join(', ')}.`,
-			'',
-		);
-	}
 	const nodesMcp = v('nodesmcp-stdio-20');
 	const builtin = v('builtin-http-1000');
 	const cmp = [];
@@ -269,6 +260,69 @@ function warmSection(warm) {
 	].join('\n');
 }
 
+/** Part 'oneItem' and 'agentN8n': one small execution in n8n (suites/oneExecution.js). */
+function oneExecutionSection(one) {
+	const v = (key) => (one.variants || []).find((e) => e.key === key);
+	const lib = (key) => one.noN8n?.[key]?.median;
+	const out = [];
+	const rows = [];
+	for (const [transport, name] of [['stdio', 'stdio (server-everything)'], ['http', 'Streamable HTTP (server-everything)']]) {
+		const warm = v(`ours-${transport}-warm-1`);
+		const cold = v(`ours-${transport}-cold-1`);
+		if (!warm && !cold) continue;
+		const builtin = transport === 'http' ? v('builtin-http-1') : undefined;
+		rows.push([
+			name,
+			ms(cold?.nodeMs),
+			`**${ms(warm?.nodeMs)}**`,
+			transport === 'http' ? ms(builtin?.nodeMs) : '–',
+			ms(lib(`warm-${transport}`)),
+			ms(lib(`raw-warm-${transport}`)),
+			x(cold?.nodeMs / warm?.nodeMs, 0),
+			transport === 'http' ? x(builtin?.nodeMs / warm?.nodeMs) : '–',
+			`${ms(cold?.wallMs)} / ${ms(warm?.wallMs)}${builtin ? ` / ${ms(builtin.wallMs)}` : ''}`,
+		]);
+	}
+	if (rows.length) {
+		out.push(
+			"### One one-item execution in n8n: kept connection vs cold path vs n8n's MCP Client vs the raw SDK",
+			'',
+			table(
+				['Transport', 'MCP Call Tool, cold (Keep Server Running off)', 'MCP Call Tool, warm (default)', "n8n's MCP Client node", 'Our library on a kept connection, no n8n', 'Raw SDK `callTool`, warm connection', 'Cold ÷ warm', "n8n's MCP Client ÷ warm", 'Webhook round trip (cold / warm / MCP Client)'],
+				rows,
+				['l'],
+			),
+			'',
+			`A webhook-triggered workflow (Webhook → Code with one item → the measured node) per variant, in one n8n 2.41.1; the times are the node's own \`executionTime\` from n8n's execution data (credentials, connection or spawn, tools/list, the call, release or close), medians of ${v('ours-stdio-warm-1')?.reps ?? v('ours-http-warm-1')?.reps ?? '?'} runs after a warm-up run, every variant once per round in a rotating order. ` +
+				`Cold is MCP Call Tool with a copy of the credential whose *Keep Server Running* is off: a new connection (for stdio a new server process) per execution, as every execution ran before. ` +
+				`The two columns without n8n come from a plain script run once per round against the same HTTP server (and its own stdio server): our library's whole one-item execution on a kept connection (credential data → pool → cached tools/list → validated call → release), and one \`callTool\` of the raw MCP SDK client on a warm connection, medians over ${one.rawCallsPerRound} calls per round.`,
+			'',
+		);
+	}
+	const ours = v('agent-ours-http');
+	const theirs = v('agent-n8n-http');
+	if (ours || theirs) {
+		const agentRow = (label, e) => [label, `**${ms(e?.nodeMs)}**`, ms(e?.rootSumMs), ms(e?.wallMs), ms(e?.executionMs)];
+		out.push(
+			"### A webhook-triggered Agent run with one tool call: MCP Agent vs n8n's AI Agent",
+			'',
+			table(
+				['Agent', 'Root node time', 'Root node executionTime', 'Webhook round trip', 'Execution (n8n start → stop)'],
+				[agentRow('**MCP Agent (this package)**, MCP Server sub-node, kept connection', ours), agentRow("n8n's AI Agent 3.1, OpenAI Chat Model, MCP Client Tool", theirs)],
+				['l'],
+			),
+			'',
+			`n8n's AI Agent ÷ MCP Agent: ${x(theirs?.nodeMs / ours?.nodeMs)} by root node time, ${x(theirs?.wallMs / ours?.wallMs)} by webhook round trip. ` +
+				`Webhook (answering with the last node's output) → the agent, with one MCP server over Streamable HTTP (server-everything, every tool offered) and the same zero-latency fake model on loopback (\`bench/lib/fakeModel.js\`, OpenAI Chat Completions; plan \`${one.agentModel}\`: call \`echo\`, then answer; n8n's chat model sends \`stream: false\`, a streaming request would fail the run). ` +
+				"Ours: provider OpenAI Chat Completions, no review; the server credential keeps its connection (the default). n8n's: AI Agent 3.1, OpenAI Chat Model 1.3 with the Responses API off and its credential's base URL on the fake, MCP Client Tool 1.2 on the same server. " +
+				`Each answer is checked (the final text only comes after a tool result went back to the model; n8n's MCP Client Tool ran once). Medians of ${ours?.reps ?? theirs?.reps ?? '?'} runs each after a warm-up run, alternating. ` +
+				"**Root node time**: the span of the agent node's runs in n8n's execution data, and of its tool node's run when n8n runs the tool as a node of its own (in 2.41.1 the AI Agent runs once and the tool's run lies inside it); **Root node executionTime**: the agent node's own executionTime.",
+			'',
+		);
+	}
+	return out.join('\n');
+}
+
 function renderMarkdown(results) {
 	const m = results.meta;
 	const out = [
@@ -287,6 +341,7 @@ function renderMarkdown(results) {
 	if (results.agent) out.push(agentSection(results.agent));
 	if (results.manyTools) out.push(manyToolsSection(results.manyTools));
 	if (results.warm) out.push(warmSection(results.warm));
+	if (results.oneExecution) out.push(oneExecutionSection(results.oneExecution));
 	if (results.callTool || results.pausedState) out.push(memorySection(results));
 	return `${out.join('\n')}\n`;
 }
