@@ -2,6 +2,7 @@ import { buildCatalog, type CatalogOptions, type CatalogResult, type ServerTools
 import { capText } from './toolOutcome';
 import { toolSchemaToJsonSchema } from './zodSchema';
 import type { ToolDefinition } from '../tools/toolDefinition';
+import { McpAgentError } from '../errors';
 
 /**
  * n8n's own tool nodes on the Agent's tools input (Code Tool, Call n8n Workflow Tool, HTTP Request
@@ -29,12 +30,9 @@ export interface N8nToolSource {
 	tools: N8nTool[];
 }
 
-export class N8nToolRefused extends Error {
-	constructor(
-		message: string,
-		readonly description?: string,
-	) {
-		super(message);
+export class N8nToolRefused extends McpAgentError {
+	constructor(message: string, description?: string) {
+		super(message, { code: 'config', ...(description !== undefined ? { description } : {}) });
 		this.name = 'N8nToolRefused';
 	}
 }

@@ -4,6 +4,7 @@ import type { RunToolsPhase } from './step';
 import { setEntry } from './ownEntry';
 import { checkInputAnswers } from './callInput';
 import type { AgentState, CallInput, CatalogTool, PlannedCall, ReviewDecision, ToolOutcome } from './types';
+import { McpAgentError } from '../errors';
 
 /**
  * Applying a person's decisions to a paused turn. Decisions are checked against the state, never
@@ -11,9 +12,9 @@ import type { AgentState, CallInput, CatalogTool, PlannedCall, ReviewDecision, T
  * reviewer was shown. Anything else is rejected whole, so a forged or stale decision changes
  * nothing. A decision for an approval already decided is ignored (replay).
  */
-export class DecisionRejected extends Error {
+export class DecisionRejected extends McpAgentError {
 	constructor(message: string) {
-		super(message);
+		super(message, { code: 'review' });
 		this.name = 'DecisionRejected';
 	}
 }

@@ -1,5 +1,7 @@
 import { parseJsonParameter } from '../util/jsonParameter';
 import type { RunSettings } from './types';
+import { McpAgentError } from '../errors';
+import { AGENT_DEFAULTS } from './defaults';
 
 /** The Agent node's raw options, as n8n hands them over. */
 export interface RawAgentOptions {
@@ -15,7 +17,12 @@ export interface RawAgentOptions {
 	maxToolResultChars?: number;
 }
 
-export class SettingsError extends Error {}
+export class SettingsError extends McpAgentError {
+	constructor(message: string) {
+		super(message, { code: 'config' });
+		this.name = 'SettingsError';
+	}
+}
 
 function positiveInteger(value: unknown, fallback: number, name: string, allowZero = false): number {
 	if (value === undefined || value === null || value === '') return fallback;
@@ -39,7 +46,7 @@ export function parseJsonObjectOption(value: unknown, name: string): Record<stri
 
 export function buildRunSettings(model: string, system: string | undefined, raw: RawAgentOptions): RunSettings {
 	if (!model.trim()) throw new SettingsError('Model is empty: pick one from the list or enter its ID');
-	const toolChoiceType = raw.toolChoice ?? 'auto';
+	const toolChoiceType = raw.toolChoice ?? AGENT_DEFAULTS.toolChoice;
 	let toolChoice: RunSettings['toolChoice'];
 	if (toolChoiceType === 'tool') {
 		const name = (raw.toolChoiceName ?? '').trim();
@@ -57,14 +64,14 @@ export function buildRunSettings(model: string, system: string | undefined, raw:
 	return {
 		model: model.trim(),
 		...(system?.trim() ? { system } : {}),
-		maxIterations: positiveInteger(raw.maxIterations, 10, 'Max Iterations'),
-		maxOutputTokens: positiveInteger(raw.maxOutputTokens, 4096, 'Max Output Tokens'),
-		tokenBudget: positiveInteger(raw.tokenBudget, 0, 'Token Budget', true),
+		maxIterations: positiveInteger(raw.maxIterations, AGENT_DEFAULTS.maxIterations, 'Max Iterations'),
+		maxOutputTokens: positiveInteger(raw.maxOutputTokens, AGENT_DEFAULTS.maxOutputTokens, 'Max Output Tokens'),
+		tokenBudget: positiveInteger(raw.tokenBudget, AGENT_DEFAULTS.tokenBudget, 'Token Budget', true),
 		...(raw.temperature !== undefined ? { temperature: raw.temperature } : {}),
 		toolChoice,
-		parallelToolCalls: raw.parallelToolCalls ?? true,
-		promptCaching: raw.promptCaching ?? true,
+		parallelToolCalls: raw.parallelToolCalls ?? AGENT_DEFAULTS.parallelToolCalls,
+		promptCaching: raw.promptCaching ?? AGENT_DEFAULTS.promptCaching,
 		...(structuredOutput ? { structuredOutput } : {}),
-		maxToolResultChars: positiveInteger(raw.maxToolResultChars, 20_000, 'Max Tool Result Characters'),
+		maxToolResultChars: positiveInteger(raw.maxToolResultChars, AGENT_DEFAULTS.maxToolResultChars, 'Max Tool Result Characters'),
 	};
 }

@@ -1,7 +1,7 @@
 import { validateArguments } from '../tools/argumentValidator';
 import { parseJsonText } from '../tools/callResult';
 import { adapterFor } from '../providers/registry';
-import type { ProviderId } from '../providers/types';
+import type { ProviderId } from '../providers/providerId';
 import { requiresApproval } from '../approvals/policy';
 import { hashArguments } from '../approvals/argumentHash';
 import { applyDecisions, expireApproval, refreshCatalog } from './review';

@@ -1,3 +1,4 @@
+import { AGENT_DEFAULTS } from './defaults';
 import type { ToolImage, ToolOutcome } from './types';
 
 export interface OutcomeLimits {
@@ -12,7 +13,7 @@ export interface OutcomeLimits {
 	maxTotalImageBytes?: number;
 }
 
-export const DEFAULT_OUTCOME_LIMITS: OutcomeLimits = { maxChars: 20_000, maxImageBytes: 1_000_000, maxImages: 8, maxTotalImageBytes: 4_000_000 };
+export const DEFAULT_OUTCOME_LIMITS: OutcomeLimits = { maxChars: AGENT_DEFAULTS.maxToolResultChars, maxImageBytes: 1_000_000, maxImages: 8, maxTotalImageBytes: 4_000_000 };
 
 /** Cuts text to `max` characters with a marker the model (and the reviewer) can see. */
 export function capText(text: string, max: number): string {

@@ -3,7 +3,7 @@
  * serialized, stored (in n8n's node context while the execution waits), and resumed by the same
  * code on any worker.
  */
-import type { ProviderId } from '../providers/types';
+import type { ProviderId } from '../providers/providerId';
 import type { ApprovalPolicy } from '../approvals/policy';
 import type { ElicitationAnswer, ServerInputRequest } from '../mcp/inputRequests';
 

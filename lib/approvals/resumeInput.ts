@@ -5,6 +5,7 @@ import { callCode, isApprovalDecision, isApprovalRequest } from './approvalReque
 import { readChannelAnswer, type ChannelDecision } from './channelDecision';
 import { perCallProblem } from './channelForm';
 import { peekPausedRun, restorePausedRun, takePausedRun, type PausedRun, type PausedRunStore } from './pausedRuns';
+import { McpAgentError } from '../errors';
 
 /**
  * What one input item of the Agent asks for, decided without n8n: a new run, the continuation of a
@@ -19,12 +20,9 @@ export type ItemAction =
 	| { kind: 'pending'; approvalId: string; run: PausedRun; notice: string; previousReviewUrl?: string };
 
 /** The item cannot be applied; the message says what was wrong (never a secret). */
-export class ResumeRefused extends Error {
-	constructor(
-		message: string,
-		readonly description?: string,
-	) {
-		super(message);
+export class ResumeRefused extends McpAgentError {
+	constructor(message: string, description?: string) {
+		super(message, { code: 'review', ...(description !== undefined ? { description } : {}) });
 		this.name = 'ResumeRefused';
 	}
 }

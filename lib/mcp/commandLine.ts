@@ -1,11 +1,13 @@
+import { McpAgentError } from '../errors';
+
 /**
  * Parsing of the stdio credential's text fields. No shell is ever involved: arguments are split
  * here, so quoting rules are ours and documented in the README.
  */
 
-export class ConfigFormatError extends Error {
+export class ConfigFormatError extends McpAgentError {
 	constructor(message: string) {
-		super(message);
+		super(message, { code: 'config' });
 		this.name = 'ConfigFormatError';
 	}
 }

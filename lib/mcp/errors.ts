@@ -3,6 +3,7 @@ import type { McpServerConfig } from './serverConfig';
 import { describeServer } from './serverConfig';
 import { redactorForServer, type Redactor } from './secrets';
 import { explainOAuthError } from './oauth/oauthErrors';
+import { McpAgentError } from '../errors';
 
 /**
  * An MCP failure explained for a person: what went wrong, where, and (for local commands) what the
@@ -31,14 +32,19 @@ export type McpFailureKind =
 	| 'oauth'
 	| 'unknown';
 
-export class McpFailure extends Error {
+export class McpFailure extends McpAgentError {
 	constructor(
 		message: string,
 		readonly kind: McpFailureKind,
 		readonly serverOutput?: string,
-		readonly httpStatus?: number,
+		httpStatus?: number,
 	) {
-		super(serverOutput ? `${message}\n\nLast output of the server:\n${serverOutput}` : message);
+		super(serverOutput ? `${message}\n\nLast output of the server:\n${serverOutput}` : message, {
+			// A server that is disabled here or a credential that does not parse is the user's to fix; the rest happened on the remote side.
+			code: kind === 'config' || kind === 'disabled' ? 'config' : 'remote',
+			...(httpStatus !== undefined ? { httpStatus } : {}),
+			...(serverOutput ? { description: `Last output of the server:\n${serverOutput}` } : {}),
+		});
 		this.name = 'McpFailure';
 	}
 

@@ -5,6 +5,7 @@ import { compileArgumentValidator, validateArguments, type ArgumentProblem } fro
 import { quoteToolName } from '../tools/toolNameRule';
 import { callInteractively, type InternalCallOutcome } from './interactiveCall';
 import { describeInputRequest, inputDeclinedNote, inputRequestFailure } from './inputRequestMessages';
+import { McpAgentError } from '../errors';
 
 export interface ToolCallOptions {
 	timeoutMs?: number;
@@ -30,17 +31,17 @@ export interface AnsweredToolCall {
 /** Rounds of declining before a server that keeps asking is given up on. */
 export const MAX_DECLINE_ROUNDS = 3;
 
-export class ArgumentValidationError extends Error {
+export class ArgumentValidationError extends McpAgentError {
 	constructor(readonly tool: string, readonly problems: ArgumentProblem[], summary: string) {
-		super(`Invalid arguments for tool "${tool}": ${summary}`);
+		super(`Invalid arguments for tool "${tool}": ${summary}`, { code: 'tool' });
 		this.name = 'ArgumentValidationError';
 	}
 }
 
 /** The server asked for input and the caller chose to fail rather than decline. */
-export class InputRequestRefused extends Error {
+export class InputRequestRefused extends McpAgentError {
 	constructor(readonly tool: string, readonly request: string) {
-		super(inputRequestFailure(quoteToolName(tool), request));
+		super(inputRequestFailure(quoteToolName(tool), request), { code: 'tool' });
 		this.name = 'InputRequestRefused';
 	}
 }

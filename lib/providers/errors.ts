@@ -1,4 +1,5 @@
 import type { Redactor } from '../mcp/secrets';
+import { McpAgentError } from '../errors';
 
 const NO_SECRETS = (text: string) => text;
 
@@ -6,16 +7,29 @@ const NO_SECRETS = (text: string) => text;
  * Provider SDK errors explained for a person. Status codes come from the SDKs' APIError; a
  * context overflow is not an error for the run, it ends it with status context_exceeded.
  */
-export class ProviderError extends Error {
+export class ProviderError extends McpAgentError {
 	constructor(
 		message: string,
-		readonly status?: number,
+		status?: number,
 		/** From a 429's (or 503's) retry-after / retry-after-ms header: how long the provider asked to wait. */
 		readonly retryAfterSeconds?: number,
 	) {
-		super(message);
+		super(message, { code: 'remote', ...(status !== undefined ? { httpStatus: status } : {}), ...(retryAfterDescription(retryAfterSeconds) ?? {}) });
 		this.name = 'ProviderError';
 	}
+
+	/** The provider's HTTP status (the family's httpStatus, under the name the SDKs use). */
+	get status(): number | undefined {
+		return this.httpStatus;
+	}
+}
+
+/** A 429's wait, said the way a workflow builder can act on it (Retry On Fail, Max Retries). */
+function retryAfterDescription(wait: number | undefined): { description: string } | undefined {
+	if (wait === undefined) return undefined;
+	return {
+		description: `The provider asked to wait ${wait} s before retrying. With Retry On Fail, set Wait Between Tries to at least ${wait * 1000} ms; raise Max Retries to let the Agent wait and retry by itself.`,
+	};
 }
 
 function header(error: unknown, name: string): string | undefined {

@@ -1,6 +1,7 @@
 import type { CatalogTool, ModelTurn, RunSettings, ToolOutcome } from '../agent/types';
+import type { ProviderId } from './providerId';
 
-export type ProviderId = 'anthropic' | 'openaiChat' | 'openaiResponses';
+export type { ProviderId };
 
 /**
  * One implementation per provider API. Everything but `send` is pure, so the loop and its tests

@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-
+import { agentDefault } from '../../lib/agent/defaults';
 
 export const agentProperties: INodeProperties[] = [
 	{
@@ -57,7 +57,7 @@ export const agentProperties: INodeProperties[] = [
 		name: 'requireApprovalFor',
 		type: 'options',
 		noDataExpression: true,
-		default: 'notReadOnly',
+		default: agentDefault('requireApprovalFor'),
 		options: [
 			{ name: 'All Tools', value: 'all', description: 'Every call waits for a person' },
 			{ name: 'Tools Not Trusted as Read-Only', value: 'notReadOnly', description: 'Calls wait unless the tool is read-only according to a server whose annotations are trusted' },
@@ -100,7 +100,7 @@ export const agentProperties: INodeProperties[] = [
 				displayName: 'Approval Timeout (Hours)',
 				name: 'timeoutHours',
 				type: 'number',
-				default: 24,
+				default: agentDefault('approvalTimeoutHours'),
 				typeOptions: { minValue: 0.001, numberPrecision: 3 },
 				description: 'After this, every pending call is denied as expired and the run continues',
 			},
@@ -115,7 +115,7 @@ export const agentProperties: INodeProperties[] = [
 				displayName: 'On Unpinned Tool',
 				name: 'onDrift',
 				type: 'options',
-				default: 'block',
+				default: agentDefault('onDrift'),
 				options: [
 					{ name: 'Block (Do Not Offer It to the Model)', value: 'block' },
 					{ name: 'Send Every Call for Review', value: 'review' },
@@ -133,7 +133,7 @@ export const agentProperties: INodeProperties[] = [
 				displayName: 'Withhold Flagged Tools',
 				name: 'withholdFlagged',
 				type: 'boolean',
-				default: false,
+				default: false, // n8n's lint wants a literal here; a test holds it equal to AGENT_DEFAULTS
 				description: 'Whether tools whose descriptions look poisoned (hidden instructions, secrets, invisible characters, overlong) and flagged server instructions are left out of what the model sees',
 			},
 		],
@@ -149,28 +149,28 @@ export const agentProperties: INodeProperties[] = [
 				displayName: 'Append Server Instructions',
 				name: 'appendServerInstructions',
 				type: 'boolean',
-				default: false,
+				default: false, // n8n's lint wants a literal here; a test holds it equal to AGENT_DEFAULTS
 				description: 'Whether to add the instructions that MCP servers send at connection to the system prompt. They are scanned like tool descriptions and, with Pinned Fingerprints, must be pinned too (the "(server instructions)" entry of MCP List Tools).',
 			},
 			{
 				displayName: 'Enable Streaming',
 				name: 'enableStreaming',
 				type: 'boolean',
-				default: true,
+				default: true, // n8n's lint wants a literal here; a test holds it equal to AGENT_DEFAULTS
 				description: 'Whether to stream the model\'s text as it arrives when the Chat Trigger or Webhook responds by streaming',
 			},
 			{
 				displayName: 'Include Transcript',
 				name: 'includeTranscript',
 				type: 'boolean',
-				default: true,
+				default: true, // n8n's lint wants a literal here; a test holds it equal to AGENT_DEFAULTS
 				description: 'Whether to output the full provider conversation (useful for multi-turn chats and debugging)',
 			},
 			{
 				displayName: 'Max Iterations',
 				name: 'maxIterations',
 				type: 'number',
-				default: 10,
+				default: agentDefault('maxIterations'),
 				typeOptions: { minValue: 1 },
 				description: 'Most model calls in one run; reaching it ends the run with status max_iterations',
 			},
@@ -178,7 +178,7 @@ export const agentProperties: INodeProperties[] = [
 				displayName: 'Max Output Tokens',
 				name: 'maxOutputTokens',
 				type: 'number',
-				default: 4096,
+				default: agentDefault('maxOutputTokens'),
 				typeOptions: { minValue: 1 },
 				description: 'Per model call',
 			},
@@ -186,7 +186,7 @@ export const agentProperties: INodeProperties[] = [
 				displayName: 'Max Retries',
 				name: 'maxRetries',
 				type: 'number',
-				default: 2,
+				default: agentDefault('maxRetries'),
 				typeOptions: { minValue: 0, maxValue: 10 },
 				description: 'Retries (with exponential backoff) when the provider answers 429 or 5xx',
 			},
@@ -194,7 +194,7 @@ export const agentProperties: INodeProperties[] = [
 				displayName: 'Max Tool Result Characters',
 				name: 'maxToolResultChars',
 				type: 'number',
-				default: 20000,
+				default: agentDefault('maxToolResultChars'),
 				typeOptions: { minValue: 100 },
 				description: 'Longer tool results are cut, with a visible marker, before they reach the model',
 			},
@@ -202,7 +202,7 @@ export const agentProperties: INodeProperties[] = [
 				displayName: 'Parallel Tool Calls',
 				name: 'parallelToolCalls',
 				type: 'boolean',
-				default: true,
+				default: true, // n8n's lint wants a literal here; a test holds it equal to AGENT_DEFAULTS
 				description: 'Whether the model may request several tool calls in one turn',
 			},
 			{
@@ -216,14 +216,14 @@ export const agentProperties: INodeProperties[] = [
 				displayName: 'Prompt Caching',
 				name: 'promptCaching',
 				type: 'boolean',
-				default: true,
+				default: true, // n8n's lint wants a literal here; a test holds it equal to AGENT_DEFAULTS
 				description: 'Whether to mark the tool list and system prompt as cacheable (Anthropic), which cuts cost on repeated calls',
 			},
 			{
 				displayName: 'Save Tool Calls to Memory',
 				name: 'memorySaveToolCalls',
 				type: 'boolean',
-				default: false,
+				default: false, // n8n's lint wants a literal here; a test holds it equal to AGENT_DEFAULTS
 				description: 'Whether the answer saved to the Memory sub-node also lists the tool calls of the run (tool, arguments, result summary); by default only the user\'s message and the final answer are saved',
 			},
 			{
@@ -237,14 +237,14 @@ export const agentProperties: INodeProperties[] = [
 				displayName: 'Temperature',
 				name: 'temperature',
 				type: 'number',
-				default: 1,
+				default: agentDefault('temperature'),
 				typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 },
 			},
 			{
 				displayName: 'Token Budget',
 				name: 'tokenBudget',
 				type: 'number',
-				default: 0,
+				default: agentDefault('tokenBudget'),
 				typeOptions: { minValue: 0 },
 				description: 'Most input plus output tokens for the whole run; 0 means no limit',
 			},
@@ -252,7 +252,7 @@ export const agentProperties: INodeProperties[] = [
 				displayName: 'Tool Call Concurrency',
 				name: 'toolConcurrency',
 				type: 'number',
-				default: 4,
+				default: agentDefault('toolConcurrency'),
 				typeOptions: { minValue: 1, maxValue: 32 },
 				description: 'How many tool calls of one turn run at the same time',
 			},
@@ -260,7 +260,7 @@ export const agentProperties: INodeProperties[] = [
 				displayName: 'Tool Call Timeout (Ms)',
 				name: 'toolTimeout',
 				type: 'number',
-				default: 60000,
+				default: agentDefault('toolTimeoutMs'),
 				typeOptions: { minValue: 100 },
 				description: 'A call that takes longer returns a timeout error to the model',
 			},
@@ -268,7 +268,7 @@ export const agentProperties: INodeProperties[] = [
 				displayName: 'Tool Choice',
 				name: 'toolChoice',
 				type: 'options',
-				default: 'auto',
+				default: agentDefault('toolChoice'),
 				options: [
 					{ name: 'Auto', value: 'auto', description: 'The model decides' },
 					{ name: 'Required', value: 'required', description: 'The model must call a tool' },

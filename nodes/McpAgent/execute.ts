@@ -16,14 +16,15 @@ import type { AgentState, CatalogTool, OpenApproval } from '../../lib/agent/type
 import { buildApprovalRequest, isApprovalDecision, isApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { requestOrigin } from '../../lib/approvals/requestOrigin';
 import { openStore, savePausedRun, setReviewTokenHash, type PausedRunStore } from '../../lib/approvals/pausedRuns';
-import { actionForItem, isWiredStraightBack, ResumeRefused, type ItemAction } from '../../lib/approvals/resumeInput';
+import { actionForItem, isWiredStraightBack, type ItemAction } from '../../lib/approvals/resumeInput';
 import { reviewLink } from '../../lib/approvals/reviewToken';
 import type { ApprovalPolicy } from '../../lib/approvals/policy';
 import { parsePatternList } from '../../lib/tools/nameFilter';
-import { createModelClient } from '../../lib/providers/clients';
+import { modelClientFor } from '../../lib/providers/clients';
 import type { ModelClient, ProviderId } from '../../lib/providers/types';
 import { providerConnection } from './providerCredential';
-import { agentNodeError } from './nodeErrors';
+import { failEveryItem, failItem, toNodeError } from '../shared/nodeErrors';
+import { AGENT_DEFAULTS } from '../../lib/agent/defaults';
 
 export interface AgentOptions extends RawAgentOptions {
 	appendServerInstructions?: boolean;
@@ -98,7 +99,7 @@ async function memoryFor(context: IExecuteFunctions, itemIndex: number): Promise
 function approvalPolicy(context: IExecuteFunctions, itemIndex: number): ApprovalPolicy {
 	const options = context.getNodeParameter('approvalOptions', itemIndex, {}) as ApprovalOptions;
 	return {
-		mode: context.getNodeParameter('requireApprovalFor', itemIndex, 'notReadOnly') as ApprovalPolicy['mode'],
+		mode: context.getNodeParameter('requireApprovalFor', itemIndex, AGENT_DEFAULTS.requireApprovalFor) as ApprovalPolicy['mode'],
 		listed: parsePatternList(context.getNodeParameter('approvalListedTools', itemIndex, '') as string),
 		alwaysAsk: parsePatternList(options.alwaysAsk),
 		neverAsk: parsePatternList(options.neverAsk),
@@ -147,8 +148,7 @@ function actionFor(this: IExecuteFunctions, itemIndex: number, item: INodeExecut
 	try {
 		return actionForItem(item.json as Record<string, unknown>, { store: shared.store, catalog: shared.catalog, now: new Date(), pairedIndex: pairedIndex(item) });
 	} catch (error) {
-		if (!(error instanceof ResumeRefused)) throw agentNodeError(this, error, itemIndex);
-		throw new NodeOperationError(this.getNode(), error.message, { itemIndex, ...(error.description ? { description: error.description } : {}) });
+		throw toNodeError(this, error, itemIndex);
 	}
 }
 
@@ -211,8 +211,8 @@ async function saveToMemory(
 function catalogOptions(approvalOptions: ApprovalOptions, appendInstructions: boolean): CatalogOptions {
 	return {
 		pinned: parsePinnedFingerprints(approvalOptions.pinnedFingerprints),
-		onDrift: approvalOptions.onDrift ?? 'block',
-		withholdFlagged: approvalOptions.withholdFlagged ?? false,
+		onDrift: approvalOptions.onDrift ?? AGENT_DEFAULTS.onDrift,
+		withholdFlagged: approvalOptions.withholdFlagged ?? AGENT_DEFAULTS.withholdFlagged,
 		appendInstructions,
 	};
 }
@@ -277,10 +277,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 		const resuming = items.some((item) => isApprovalDecision(item.json) || isApprovalRequest(item.json));
 		servers = await connectServers(sources.handles, catalogOptions(approvalOptions, firstOptions.appendServerInstructions === true), { toolLists: resuming ? 'fresh' : 'cached' });
 	} catch (error) {
-		const nodeError = agentNodeError(this, error);
-		if (!this.continueOnFail()) throw nodeError;
-		const json = { error: nodeError.message, ...(nodeError.description ? { details: nodeError.description } : {}) };
-		return [items.map((_item, item) => ({ json, pairedItem: { item } })), []];
+		return [failEveryItem(this, error), []];
 	}
 	const catalog = mergeCatalogs(servers.catalog, n8nCatalog.tools);
 	const withheld = [...servers.withheld, ...n8nCatalog.withheld];
@@ -290,8 +287,9 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 	const order: string[] = [];
 	const observer = toolCallObserver(this, sources.handles);
 	try {
-		const model = createModelClient(
-			await providerConnection(this, provider, { maxRetries: firstOptions.maxRetries ?? 2, timeoutMs: 10 * 60_000 }),
+		// Reused across executions while the credential is unchanged (lib/providers/clients.ts).
+		const model = modelClientFor(
+			await providerConnection(this, provider, { maxRetries: firstOptions.maxRetries ?? AGENT_DEFAULTS.maxRetries, timeoutMs: 10 * 60_000 }),
 		);
 		const shared: Shared = { servers, catalog, withheld, n8nTools: n8nCatalog.index, model, provider, store };
 		if (isWiredStraightBack(items.map((item) => item.json as Record<string, unknown>), { store, now: new Date() })) {
@@ -324,8 +322,8 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 					outputSchemas: servers.outputSchemas,
 					n8nTools: shared.n8nTools,
 					observer,
-					concurrency: options.toolConcurrency ?? 4,
-					timeoutMs: options.toolTimeout ?? 60_000,
+					concurrency: options.toolConcurrency ?? AGENT_DEFAULTS.toolConcurrency,
+					timeoutMs: options.toolTimeout ?? AGENT_DEFAULTS.toolTimeoutMs,
 					limits: { ...DEFAULT_OUTCOME_LIMITS, maxChars: initial.settings.maxToolResultChars },
 				};
 				streaming = streamsResponse(this, options);
@@ -337,7 +335,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 				});
 				const effect = nextEffect(final);
 				if (effect.type === 'request_approval') {
-					const hours = (this.getNodeParameter('approvalOptions', itemIndex, {}) as ApprovalOptions).timeoutHours ?? 24;
+					const hours = (this.getNodeParameter('approvalOptions', itemIndex, {}) as ApprovalOptions).timeoutHours ?? AGENT_DEFAULTS.approvalTimeoutHours;
 					const now = Date.now();
 					const approval = { id: randomUUID(), requestedAt: new Date(now).toISOString(), expiresAt: new Date(now + hours * 3_600_000).toISOString() };
 					const paused = step(final, { type: 'approval_opened', approval });
@@ -351,15 +349,13 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 					order.push(approval.id);
 					continue;
 				}
-				const json = agentRunOutput(final, options.includeTranscript ?? true);
+				const json = agentRunOutput(final, options.includeTranscript ?? AGENT_DEFAULTS.includeTranscript);
 				if (withheld.length) json.withheldTools = withheld;
 				const memoryProblem = await saveToMemory(this, itemIndex, memory, action.kind === 'continue', final, options);
 				if (memoryProblem) json.memoryError = memoryProblem;
 				finished.push({ json: json as IDataObject, pairedItem: { item: itemIndex } });
 			} catch (error) {
-				const nodeError = agentNodeError(this, error, itemIndex);
-				if (!this.continueOnFail()) throw nodeError;
-				finished.push({ json: { error: nodeError.message }, pairedItem: { item: itemIndex } });
+				finished.push(failItem(this, error, itemIndex));
 			} finally {
 				if (streaming) sendChunk(this, 'end', itemIndex);
 			}

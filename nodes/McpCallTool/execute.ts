@@ -10,7 +10,8 @@ import { mapWithConcurrency } from '../../lib/util/mapWithConcurrency';
 import { parseJsonParameter } from '../../lib/util/jsonParameter';
 import { quoteToolName } from '../../lib/tools/toolNameRule';
 import { itemParameter } from '../shared/itemParameter';
-import { acquireServerConnection, failEveryItem, toNodeError } from '../shared/serverConnection';
+import { acquireServerConnection } from '../shared/serverConnection';
+import { failEveryItem, failItem } from '../shared/nodeErrors';
 
 /** Per-item parameter readers (resolved once when they hold no expression). */
 interface ItemParameters {
@@ -55,7 +56,7 @@ export async function executeCallTool(this: IExecuteFunctions): Promise<INodeExe
 	try {
 		lease = await acquireServerConnection(this);
 	} catch (error) {
-		return failEveryItem(this, error);
+		return [failEveryItem(this, error)];
 	}
 	const connection = lease.connection;
 	try {
@@ -63,7 +64,7 @@ export async function executeCallTool(this: IExecuteFunctions): Promise<INodeExe
 		try {
 			tools = indexTools(await listToolsCached(connection));
 		} catch (error) {
-			return failEveryItem(this, error);
+			return [failEveryItem(this, error)];
 		}
 		const params: ItemParameters = {
 			tool: itemParameter(this, 'tool', '', { extractValue: true }),
@@ -76,11 +77,7 @@ export async function executeCallTool(this: IExecuteFunctions): Promise<INodeExe
 			try {
 				return await callForItem.call(this, itemIndex, tools, connection, options, params);
 			} catch (error) {
-				const nodeError = toNodeError(this, error, itemIndex);
-				if (this.continueOnFail()) {
-					return { json: { error: nodeError.message, ...(nodeError.description ? { details: nodeError.description } : {}) }, pairedItem: { item: itemIndex } };
-				}
-				throw nodeError;
+				return failItem(this, error, itemIndex);
 			}
 		});
 		return [results];

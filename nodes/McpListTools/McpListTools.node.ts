@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
-import { acquireServerConnection, failEveryItem, mcpServerConnectionTest, toNodeError } from '../shared/serverConnection';
+import { acquireServerConnection, mcpServerConnectionTest } from '../shared/serverConnection';
+import { failEveryItem, failItem } from '../shared/nodeErrors';
 import { listToolsProperties } from './description';
 import { Memo, operations } from './operations';
 
@@ -40,7 +41,7 @@ export class McpListTools implements INodeType {
 		try {
 			lease = await acquireServerConnection(this);
 		} catch (error) {
-			return failEveryItem(this, error);
+			return [failEveryItem(this, error)];
 		}
 		const connection = lease.connection;
 		const once = new Memo();
@@ -50,9 +51,7 @@ export class McpListTools implements INodeType {
 				try {
 					output.push(...(await operation.call(this, itemIndex, connection, once)));
 				} catch (error) {
-					const nodeError = toNodeError(this, error, itemIndex);
-					if (!this.continueOnFail()) throw nodeError;
-					output.push({ json: { error: nodeError.message }, pairedItem: { item: itemIndex } });
+					output.push(failItem(this, error, itemIndex));
 				}
 			}
 		} finally {

@@ -5,7 +5,6 @@ import type {
 	ILoadOptionsFunctions,
 	INodeCredentialDescription,
 	INodeCredentialTestResult,
-	INodeExecutionData,
 	INodeProperties,
 	ISupplyDataFunctions,
 } from 'n8n-workflow';
@@ -13,13 +12,14 @@ import { NodeOperationError } from 'n8n-workflow';
 import { McpConnection } from '../../lib/mcp/connection';
 import { HTTP_CREDENTIAL, OAUTH_CREDENTIAL, STDIO_CREDENTIAL, serverConfigFromCredential, type HostTokens } from '../../lib/mcp/credentialData';
 import type { HostTokenData } from '../../lib/mcp/oauth/hostTokenAuth';
-import { McpFailure, redactFailure } from '../../lib/mcp/errors';
-import { redactorForServer, type Redactor } from '../../lib/mcp/secrets';
+import { McpFailure } from '../../lib/mcp/errors';
+import { redactorForServer } from '../../lib/mcp/secrets';
 import { listAllTools, serverOffers } from '../../lib/mcp/listing';
 import type { McpServerConfig } from '../../lib/mcp/serverConfig';
 import { poolingFor } from '../../lib/mcp/pool/poolSettings';
 import { acquireConnection } from '../../lib/mcp/pool/sharedPool';
 import type { McpLease } from '../../lib/mcp/pool/connectionPool';
+import { rememberRedactor, toNodeError } from './nodeErrors';
 
 /** n8n glue shared by the MCP nodes: which credential, and turning it into a live connection. */
 
@@ -75,12 +75,6 @@ export function hostTokensOf(context: NodeContext | ISupplyDataFunctions, data: 
 	};
 }
 
-/**
- * The redactor of the server credential a node execution resolved, so that toNodeError removes
- * its secrets from every error the node reports, whichever code path produced the error.
- */
-const redactorsByContext = new WeakMap<object, Redactor>();
-
 /** Execute functions take an item index; load-options functions (dropdowns) do not. */
 function readConnectionKind(context: NodeContext): string {
 	if ('getInputData' in context) return (context as IExecuteFunctions).getNodeParameter('connection', 0, 'http') as string;
@@ -112,8 +106,7 @@ export async function resolveServerConfig(context: NodeContext): Promise<McpServ
 		// Credential parsing errors name the field and line, never a value.
 		throw new NodeOperationError(context.getNode(), (error as Error).message);
 	}
-	const redactor = redactorForServer(config);
-	if (redactor.active) redactorsByContext.set(context, redactor);
+	rememberRedactor(context, redactorForServer(config));
 	return config;
 }
 
@@ -128,43 +121,6 @@ export async function acquireServerConnection(context: NodeContext): Promise<Mcp
 	} catch (error) {
 		throw toNodeError(context, error);
 	}
-}
-
-/**
- * McpFailure -> NodeOperationError with the server's own output as the description. The secrets
- * of the credential this node resolved are removed from message and description (McpFailures are
- * already redacted where they are made; this catches every other error on its way out).
- */
-export function toNodeError(context: NodeContext, error: unknown, itemIndex?: number): NodeOperationError {
-	const redactor = redactorsByContext.get(context);
-	if (error instanceof NodeOperationError) {
-		if (!redactor) return error;
-		const message = redactor.text(error.message);
-		const description = error.description ? redactor.text(error.description) : undefined;
-		if (message === error.message && description === (error.description ?? undefined)) return error;
-		const index = itemIndex ?? (error.context?.itemIndex as number | undefined);
-		return new NodeOperationError(context.getNode(), message, { ...(index !== undefined ? { itemIndex: index } : {}), description });
-	}
-	if (error instanceof McpFailure) {
-		const failure = redactor ? redactFailure(error, redactor) : error;
-		return new NodeOperationError(context.getNode(), failure.summary, {
-			...(itemIndex !== undefined ? { itemIndex } : {}),
-			description: failure.serverOutput ? `Last output of the server:\n${failure.serverOutput}` : undefined,
-		});
-	}
-	const message = (error as Error)?.message ?? String(error);
-	return new NodeOperationError(context.getNode(), redactor ? redactor.text(message) : message, itemIndex !== undefined ? { itemIndex } : {});
-}
-
-/**
- * A failure that hits every item (no connection, no tool list): with Continue On Fail, one error
- * item per input item so the workflow goes on; otherwise the error itself.
- */
-export function failEveryItem(context: IExecuteFunctions, error: unknown): INodeExecutionData[][] {
-	const nodeError = toNodeError(context, error);
-	if (!context.continueOnFail()) throw nodeError;
-	const json = { error: nodeError.message, ...(nodeError.description ? { details: nodeError.description } : {}) };
-	return [context.getInputData().map((_item, item) => ({ json, pairedItem: { item } }))];
 }
 
 /** The credential "Test" button: a real handshake and tools/list, reported in one line. */

@@ -6,7 +6,8 @@ import type {
 } from 'n8n-workflow';
 import { listToolsCached } from '../../lib/mcp/listing';
 import { schemaToFields } from '../../lib/tools/schemaFields';
-import { acquireServerConnection, toNodeError } from './serverConnection';
+import { acquireServerConnection } from './serverConnection';
+import { toNodeError } from './nodeErrors';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
 
 async function loadTools(context: ILoadOptionsFunctions): Promise<ToolDefinition[]> {

@@ -10,7 +10,8 @@ import { OAUTH_CREDENTIAL } from '../../lib/mcp/credentialData';
 import type { HttpServerConfig } from '../../lib/mcp/serverConfig';
 import { REDACTED } from '../../lib/mcp/secrets';
 import { McpServer } from '../../nodes/McpServer/McpServer.node';
-import { resolveServerConfig, serverCredentials, toNodeError } from '../../nodes/shared/serverConnection';
+import { resolveServerConfig, serverCredentials } from '../../nodes/shared/serverConnection';
+import { toNodeError } from '../../nodes/shared/nodeErrors';
 
 const NODE: INode = {
 	id: '1',

@@ -5,7 +5,8 @@
 import { NodeOperationError, type IExecuteFunctions, type INode } from 'n8n-workflow';
 import { McpFailure } from '../../lib/mcp/errors';
 import { REDACTED } from '../../lib/mcp/secrets';
-import { resolveServerConfig, toNodeError } from '../../nodes/shared/serverConnection';
+import { resolveServerConfig } from '../../nodes/shared/serverConnection';
+import { toNodeError } from '../../nodes/shared/nodeErrors';
 
 const TOKEN = 'sk-live-abcdef1234567890';
 const NODE: INode = { id: '1', name: 'MCP Call Tool', type: 'mcpCallTool', typeVersion: 1, position: [0, 0], parameters: {} };
