@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { createRedactor, providerSecrets } from '../mcp/secrets';
@@ -26,9 +27,58 @@ const LABEL: Record<ProviderId, string> = {
 	openaiResponses: 'OpenAI',
 };
 
+/** Most clients kept for reuse in one process (least recently used dropped first). */
+export const MODEL_CLIENT_CACHE_SIZE = 16;
+
+/**
+ * A per-process random key: cache keys tell equal connections apart from different ones inside
+ * this process and say nothing about the API key to anyone who sees them (a heap snapshot's keys).
+ */
+const CACHE_KEY_SECRET = randomBytes(32);
+
+/** Map insertion order is the recency order: a hit is moved to the end, the first entry is the oldest. */
+const cachedClients = new Map<string, ModelClient>();
+
+/**
+ * The cache key of a connection: an HMAC over everything the SDK client is built from (provider,
+ * key, base URL, organization, project, retries, timeout), never the API key in readable form.
+ */
+export function modelClientCacheKey(connection: ProviderConnection): string {
+	const parts = [connection.provider, connection.apiKey, connection.baseUrl ?? '', connection.organization ?? '', connection.project ?? '', String(connection.maxRetries), String(connection.timeoutMs)];
+	return createHmac('sha256', CACHE_KEY_SECRET).update(JSON.stringify(parts)).digest('hex');
+}
+
+/**
+ * The model client for a connection, reused across executions while its credential and options are
+ * unchanged: every execution of an Agent asked for a new SDK client before, whose construction a
+ * warm process need not repeat. The SDK clients keep no per-request state, so executions running at
+ * once can share one. A connection with its own `fetch` is never cached (a function cannot be told
+ * equal by value).
+ */
+export function modelClientFor(connection: ProviderConnection): ModelClient {
+	if (connection.fetch) return createModelClient(connection);
+	const key = modelClientCacheKey(connection);
+	const cached = cachedClients.get(key);
+	if (cached) {
+		cachedClients.delete(key);
+		cachedClients.set(key, cached);
+		return cached;
+	}
+	const client = createModelClient(connection);
+	cachedClients.set(key, client);
+	while (cachedClients.size > MODEL_CLIENT_CACHE_SIZE) cachedClients.delete(cachedClients.keys().next().value as string);
+	return client;
+}
+
+/** Drops every cached client (tests; a process that wants no key held beyond its use). */
+export function clearModelClientCache(): void {
+	cachedClients.clear();
+}
+
 /**
  * The real SDK clients behind the ModelClient interface. Tests point the same clients at
  * wire-compatible fakes through the base URL (or an in-process `fetch`); nothing here knows about fakes.
+ * A new client each call; executions use modelClientFor(), which reuses them.
  */
 export function createModelClient(connection: ProviderConnection): ModelClient {
 	const label = LABEL[connection.provider];
