@@ -50,13 +50,12 @@ export function modelClientCacheKey(connection: ProviderConnection): string {
 
 /**
  * The model client for a connection, reused across executions while its credential and options are
- * unchanged: every execution of an Agent asked for a new SDK client before, whose construction a
- * warm process need not repeat. The SDK clients keep no per-request state, so executions running at
- * once can share one. A connection with its own `fetch` is never cached (a function cannot be told
- * equal by value).
+ * unchanged: every execution of an Agent built a new SDK client before, which a warm process need
+ * not repeat. The SDK clients keep no per-request state, so executions running at once can share
+ * one. A connection with its own `fetch` is never cached (a function cannot be told equal by value).
  */
-export function modelClientFor(connection: ProviderConnection): ModelClient {
-	if (connection.fetch) return createModelClient(connection);
+export function createModelClient(connection: ProviderConnection): ModelClient {
+	if (connection.fetch) return buildModelClient(connection);
 	const key = modelClientCacheKey(connection);
 	const cached = cachedClients.get(key);
 	if (cached) {
@@ -64,7 +63,7 @@ export function modelClientFor(connection: ProviderConnection): ModelClient {
 		cachedClients.set(key, cached);
 		return cached;
 	}
-	const client = createModelClient(connection);
+	const client = buildModelClient(connection);
 	cachedClients.set(key, client);
 	while (cachedClients.size > MODEL_CLIENT_CACHE_SIZE) cachedClients.delete(cachedClients.keys().next().value as string);
 	return client;
@@ -78,9 +77,9 @@ export function clearModelClientCache(): void {
 /**
  * The real SDK clients behind the ModelClient interface. Tests point the same clients at
  * wire-compatible fakes through the base URL (or an in-process `fetch`); nothing here knows about fakes.
- * A new client each call; executions use modelClientFor(), which reuses them.
+ * A new client each call; createModelClient() reuses them.
  */
-export function createModelClient(connection: ProviderConnection): ModelClient {
+export function buildModelClient(connection: ProviderConnection): ModelClient {
 	const label = LABEL[connection.provider];
 	const redactor = createRedactor(providerSecrets(connection));
 	const explained = (error: unknown): Error => {

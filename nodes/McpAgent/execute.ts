@@ -20,7 +20,7 @@ import { actionForItem, isWiredStraightBack, type ItemAction } from '../../lib/a
 import { reviewLink } from '../../lib/approvals/reviewToken';
 import type { ApprovalPolicy } from '../../lib/approvals/policy';
 import { parsePatternList } from '../../lib/tools/nameFilter';
-import { modelClientFor } from '../../lib/providers/clients';
+import { createModelClient } from '../../lib/providers/clients';
 import type { ModelClient, ProviderId } from '../../lib/providers/types';
 import { providerConnection } from './providerCredential';
 import { failEveryItem, failItem, toNodeError } from '../shared/nodeErrors';
@@ -287,8 +287,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 	const order: string[] = [];
 	const observer = toolCallObserver(this, sources.handles);
 	try {
-		// Reused across executions while the credential is unchanged (lib/providers/clients.ts).
-		const model = modelClientFor(
+		const model = createModelClient(
 			await providerConnection(this, provider, { maxRetries: firstOptions.maxRetries ?? AGENT_DEFAULTS.maxRetries, timeoutMs: 10 * 60_000 }),
 		);
 		const shared: Shared = { servers, catalog, withheld, n8nTools: n8nCatalog.index, model, provider, store };

@@ -4,11 +4,11 @@
  * keyed by an HMAC (never the key itself), bounded, and never cached with a caller's own fetch.
  */
 import {
+	buildModelClient,
 	clearModelClientCache,
 	createModelClient,
 	MODEL_CLIENT_CACHE_SIZE,
 	modelClientCacheKey,
-	modelClientFor,
 	type ProviderConnection,
 } from '../../lib/providers/clients';
 
@@ -16,16 +16,16 @@ const BASE: ProviderConnection = { provider: 'openaiChat', apiKey: 'sk-test-secr
 
 beforeEach(() => clearModelClientCache());
 
-describe('modelClientFor', () => {
+describe('createModelClient (cached)', () => {
 	it('returns the same client for an unchanged connection, across providers', () => {
 		for (const provider of ['anthropic', 'openaiChat', 'openaiResponses'] as const) {
-			const first = modelClientFor({ ...BASE, provider });
-			expect(modelClientFor({ ...BASE, provider })).toBe(first);
+			const first = createModelClient({ ...BASE, provider });
+			expect(createModelClient({ ...BASE, provider })).toBe(first);
 		}
 	});
 
 	it('builds a new client when anything the client is built from changes', () => {
-		const first = modelClientFor(BASE);
+		const first = createModelClient(BASE);
 		const changes: Array<Partial<ProviderConnection>> = [
 			{ provider: 'openaiResponses' },
 			{ apiKey: 'sk-test-secret-other' },
@@ -35,8 +35,8 @@ describe('modelClientFor', () => {
 			{ maxRetries: 0 },
 			{ timeoutMs: 1000 },
 		];
-		for (const change of changes) expect(modelClientFor({ ...BASE, ...change })).not.toBe(first);
-		expect(modelClientFor(BASE)).toBe(first);
+		for (const change of changes) expect(createModelClient({ ...BASE, ...change })).not.toBe(first);
+		expect(createModelClient(BASE)).toBe(first);
 	});
 
 	it('never caches a connection with its own fetch', async () => {
@@ -45,23 +45,23 @@ describe('modelClientFor', () => {
 			calls.push(String(input));
 			return new Response(JSON.stringify({ object: 'list', data: [{ id: 'm-1', object: 'model', created: 0, owned_by: 'x' }] }), { status: 200, headers: { 'content-type': 'application/json' } });
 		}) as typeof globalThis.fetch;
-		const first = modelClientFor({ ...BASE, fetch });
-		const second = modelClientFor({ ...BASE, fetch });
+		const first = createModelClient({ ...BASE, fetch });
+		const second = createModelClient({ ...BASE, fetch });
 		expect(second).not.toBe(first);
-		expect(modelClientFor(BASE)).not.toBe(first);
+		expect(createModelClient(BASE)).not.toBe(first);
 		await expect(second.listModels()).resolves.toEqual([{ id: 'm-1' }]);
 		expect(calls).toEqual(['http://127.0.0.1:9/v1/models']);
 	});
 
 	it('keeps at most MODEL_CLIENT_CACHE_SIZE clients, dropping the least recently used', () => {
-		const first = modelClientFor({ ...BASE, apiKey: 'key-0' });
-		const second = modelClientFor({ ...BASE, apiKey: 'key-1' });
-		for (let i = 2; i < MODEL_CLIENT_CACHE_SIZE; i++) modelClientFor({ ...BASE, apiKey: `key-${i}` });
+		const first = createModelClient({ ...BASE, apiKey: 'key-0' });
+		const second = createModelClient({ ...BASE, apiKey: 'key-1' });
+		for (let i = 2; i < MODEL_CLIENT_CACHE_SIZE; i++) createModelClient({ ...BASE, apiKey: `key-${i}` });
 		// A hit makes key-0 the most recent: the next new key evicts key-1 instead.
-		expect(modelClientFor({ ...BASE, apiKey: 'key-0' })).toBe(first);
-		modelClientFor({ ...BASE, apiKey: `key-${MODEL_CLIENT_CACHE_SIZE}` });
-		expect(modelClientFor({ ...BASE, apiKey: 'key-0' })).toBe(first);
-		expect(modelClientFor({ ...BASE, apiKey: 'key-1' })).not.toBe(second);
+		expect(createModelClient({ ...BASE, apiKey: 'key-0' })).toBe(first);
+		createModelClient({ ...BASE, apiKey: `key-${MODEL_CLIENT_CACHE_SIZE}` });
+		expect(createModelClient({ ...BASE, apiKey: 'key-0' })).toBe(first);
+		expect(createModelClient({ ...BASE, apiKey: 'key-1' })).not.toBe(second);
 	});
 
 	it('keys the cache by an HMAC that does not contain the API key', () => {
@@ -73,7 +73,7 @@ describe('modelClientFor', () => {
 		expect(modelClientCacheKey({ ...BASE, apiKey: 'sk-test-secret-1234567891' })).not.toBe(key);
 	});
 
-	it('leaves createModelClient building a new client every call', () => {
-		expect(createModelClient(BASE)).not.toBe(createModelClient(BASE));
+	it('leaves buildModelClient building a new client every call', () => {
+		expect(buildModelClient(BASE)).not.toBe(buildModelClient(BASE));
 	});
 });
