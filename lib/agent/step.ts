@@ -7,6 +7,7 @@ import { hashArguments } from '../approvals/argumentHash';
 import { applyDecisions, expireApproval, refreshCatalog } from './review';
 import { answerActions, startInputRound } from './callInput';
 import { setEntry } from './ownEntry';
+import { AGENT_STATE_VERSION } from './stateSchema';
 import type {
 	AgentEffect,
 	AgentEvent,
@@ -44,7 +45,7 @@ const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0,
 
 export function createRun(init: RunInit): AgentState {
 	return {
-		version: 1,
+		version: AGENT_STATE_VERSION,
 		provider: init.provider,
 		settings: init.settings,
 		tools: init.tools,

@@ -181,6 +181,7 @@ export interface OpenApproval {
 }
 
 export interface AgentState {
+	/** The schema version (lib/agent/stateSchema.ts): checked, and migrated if older, when a stored run is loaded. */
 	version: 1;
 	provider: ProviderId;
 	settings: RunSettings;

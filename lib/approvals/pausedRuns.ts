@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { migrateAgentState, StoredStateError, UPDATE_THE_PACKAGE } from '../agent/stateSchema';
 import type { AgentState, CatalogTool } from '../agent/types';
 
 /**
@@ -9,15 +10,22 @@ import type { AgentState, CatalogTool } from '../agent/types';
  * The tool catalog is most of a paused state (a 1,000-tool server is megabytes), and every item of
  * an execution pauses with the same one. So each distinct catalog is stored once, under its hash,
  * and a paused run refers to it; loading puts it back into the state.
+ *
+ * The store has a schema version (`format`), checked when it is opened; each run's state has its
+ * own (lib/agent/stateSchema.ts), checked when it is loaded. Released formats:
+ * - 1 (0.1.0): no `format` key; each run holds its full state, catalog included.
+ * - 2: catalogs stored once (`catalogs`), runs refer to theirs by key; review-secret hashes.
+ * A store of an older format is migrated when opened; one from a newer release is refused.
+ * test/unit/storedStateFixtures.test.ts resumes a stored fixture of each format.
  */
 export const STORE_FORMAT = 2;
 
 type StoredState = Omit<AgentState, 'tools'>;
 
 interface PausedEntry {
-	/** The run without its catalog (format 2); a format-1 entry holds the full state, tools included. */
-	state: StoredState | AgentState;
-	/** Key into `catalogs` (format 2). */
+	/** The run without its catalog. */
+	state: StoredState;
+	/** Key into `catalogs`; absent only in an entry whose catalog was lost (damaged: never resumed). */
 	catalog?: string;
 	pausedAt: string;
 	/** SHA-256 of the approval's review secret (never the secret itself), to recognize its link later. */
@@ -25,10 +33,10 @@ interface PausedEntry {
 }
 
 export interface PausedRunStore {
-	format?: number;
+	format: number;
 	runs: Record<string, PausedEntry>;
 	/** Each distinct catalog once, by `catalogKey`. */
-	catalogs?: Record<string, CatalogTool[]>;
+	catalogs: Record<string, CatalogTool[]>;
 	/** Approvals already decided, so a replayed decision is recognized and ignored. */
 	decided: string[];
 	/** Approval ids in the order of the last "Needs approval" output (to pair send-and-wait answers). */
@@ -56,50 +64,73 @@ export function catalogKey(tools: CatalogTool[]): string {
 }
 
 /**
- * The store in a node context, created when absent. A store written by the previous release (format
- * 1: the catalog inside every state) is read as it is; its runs are moved to the shared catalogs
- * when they are saved again.
+ * The store in a node context, created when absent, migrated to the current format when an earlier
+ * release wrote it. Fails closed on a store from a newer release: its runs cannot be read safely.
  */
 export function openStore(context: Record<string, unknown>): PausedRunStore {
-	const existing = context.mcpAgent as PausedRunStore | undefined;
-	if (existing && typeof existing === 'object' && existing.runs && typeof existing.runs === 'object') {
-		existing.decided ??= [];
-		existing.lastOrder ??= [];
-		return existing;
-	}
+	const existing = context.mcpAgent as Record<string, unknown> | undefined;
+	if (existing && typeof existing === 'object' && existing.runs && typeof existing.runs === 'object') return migrateStore(existing);
 	const store: PausedRunStore = { format: STORE_FORMAT, runs: {}, catalogs: {}, decided: [], lastOrder: [] };
 	context.mcpAgent = store;
 	return store;
 }
 
+/** Brings a stored store to STORE_FORMAT in place (n8n persists the context object as it is). */
+function migrateStore(stored: Record<string, unknown>): PausedRunStore {
+	const format = stored.format ?? 1;
+	if (typeof format !== 'number' || !Number.isInteger(format) || format < 1) {
+		throw new StoredStateError(`The Agent's paused runs have an unreadable store format (${JSON.stringify(format)})`);
+	}
+	if (format > STORE_FORMAT) {
+		throw new StoredStateError(
+			`The Agent's paused runs were stored by a newer version of n8n-nodes-mcp-agent (store format ${format}; this version reads up to ${STORE_FORMAT})`,
+			UPDATE_THE_PACKAGE,
+		);
+	}
+	const store = stored as unknown as PausedRunStore;
+	if (!Array.isArray(store.decided)) store.decided = [];
+	if (!Array.isArray(store.lastOrder)) store.lastOrder = [];
+	if (!store.catalogs || typeof store.catalogs !== 'object') store.catalogs = {};
+	if (format === 1) catalogsOutOfStates(store);
+	store.format = STORE_FORMAT;
+	return store;
+}
+
+/** Format 1 -> 2: every state carried its own catalog; each distinct one moves to `catalogs`. */
+function catalogsOutOfStates(store: PausedRunStore): void {
+	for (const entry of Object.values(store.runs)) {
+		const { tools, ...rest } = entry.state as AgentState;
+		// A state without a catalog gets no key: loading it fails closed (an unknown run).
+		if (!Array.isArray(tools)) continue;
+		const key = catalogKey(tools);
+		if (!Object.hasOwn(store.catalogs, key)) store.catalogs[key] = tools;
+		entry.state = rest;
+		entry.catalog = key;
+	}
+}
+
 export function savePausedRun(store: PausedRunStore, approvalId: string, state: AgentState, now: string, reviewTokenHash?: string): void {
 	const { tools, ...rest } = state;
 	const key = catalogKey(tools);
-	store.catalogs ??= {};
 	if (!Object.hasOwn(store.catalogs, key)) store.catalogs[key] = tools;
-	store.format = STORE_FORMAT;
 	store.runs[approvalId] = { state: rest, catalog: key, pausedAt: now, ...(reviewTokenHash ? { reviewTokenHash } : {}) };
 }
 
-/** The full state of an entry, or undefined when its catalog is missing (a damaged store: fail closed). */
-function load(store: PausedRunStore, entry: PausedEntry): PausedRun | undefined {
-	let state: AgentState;
-	if (entry.catalog === undefined) {
-		// Format 1: the state carries its own catalog.
-		if (!Array.isArray((entry.state as AgentState).tools)) return undefined;
-		state = entry.state as AgentState;
-	} else {
-		const tools = store.catalogs && Object.hasOwn(store.catalogs, entry.catalog) ? store.catalogs[entry.catalog] : undefined;
-		if (!Array.isArray(tools)) return undefined;
-		state = { ...(entry.state as StoredState), tools };
-	}
+/**
+ * The full state of an entry, or undefined when its catalog is missing (a damaged store: fail
+ * closed). A state of an older schema is migrated; one of a newer schema throws.
+ */
+function load(store: PausedRunStore, approvalId: string, entry: PausedEntry): PausedRun | undefined {
+	const tools = entry.catalog !== undefined && Object.hasOwn(store.catalogs, entry.catalog) ? store.catalogs[entry.catalog] : undefined;
+	if (!Array.isArray(tools)) return undefined;
+	const state = migrateAgentState({ ...entry.state, tools }, `The paused run of approval ${approvalId}`);
 	return { state, pausedAt: entry.pausedAt, ...(entry.reviewTokenHash ? { reviewTokenHash: entry.reviewTokenHash } : {}) };
 }
 
 /** A paused run without taking it (it stays paused). */
 export function peekPausedRun(store: PausedRunStore, approvalId: string): PausedRun | undefined {
 	const entry = Object.hasOwn(store.runs, approvalId) ? store.runs[approvalId] : undefined;
-	return entry ? load(store, entry) : undefined;
+	return entry ? load(store, approvalId, entry) : undefined;
 }
 
 export type TakenRun = ({ kind: 'run' } & PausedRun) | { kind: 'replayed' } | { kind: 'unknown' };
@@ -108,7 +139,7 @@ export type TakenRun = ({ kind: 'run' } & PausedRun) | { kind: 'replayed' } | { 
 export function takePausedRun(store: PausedRunStore, approvalId: string): TakenRun {
 	const entry = Object.hasOwn(store.runs, approvalId) ? store.runs[approvalId] : undefined;
 	if (!entry) return store.decided.includes(approvalId) ? { kind: 'replayed' } : { kind: 'unknown' };
-	const loaded = load(store, entry);
+	const loaded = load(store, approvalId, entry);
 	if (!loaded) return { kind: 'unknown' };
 	delete store.runs[approvalId];
 	store.decided.push(approvalId);
@@ -130,7 +161,6 @@ export function setReviewTokenHash(store: PausedRunStore, approvalId: string, re
 }
 
 function dropUnusedCatalogs(store: PausedRunStore): void {
-	if (!store.catalogs) return;
 	const used = new Set(Object.values(store.runs).map((entry) => entry.catalog));
 	for (const key of Object.keys(store.catalogs)) if (!used.has(key)) delete store.catalogs[key];
 }

@@ -269,7 +269,10 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 	let servers: ConnectedServers;
 	let sources: ToolSources;
 	let n8nCatalog: ReturnType<typeof buildN8nToolCatalog>;
+	let store: PausedRunStore;
 	try {
+		// First: a store from a newer release of the package fails every item before anything connects.
+		store = openStore(this.getContext('node') as Record<string, unknown>);
 		sources = await collectToolSources(this);
 		n8nCatalog = buildN8nToolCatalog(sources.n8nTools, catalogOptions(approvalOptions, false));
 		// A resumed run re-checks approved calls against the server's current definitions: list fresh.
@@ -281,7 +284,6 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 	}
 	const catalog = mergeCatalogs(servers.catalog, n8nCatalog.tools);
 	const withheld = [...servers.withheld, ...n8nCatalog.withheld];
-	const store = openStore(this.getContext('node') as Record<string, unknown>);
 	const finished: INodeExecutionData[] = [];
 	const needsApproval: INodeExecutionData[] = [];
 	const order: string[] = [];

@@ -1,0 +1,53 @@
+import { McpAgentError } from '../errors';
+import type { AgentState } from './types';
+
+/**
+ * The schema version of a stored AgentState. A paused run can wait a day and be resumed by a newer
+ * release of the package (or by another queue-mode worker on another release), so a stored state is
+ * checked on load: an older version is migrated step by step, a newer one is refused.
+ *
+ * Released versions: 1 (0.1.0 and since; later fields are optional additions: userMessage, a call's
+ * `input`, a tool's `source`). When a change is not an optional addition, raise AGENT_STATE_VERSION,
+ * add the migration from the previous version below, and keep a fixture of the old format under
+ * test/fixtures/state/ (test/unit/storedStateFixtures.test.ts resumes each of them).
+ */
+export const AGENT_STATE_VERSION = 1;
+
+/** Migrations by the version they start from: MIGRATIONS[n] turns a version-n state into version n+1. */
+const MIGRATIONS: Record<number, (state: Record<string, unknown>) => Record<string, unknown>> = {};
+
+/** Update advice for a store or state written by a newer release. */
+export const UPDATE_THE_PACKAGE =
+	'Update n8n-nodes-mcp-agent to the version that paused the run (on every n8n instance and queue-mode worker), then resume it again.';
+
+export class StoredStateError extends McpAgentError {
+	constructor(message: string, description?: string) {
+		super(message, { code: 'state', ...(description !== undefined ? { description } : {}) });
+		this.name = 'StoredStateError';
+	}
+}
+
+/**
+ * A stored state as the current code reads it. Fails closed: a state from a newer release, or one
+ * without a readable version, is refused with a message naming `where` it came from.
+ */
+export function migrateAgentState(stored: unknown, where: string): AgentState {
+	if (!stored || typeof stored !== 'object' || Array.isArray(stored)) throw new StoredStateError(`${where}: the stored run is not an object`);
+	let state = stored as Record<string, unknown>;
+	const version = state.version;
+	if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
+		throw new StoredStateError(`${where}: the stored run has no readable schema version (found ${JSON.stringify(version) ?? 'none'})`);
+	}
+	if (version > AGENT_STATE_VERSION) {
+		throw new StoredStateError(
+			`${where}: the run was paused by a newer version of n8n-nodes-mcp-agent (run state schema ${version}; this version reads up to ${AGENT_STATE_VERSION})`,
+			UPDATE_THE_PACKAGE,
+		);
+	}
+	for (let from = version; from < AGENT_STATE_VERSION; from++) {
+		const migrate = MIGRATIONS[from];
+		if (!migrate) throw new StoredStateError(`${where}: no migration from run state schema ${from}`);
+		state = { ...migrate(state), version: from + 1 };
+	}
+	return state as unknown as AgentState;
+}
