@@ -13,14 +13,20 @@ const { startEverythingHttp, assertInstalled, REPO } = require('./everything');
 const { buildCredentials, loadWorkflows } = require('./fixtures');
 const { freePorts } = require('./net');
 const processes = require('./processes');
+const { requestedN8nVersion } = require('./n8nVersion');
 
 function step(message) {
 	process.stderr.write(`[e2e ${new Date().toISOString().slice(11, 23)}] ${message}\n`);
 }
 
+/**
+ * Node 24 and the n8n selected by MCP_AGENT_N8N_VERSION (default 2.41.1) from the cache:
+ * { node24Bin, n8nBin, version }.
+ */
 function resolveN8n() {
+	const version = requestedN8nVersion();
 	// ensure-n8n.sh returns at once when the cache is complete, and installs what is missing.
-	const result = spawnSync('bash', [path.join(REPO, 'scripts', 'ensure-n8n.sh'), '--env'], {
+	const result = spawnSync('bash', [path.join(REPO, 'scripts', 'ensure-n8n.sh'), '--env', '--version', version], {
 		encoding: 'utf8',
 		stdio: ['ignore', 'pipe', 'inherit'],
 	});
@@ -32,7 +38,8 @@ function resolveN8n() {
 			.map((line) => line.split('='))
 			.map(([k, ...v]) => [k, v.join('=').replace(/^'(.*)'$/, '$1')]),
 	);
-	return { node24Bin: vars.MCP_AGENT_NODE24_BIN, n8nBin: vars.MCP_AGENT_N8N_BIN };
+	if (vars.MCP_AGENT_N8N_VERSION !== version) throw new Error(`scripts/ensure-n8n.sh gave n8n ${vars.MCP_AGENT_N8N_VERSION}, not ${version}`);
+	return { node24Bin: vars.MCP_AGENT_NODE24_BIN, n8nBin: vars.MCP_AGENT_N8N_BIN, version };
 }
 
 /** The run object `n8n execute --rawOutput` prints: the first top-level JSON object, log lines around it ignored. */

@@ -1,14 +1,19 @@
 'use strict';
 // A real n8n (Node 24) in a throw-away user folder: CLI imports, start, readiness, webhook triggers.
+// 2.41.1 or 1.123.81 (lib/n8nVersion.js): the version is read from the install n8nBin belongs to, and
+// CLI commands and environment are adapted to it, so suites written for 2.x run on both.
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnGroup, stopGroup, sleep } = require('./processes');
 const { waitFor } = require('./net');
+const { installedN8nVersion, n8nMajor, cliArgsFor, n8nEnvFor } = require('./n8nVersion');
 
 class N8n {
 	constructor({ node24Bin, n8nBin, userFolder, port, brokerPort, logFile, runMarker, extraEnv = {} }) {
 		Object.assign(this, { node24Bin, n8nBin, userFolder, port, brokerPort, logFile, runMarker, extraEnv });
+		this.version = installedN8nVersion(n8nBin);
+		this.major = n8nMajor(this.version);
 		this.baseUrl = `http://127.0.0.1:${port}`;
 		this.child = null;
 		// What start() runs and waits for; a worker (test/e2e/agent/queue.js) changes these three.
@@ -43,6 +48,7 @@ class N8n {
 			N8N_LOG_OUTPUT: 'console',
 			N8N_MCP_AGENT_ALLOW_STDIO: 'true',
 			DB_TYPE: 'sqlite',
+			...n8nEnvFor(this.version),
 			...this.extraEnv,
 		};
 	}
@@ -52,7 +58,8 @@ class N8n {
 	}
 
 	/** Run an n8n CLI command to completion; throws with its output when it fails. */
-	async cli(args, { timeoutMs = 180000, stdoutOnly = false } = {}) {
+	async cli(givenArgs, { timeoutMs = 180000, stdoutOnly = false } = {}) {
+		const args = cliArgsFor(this.version, givenArgs);
 		this.log(`n8n ${args.join(' ')}`);
 		const child = spawnGroup(path.join(this.node24Bin, 'node'), [this.n8nBin, ...args], {
 			cwd: this.userFolder,
