@@ -8,6 +8,7 @@
 // to, each with its reason. The scanner ignores these (it lints with its own config and
 // allowInlineConfig: false); scripts/scanner-allowed.json lists the same exceptions for it.
 import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
+import importX from 'eslint-plugin-import-x';
 import tsParser from '@typescript-eslint/parser';
 import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
 import { defineConfig, globalIgnores } from 'eslint/config';
@@ -20,6 +21,32 @@ export default defineConfig(
 	{
 		files: ['**/*.ts', '**/*.json'],
 		languageOptions: { parser: tsParser, parserOptions: { extraFileExtensions: ['.json'] } },
+	},
+
+	// The package's own structure, for lib/ as well as the n8n glue: no import cycles (they made the
+	// twins issue 16 removed), and lib/ stays free of n8n at run time. import-x/no-cycle follows
+	// runtime imports; test/unit/importCycles.test.ts also follows type-only ones.
+	{
+		files: ['lib/**/*.ts', 'nodes/**/*.ts', 'credentials/**/*.ts'],
+		plugins: { 'import-x': importX },
+		settings: { 'import-x/resolver': { node: { extensions: ['.ts', '.js'] } }, 'import-x/extensions': ['.ts'] },
+		rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+	},
+	{
+		files: ['lib/**/*.ts'],
+		rules: {
+			// Type-only imports of n8n-workflow are fine (erased at build); a value import is not.
+			'no-restricted-syntax': [
+				'error',
+				{
+					selector: "ImportDeclaration[importKind='value'][source.value='n8n-workflow'] > :matches(ImportSpecifier[importKind='value'], ImportDefaultSpecifier, ImportNamespaceSpecifier)",
+					message: 'lib/ is plain TypeScript: import n8n types only (import type); n8n values belong in nodes/ or credentials/.',
+				},
+				{ selector: "CallExpression[callee.name='require'][arguments.0.value='n8n-workflow']", message: 'lib/ must not load n8n-workflow at run time.' },
+			],
+			'no-restricted-imports': ['error', { patterns: [{ group: ['**/nodes/*', '**/credentials/*'], message: 'lib/ must not depend on the n8n glue.' }] }],
+			'no-console': 'error',
+		},
 	},
 
 	{

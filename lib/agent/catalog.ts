@@ -4,7 +4,7 @@ import { toProviderToolName } from '../tools/providerNames';
 import { fingerprintInstructions, fingerprintTool, INSTRUCTIONS_PIN_NAME } from '../tools/fingerprint';
 import { displayToolName, quoteToolName, toolNameProblem } from '../tools/toolNameRule';
 import type { ToolDefinition } from '../tools/toolDefinition';
-import type { CatalogTool } from './types';
+import type { CatalogTool, PlannedCall } from './types';
 
 export { INSTRUCTIONS_PIN_NAME };
 
@@ -302,4 +302,10 @@ export function parsePinnedFingerprints(value: unknown): PinnedFingerprints | un
 		}
 	} else throw new Error('Pinned Fingerprints must be an array of { server, name, fingerprint } or an object { "server/tool": "sha256:..." }');
 	return { entries };
+}
+
+/** The catalog tool a planned call resolved to: the same server and MCP name (undefined when gone). */
+export function toolOfCall(tools: CatalogTool[], call: Pick<PlannedCall, 'tool'>): CatalogTool | undefined {
+	const ref = call.tool;
+	return ref ? tools.find((tool) => tool.serverId === ref.serverId && tool.mcpName === ref.mcpName) : undefined;
 }

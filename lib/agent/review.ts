@@ -1,9 +1,10 @@
 import { validateArguments } from '../tools/argumentValidator';
 import { hashArguments } from '../approvals/argumentHash';
-import type { RunToolsPhase } from './step';
 import { setEntry } from './ownEntry';
 import { checkInputAnswers } from './callInput';
-import type { AgentState, CallInput, CatalogTool, PlannedCall, ReviewDecision, ToolOutcome } from './types';
+import { toolOfCall } from './catalog';
+import { DEFAULT_OUTCOME_LIMITS, errorOutcome, type OutcomeLimits } from './toolOutcome';
+import type { AgentState, CallInput, CatalogTool, PlannedCall, ReviewDecision, RunToolsPhase } from './types';
 import { McpAgentError } from '../errors';
 
 /**
@@ -17,10 +18,6 @@ export class DecisionRejected extends McpAgentError {
 		super(message, { code: 'review' });
 		this.name = 'DecisionRejected';
 	}
-}
-
-function errorOutcome(id: string, text: string): ToolOutcome {
-	return { id, isError: true, text, images: [] };
 }
 
 /** Milliseconds of an ISO time, or undefined when it is not one. */
@@ -87,6 +84,8 @@ export function applyDecisions(
 	if (isAtOrAfter(at, phase.approval.expiresAt)) return expireApproval(phase, event.approvalId, at);
 
 	const outcomes = { ...phase.outcomes };
+	// A reviewer's reason reaches the model and the stored state: capped like any tool result.
+	const limits: OutcomeLimits = { ...DEFAULT_OUTCOME_LIMITS, maxChars: state.settings.maxToolResultChars };
 	const calls = phase.calls.map((call): PlannedCall => {
 		const decision = byCall.get(call.id);
 		if (!decision) return call;
@@ -95,7 +94,7 @@ export function applyDecisions(
 			// Waiting for input only: answered, or denied (the call ends without answering the server).
 			const input = call.input as CallInput;
 			if (decision.decision === 'deny') {
-				setEntry(outcomes, call.id, errorOutcome(call.id, `The server asked for input during this call, and a person denied the call instead of answering, so it did not complete.${reason}`));
+				setEntry(outcomes, call.id, errorOutcome(call.id, `The server asked for input during this call, and a person denied the call instead of answering, so it did not complete.${reason}`, limits));
 				return { ...call, input: { ...input, status: 'denied', reviewer: event.reviewer, answeredAt: event.decidedAt } };
 			}
 			return { ...call, input: answered(input, answers.get(call.id), event) };
@@ -106,13 +105,13 @@ export function applyDecisions(
 			return { ...call, review: { ...decided, status: 'approved' }, ...(input ? { input } : {}) };
 		}
 		if (decision.decision === 'deny') {
-			setEntry(outcomes, call.id, errorOutcome(call.id, `A person reviewing this call denied it, so it was not run.${reason}`));
+			setEntry(outcomes, call.id, errorOutcome(call.id, `A person reviewing this call denied it, so it was not run.${reason}`, limits));
 			return { ...call, review: { ...decided, status: 'denied' }, ...(call.input?.status === 'pending' ? { input: { ...call.input, status: 'denied' as const } } : {}) };
 		}
-		const tool = state.tools.find((t) => t.serverId === call.tool?.serverId && t.mcpName === call.tool?.mcpName);
+		const tool = toolOfCall(state.tools, call);
 		const validation = validateArguments(tool?.inputSchema, decision.arguments);
 		if (!validation.valid) {
-			setEntry(outcomes, call.id, errorOutcome(call.id, `A person reviewing this call edited its arguments, but the edited arguments are invalid (${validation.summary}), so it was not run.`));
+			setEntry(outcomes, call.id, errorOutcome(call.id, `A person reviewing this call edited its arguments, but the edited arguments are invalid (${validation.summary}), so it was not run.`, limits));
 			return { ...call, review: { ...decided, status: 'denied', reason: `edited arguments invalid: ${validation.summary}` } };
 		}
 		// Edited arguments start the call over: input the server asked for the old ones no longer applies.
@@ -148,11 +147,11 @@ export function expireApproval(phase: RunToolsPhase, approvalId: string, at: str
 	const calls = phase.calls.map((call): PlannedCall => {
 		if (Object.hasOwn(outcomes, call.id)) return call;
 		if (call.review?.status === 'pending') {
-			setEntry(outcomes, call.id, errorOutcome(call.id, 'Approval expired: nobody approved this call within the time limit, so it was not run.'));
+			setEntry(outcomes, call.id, errorOutcome(call.id, 'Approval expired: nobody approved this call within the time limit, so it was not run.', DEFAULT_OUTCOME_LIMITS));
 			return { ...call, review: { ...call.review, status: 'expired', decidedAt: at, reason: 'approval expired' }, ...(call.input?.status === 'pending' ? { input: { ...call.input, status: 'expired' as const } } : {}) };
 		}
 		if (call.input?.status === 'pending') {
-			setEntry(outcomes, call.id, errorOutcome(call.id, 'Input request expired: nobody answered the server\'s request for input within the time limit, so the call did not complete.'));
+			setEntry(outcomes, call.id, errorOutcome(call.id, 'Input request expired: nobody answered the server\'s request for input within the time limit, so the call did not complete.', DEFAULT_OUTCOME_LIMITS));
 			return { ...call, input: { ...call.input, status: 'expired' } };
 		}
 		return call;
@@ -170,9 +169,9 @@ export function refreshCatalog(phase: RunToolsPhase, tools: CatalogTool[]): RunT
 	const outcomes = { ...phase.outcomes };
 	const calls = phase.calls.map((call): PlannedCall => {
 		if (!call.tool || call.rejection || Object.hasOwn(outcomes, call.id)) return call;
-		const current = tools.find((t) => t.serverId === call.tool?.serverId && t.mcpName === call.tool?.mcpName);
+		const current = toolOfCall(tools, call);
 		if (!current) {
-			setEntry(outcomes, call.id, errorOutcome(call.id, `The tool "${call.tool.mcpName}" is no longer offered by server "${call.tool.serverName}", so it was not run.`));
+			setEntry(outcomes, call.id, errorOutcome(call.id, `The tool "${call.tool.mcpName}" is no longer offered by server "${call.tool.serverName}", so it was not run.`, DEFAULT_OUTCOME_LIMITS));
 			return call;
 		}
 		if (current.fingerprint === call.tool.fingerprint) return call;

@@ -18,7 +18,7 @@ const MIGRATIONS: Record<number, (state: Record<string, unknown>) => Record<stri
 
 /** Update advice for a store or state written by a newer release. */
 export const UPDATE_THE_PACKAGE =
-	'Update n8n-nodes-mcp-agent to the version that paused the run (on every n8n instance and queue-mode worker), then resume it again.';
+	'Update n8n-nodes-mcp-agent, on every n8n instance and queue-mode worker, to the release that paused the run or a later one; then resume it again.';
 
 export class StoredStateError extends McpAgentError {
 	constructor(message: string, description?: string) {

@@ -1,6 +1,7 @@
 import { validateArguments } from '../tools/argumentValidator';
 import { parseJsonText } from '../tools/callResult';
 import { adapterFor } from '../providers/registry';
+import { EMPTY_USAGE } from '../providers/shared';
 import type { ProviderId } from '../providers/providerId';
 import { requiresApproval } from '../approvals/policy';
 import { hashArguments } from '../approvals/argumentHash';
@@ -20,6 +21,7 @@ import type {
 	StopKind,
 	ToolInputNeeded,
 	ToolLogEntry,
+	RunToolsPhase,
 	ToolOutcome,
 	Usage,
 } from './types';
@@ -39,10 +41,6 @@ export interface RunInit {
 	history?: unknown[];
 }
 
-export type RunToolsPhase = Extract<AgentState['phase'], { name: 'run_tools' }>;
-
-const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-
 export function createRun(init: RunInit): AgentState {
 	return {
 		version: AGENT_STATE_VERSION,
@@ -51,7 +49,7 @@ export function createRun(init: RunInit): AgentState {
 		tools: init.tools,
 		transcript: adapterFor(init.provider).initialTranscript(init.userMessage, init.history ?? []),
 		iterations: 0,
-		usage: { ...ZERO_USAGE },
+		usage: { ...EMPTY_USAGE },
 		toolLog: [],
 		userMessage: init.userMessage,
 		phase: { name: 'call_model' },

@@ -1,6 +1,6 @@
 import type { McpConnection } from '../mcp/connection';
 import { McpFailure } from '../mcp/errors';
-import { checkToolOutput } from '../mcp/toolCall';
+import { checkToolOutput } from '../mcp/toolOutput';
 import { setEntry } from './ownEntry';
 import { outputSchemaKey } from './servers';
 import { mapWithConcurrency } from '../util/mapWithConcurrency';

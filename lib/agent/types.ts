@@ -211,6 +211,9 @@ export interface AgentState {
 	lastText: string;
 }
 
+/** The phase of a run whose tool calls are being run or reviewed. */
+export type RunToolsPhase = Extract<AgentState['phase'], { name: 'run_tools' }>;
+
 /** What the model said in one turn, normalized by the provider adapter. */
 export interface ModelTurn {
 	/** Native items to append to the transcript (assistant message or Responses output items). */

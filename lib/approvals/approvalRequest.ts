@@ -1,9 +1,12 @@
 import type { AgentState, OpenApproval, PlannedCall } from '../agent/types';
 import { boundArgsHash } from '../agent/review';
+import { toolOfCall } from '../agent/catalog';
 import { describeInputRequest, inputRequestsHash } from '../agent/callInput';
 import type { ServerInputRequest } from '../mcp/inputRequests';
 import { scanText } from './poisoning';
-import { recentToolResults } from './recentResults';
+import { recentToolResults, type ContextToolResult } from './recentResults';
+
+export type { ContextToolResult };
 import { channelForm, type ChannelFormField } from './channelForm';
 import { codeFence, inlineText, linkTarget, visibleJson } from './summaryFormat';
 
@@ -54,17 +57,6 @@ export interface PendingInputView {
 	requests: InputRequestItem[];
 }
 
-/** A tool result the model saw since the last user turn: where injected instructions usually come from. */
-export interface ContextToolResult {
-	callId: string;
-	server: string;
-	tool: string;
-	isError: boolean;
-	/** The result text as the model saw it (already capped by the run's limits). */
-	text: string;
-	/** Poisoning warnings from scanning the text, as for tool descriptions. */
-	warnings: string[];
-}
 
 export interface ApprovalRequest {
 	kind: typeof APPROVAL_REQUEST_KIND;
@@ -141,7 +133,7 @@ export function buildApprovalRequest(state: AgentState, approval: OpenApproval, 
 	const { reviewUrl, reviewTokenHash, notice, origin } = typeof extras === 'string' ? { reviewUrl: extras } : extras;
 	const phase = state.phase.name === 'run_tools' ? state.phase : undefined;
 	const views: PendingCallView[] = calls.map((call) => {
-		const tool = state.tools.find((t) => t.serverId === call.tool?.serverId && t.mcpName === call.tool?.mcpName);
+		const tool = toolOfCall(state.tools, call);
 		const argsHash = boundArgsHash(call);
 		const input = call.input?.status === 'pending' ? inputView(call.input.round, call.input.inputRequests) : undefined;
 		return {

@@ -1,6 +1,17 @@
 import type { AgentState } from '../agent/types';
-import type { ContextToolResult } from './approvalRequest';
 import { scanText } from './poisoning';
+
+/** A tool result the model saw since the last user turn: where injected instructions usually come from. */
+export interface ContextToolResult {
+	callId: string;
+	server: string;
+	tool: string;
+	isError: boolean;
+	/** The result text as the model saw it (already capped by the run's limits). */
+	text: string;
+	/** Poisoning warnings from scanning the text, as for tool descriptions. */
+	warnings: string[];
+}
 
 /**
  * What led to a call: the tool results the model read since the user's message. Instructions

@@ -172,7 +172,6 @@ export function isHeaderName(name: string): boolean {
  */
 export function headerValueProblem(value: string): string | undefined {
 	if (/[\r\n]/.test(value)) return 'contains a line break';
-	// eslint-disable-next-line no-control-regex
 	if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) return 'contains a control character';
 	if (/[^\x00-\xff]/.test(value)) return 'contains a character that cannot be sent in an HTTP header (such as a typographic quote or an emoji)';
 	return undefined;

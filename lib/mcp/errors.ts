@@ -1,36 +1,15 @@
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from './serverConfig';
-import { describeServer } from './serverConfig';
-import { redactorForServer, type Redactor } from './secrets';
+import { describeServer, redactorForServer, type Redactor } from './secrets';
 import { explainOAuthError } from './oauth/oauthErrors';
+import type { McpFailureKind } from './failureKind';
 import { McpAgentError } from '../errors';
 
 /**
  * An MCP failure explained for a person: what went wrong, where, and (for local commands) what the
  * server last wrote to stderr. `kind` lets callers and tests branch without parsing text.
  */
-export type McpFailureKind =
-	| 'dns'
-	| 'refused'
-	| 'unauthorized'
-	| 'forbidden'
-	| 'tls'
-	| 'not-mcp'
-	| 'http-status'
-	| 'timeout'
-	| 'process-exited'
-	| 'spawn-failed'
-	| 'session-expired'
-	| 'protocol'
-	| 'disabled'
-	| 'config'
-	/** OAuth: the grant is gone or refused; a person has to reconnect the credential. */
-	| 'reconnect'
-	/** OAuth: 403 insufficient_scope; the message names the scope. */
-	| 'insufficient-scope'
-	/** OAuth: discovery, issuer checks, the token endpoint. */
-	| 'oauth'
-	| 'unknown';
+export type { McpFailureKind };
 
 export class McpFailure extends McpAgentError {
 	constructor(

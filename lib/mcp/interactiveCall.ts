@@ -1,10 +1,25 @@
-import type { Tool } from '@modelcontextprotocol/client';
-import type { McpConnection } from './connection';
+import type { Client, Tool } from '@modelcontextprotocol/client';
+import type { McpServerConfig } from './serverConfig';
+import type { Redactor } from './secrets';
 import type { InteractiveCallOptions, InteractiveToolCallOutcome, ServerInputRequest, ToolCallCompleted, ToolInputRequired } from './inputRequests';
 import type { DeclinedRequest } from './legacyInputRequests';
 import { SAMPLING_DECLINED } from './inputRequestMessages';
-import { checkToolOutput } from './toolCall';
+import { checkToolOutput } from './toolOutput';
 import type { ToolDefinition } from '../tools/toolDefinition';
+
+/**
+ * What a call needs of its connection (McpConnection implements it). Named here, not imported, so
+ * the connection can use this module without the two importing each other.
+ */
+export interface CallChannel {
+	readonly knownTools: Map<string, ToolDefinition>;
+	readonly config: McpServerConfig;
+	readonly isModern: boolean;
+	readonly redact: Redactor;
+	request<T>(phase: string, run: (client: Client) => Promise<T>): Promise<T>;
+	requestUnredacted<T>(phase: string, run: (client: Client) => Promise<T>): Promise<T>;
+	trackLegacyInput<T>(call: () => Promise<T>): Promise<{ value: T; declined?: DeclinedRequest[] }>;
+}
 
 /**
  * Rounds answered here without a person (roots-only or state-only `input_required` answers) before
@@ -57,7 +72,7 @@ export type InternalCallOutcome = CompletedCall | ToolInputRequired;
  * server sends in the middle are declined at once (LegacyInputRequests) and come back as notes.
  */
 export function callInteractively(
-	connection: McpConnection,
+	connection: CallChannel,
 	name: string,
 	args: Record<string, unknown>,
 	options: InternalCallOptions,

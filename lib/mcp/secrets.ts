@@ -103,6 +103,15 @@ export function describeUrl(raw: string): string {
 	return `${url.protocol}//${url.host}${path}`;
 }
 
+/**
+ * A short, secret-free label for messages: scheme, host, port and path (token-looking segments
+ * replaced, describeUrl), never user-info or query; or the command.
+ */
+export function describeServer(config: McpServerConfig): string {
+	if (config.kind === 'stdio') return `local command "${config.command}"`;
+	return describeUrl(config.url);
+}
+
 /** A header value, and the credential after its scheme ("Bearer x", "Basic base64(user:pass)"). */
 export function headerSecrets(value: string): string[] {
 	const secrets = [value];

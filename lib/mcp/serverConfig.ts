@@ -1,5 +1,4 @@
 import type { McpAuth } from './oauth/types';
-import { describeUrl } from './secrets';
 
 /**
  * A resolved MCP server connection setting, independent of n8n: the credential glue turns
@@ -59,17 +58,3 @@ export type McpServerConfig = (HttpServerConfig | StdioServerConfig) & { pooling
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-
-/**
- * A short, secret-free label for messages: scheme, host, port and path (token-looking segments
- * replaced, see lib/mcp/secrets.ts), never user-info or query; or the command.
- */
-export function describeServer(config: McpServerConfig): string {
-	if (config.kind === 'stdio') return `local command "${config.command}"`;
-	return describeUrl(config.url);
-}
-
-/** Kept for callers of the older name: the same secret-free label as describeServer gives a URL. */
-export function redactUrl(raw: string): string {
-	return describeUrl(raw);
-}

@@ -3,7 +3,8 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { explainMcpError, httpStatusOf, McpFailure } from '../../lib/mcp/errors';
 import { ProcessExitError } from '../../lib/mcp/processStdioTransport';
-import { describeServer, redactUrl, type HttpServerConfig, type StdioServerConfig } from '../../lib/mcp/serverConfig';
+import type { HttpServerConfig, StdioServerConfig } from '../../lib/mcp/serverConfig';
+import { describeServer, describeUrl } from '../../lib/mcp/secrets';
 
 const http: HttpServerConfig = {
 	kind: 'http',
@@ -36,11 +37,11 @@ function secretsIn(text: string): string[] {
 	return ['pa55word', 'alice', 'k-123', 'tok-abc', 'env-secret'].filter((secret) => text.includes(secret));
 }
 
-describe('describeServer / redactUrl', () => {
+describe('describeServer / describeUrl', () => {
 	it('drops user info and query values from URLs', () => {
 		expect(describeServer(http)).toBe(WHERE);
-		expect(redactUrl('http://127.0.0.1:3000/mcp')).toBe('http://127.0.0.1:3000/mcp');
-		expect(redactUrl('not a url')).toBe('(invalid URL)');
+		expect(describeUrl('http://127.0.0.1:3000/mcp')).toBe('http://127.0.0.1:3000/mcp');
+		expect(describeUrl('not a url')).toBe('(invalid URL)');
 	});
 
 	it('names a local command without its arguments or environment', () => {

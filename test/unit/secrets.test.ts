@@ -2,8 +2,8 @@ import { ConfigFormatError, parseArguments, parseEnvironment, parseHeaders } fro
 import { httpConfigFromCredential, stdioConfigFromCredential } from '../../lib/mcp/credentialData';
 import { explainMcpError, McpFailure } from '../../lib/mcp/errors';
 import { OutputTail } from '../../lib/mcp/outputTail';
-import { createRedactor, describeUrl, looksLikeToken, REDACTED, redactorForServer, serverSecrets } from '../../lib/mcp/secrets';
-import { describeServer, type HttpServerConfig, type StdioServerConfig } from '../../lib/mcp/serverConfig';
+import { createRedactor, describeServer, describeUrl, looksLikeToken, REDACTED, redactorForServer, serverSecrets } from '../../lib/mcp/secrets';
+import type { HttpServerConfig, StdioServerConfig } from '../../lib/mcp/serverConfig';
 
 const TOKEN = 'sk-live-abcdef1234567890';
 

@@ -37,8 +37,18 @@ const currentCatalog = buildCatalog([
 		name: 'Notes',
 		trustAnnotations: true,
 		tools: [
-			{ name: 'read_note', description: 'Reads a note.', inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, annotations: { readOnlyHint: true } },
-			{ name: 'delete_note', description: 'Deletes a note.', inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, annotations: { destructiveHint: true } },
+			{
+				name: 'read_note',
+				description: 'Reads a note.',
+				inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+				annotations: { readOnlyHint: true },
+			},
+			{
+				name: 'delete_note',
+				description: 'Deletes a note.',
+				inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+				annotations: { destructiveHint: true },
+			},
 		],
 	},
 ]).tools;
@@ -73,7 +83,14 @@ describe.each(RELEASED)('stored state: $label', ({ file, format }) => {
 			const ran: PlannedCall[] = [];
 			const final = await runAgent(action.state, {
 				model: {
-					send: async () => ({ id: 'msg', type: 'message', role: 'assistant', content: [{ type: 'text', text: `Deleted note ${n}.` }], stop_reason: 'end_turn', usage: { input_tokens: 5, output_tokens: 3 } }),
+					send: async () => ({
+						id: 'msg',
+						type: 'message',
+						role: 'assistant',
+						content: [{ type: 'text', text: `Deleted note ${n}.` }],
+						stop_reason: 'end_turn',
+						usage: { input_tokens: 5, output_tokens: 3 },
+					}),
 					listModels: async () => [],
 				},
 				runTools: async (calls) => {
@@ -104,7 +121,11 @@ describe('stored state from a newer release fails closed', () => {
 			thrown = error;
 		}
 		expect(McpAgentError.isInstance(thrown)).toBe(true);
-		expect(thrown).toMatchObject({ code: 'state', message: expect.stringMatching(/newer version of n8n-nodes-mcp-agent \(store format 3; this version reads up to 2\)/), description: expect.stringMatching(/^Update n8n-nodes-mcp-agent/) });
+		expect(thrown).toMatchObject({
+			code: 'state',
+			message: expect.stringMatching(/newer version of n8n-nodes-mcp-agent \(store format 3; this version reads up to 2\)/),
+			description: expect.stringMatching(/^Update n8n-nodes-mcp-agent/),
+		});
 	});
 
 	test('a run state of a newer schema is refused when its approval is decided, and stays paused', () => {

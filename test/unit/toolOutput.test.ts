@@ -1,4 +1,4 @@
-import { checkToolOutput } from '../../lib/mcp/toolCall';
+import { checkToolOutput } from '../../lib/mcp/toolOutput';
 
 describe('checkToolOutput', () => {
 	const tool = { name: 'weather', outputSchema: { type: 'object', properties: { temp: { type: 'number' } }, required: ['temp'] } };

@@ -9,7 +9,7 @@ import {
 	SdkErrorCode,
 	UnauthorizedError,
 } from '@modelcontextprotocol/client';
-import type { McpFailureKind } from '../errors';
+import type { McpFailureKind } from '../failureKind';
 import type { McpAuth } from './types';
 
 /**
