@@ -1,0 +1,84 @@
+'use strict';
+// End-to-end: warm MCP servers (issue 13) in a real n8n 2.41.1 (`node test/e2e/pool/run.js`, after
+// `npm run build`). Credentials and workflows are saved through the REST calls n8n's editor makes
+// (lib/editorSession.js), so a credential can be edited the way a person edits it. The server is
+// test/fixtures/pool-server.js over stdio: it appends its pid to POOL_PID_FILE when it starts and
+// names its pid in every echo, so the cases count exactly which processes n8n started.
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { before, after } = require('node:test');
+const { spawnSync } = require('node:child_process');
+
+const { N8n } = require('../lib/n8n');
+const { resolveN8n } = require('../lib/environment');
+const { reportingTest } = require('../lib/reportingTest');
+const { freePorts } = require('../lib/net');
+const processes = require('../lib/processes');
+const { REPO } = require('../lib/everything');
+const { EditorSession } = require('../lib/editorSession');
+const { callToolWorkflow } = require('./workflows');
+
+const { node24Bin: NODE24_BIN, n8nBin: N8N_BIN } = resolveN8n();
+const POOL_SERVER = path.join(REPO, 'test', 'fixtures', 'pool-server.js');
+
+const ctx = {};
+process.on('exit', () => processes.killAllGroupsNow());
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => (processes.killAllGroupsNow(), process.exit(130)));
+
+/**
+ * The pool-server credentials under test, one pid file each. `warm` keeps the server (default
+ * settings), `idle` shuts it down after 0.1 minute unused, `cold` turns Keep Server Running off,
+ * `shutdown` is warm when n8n is stopped.
+ */
+const SERVERS = {
+	warm: {},
+	idle: { idleShutdownMinutes: 0.1 },
+	cold: { keepServerRunning: false },
+	shutdown: {},
+};
+
+function credentialData(name, settings) {
+	return {
+		command: process.execPath,
+		args: JSON.stringify([POOL_SERVER]),
+		environment: `POOL_PID_FILE=${ctx.pidFile(name)}\n${ctx.runMarker}`,
+		secretEnvironment: '',
+		cwd: '',
+		trustAnnotations: false,
+		connectTimeout: 30000,
+		requestTimeout: 60000,
+		...settings,
+	};
+}
+
+before(async () => {
+	ctx.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-agent-e2e-pool-'));
+	ctx.userFolder = path.join(ctx.dir, 'n8n');
+	ctx.runMarker = `MCP_AGENT_E2E_POOL_RUN=${path.basename(ctx.dir)}`;
+	ctx.pidFile = (name) => path.join(ctx.dir, `pids-${name}.txt`);
+	const install = spawnSync('bash', [path.join(REPO, 'scripts', 'install-package-into-n8n.sh'), ctx.userFolder], { encoding: 'utf8', env: { ...process.env, MCP_AGENT_NODE24_BIN: NODE24_BIN } });
+	if (install.status !== 0) throw new Error(`install failed: ${install.stderr}`);
+	const [port, brokerPort] = await freePorts(2);
+	ctx.n8n = new N8n({ node24Bin: NODE24_BIN, n8nBin: N8N_BIN, userFolder: ctx.userFolder, port, brokerPort, logFile: path.join(ctx.dir, 'n8n.log'), runMarker: ctx.runMarker });
+	await ctx.n8n.start();
+	ctx.editor = await EditorSession.asNewOwner(ctx.n8n.baseUrl, { email: 'owner@example.com', firstName: 'Olga', lastName: 'Owner', password: 'E2e-Passw0rd!' });
+	ctx.credentials = {};
+	ctx.workflows = {};
+	for (const [name, settings] of Object.entries(SERVERS)) {
+		ctx.credentials[name] = await ctx.editor.createCredential({ name: `Pool server (${name})`, type: 'mcpServerStdioApi', data: credentialData(name, settings) });
+		ctx.workflows[name] = await ctx.editor.createActiveWorkflow(callToolWorkflow({ name, credential: ctx.credentials[name] }));
+	}
+}, { timeout: 10 * 60 * 1000 });
+
+after(async () => {
+	await ctx.n8n?.stop();
+	if (!process.exitCode && process.env.MCP_AGENT_E2E_KEEP !== '1') fs.rmSync(ctx.dir, { recursive: true, force: true });
+	else process.stderr.write(`[e2e pool] kept ${ctx.dir} (n8n.log has the server log, pids-*.txt the server processes started)\n`);
+});
+
+const e2e = reportingTest((name) => `\n[e2e pool] ${name} failed; n8n log tail:\n${ctx.n8n?.logTail(60)}\n`);
+
+require('./cases')(e2e, ctx);
