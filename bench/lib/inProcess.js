@@ -10,6 +10,7 @@ const { CallToolRequestSchema, ListToolsRequestSchema } = require('@modelcontext
 const { REPO } = require('./common');
 
 const { CLIENT_INFO, McpConnection } = require(path.join(REPO, 'dist', 'lib', 'mcp', 'connection.js'));
+const { LegacyInputRequests } = require(path.join(REPO, 'dist', 'lib', 'mcp', 'legacyInputRequests.js'));
 
 /** A small, realistic tool set; the fake model only ever calls `echo` (or the big/sensitive ones). */
 const TOOLS = [
@@ -104,9 +105,22 @@ async function connectRawClient(options) {
  * McpConnection.request() exactly as in the node.
  */
 async function connectOurConnection(options) {
-	const { client, clientTransport, server } = await connectInProcess(CLIENT_INFO, options);
+	// Our library speaks through the MCP client package it ships (@modelcontextprotocol/client),
+	// not the raw loop's SDK 1.x client: the same in-process server, over that package's in-memory pair.
+	const { Client: LibClient, InMemoryTransport: LibInMemoryTransport } = require('@modelcontextprotocol/client');
+	const [clientTransport, serverTransport] = LibInMemoryTransport.createLinkedPair();
+	const server = createServer(options);
+	await server.connect(serverTransport);
+	const client = new LibClient(CLIENT_INFO, { capabilities: { elicitation: { form: {}, url: {} }, roots: {} } });
+	const legacyInput = new LegacyInputRequests();
+	legacyInput.install(client);
+	await client.connect(clientTransport);
 	const config = { kind: 'http', url: 'http://in-process.invalid/mcp', transport: 'streamableHttp', headers: {}, trustAnnotations: false, connectTimeoutMs: 30000, requestTimeoutMs: 60000 };
-	const connection = new McpConnection(config, { client, transport: clientTransport });
+	// The session as McpConnection's own opening builds it: the tracker of declined input requests
+	// and the events the connection subscribes to (list changes, a transport that closes by itself).
+	const events = {};
+	client.onclose = () => events.lost?.();
+	const connection = new McpConnection(config, { client, transport: clientTransport, legacyInput, events });
 	return { connection, close: async () => { await connection.close(); await server.close(); } };
 }
 
