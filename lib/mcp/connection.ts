@@ -9,8 +9,10 @@ import type { InteractiveCallOptions, InteractiveToolCallOutcome } from './input
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { callInteractively, publicOutcome } from './interactiveCall';
 import { ResultTypeDefaulting } from './resultTypeDefault';
+import { PACKAGE_INFO } from '../packageInfo';
 
-export const CLIENT_INFO = { name: 'n8n-nodes-mcp-agent', version: '0.1.0' };
+/** How this client introduces itself to servers (initialize's clientInfo): the installed release. */
+export const CLIENT_INFO = { name: PACKAGE_INFO.name, version: PACKAGE_INFO.version };
 
 /** Same safety stop as lib/mcp/listing.ts applies to its own page walk. */
 const MAX_LIST_PAGES = 1000;

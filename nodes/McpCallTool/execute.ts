@@ -1,4 +1,4 @@
-import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { listToolsCached } from '../../lib/mcp/listing';
 import type { McpConnection } from '../../lib/mcp/connection';
@@ -12,6 +12,8 @@ import { quoteToolName } from '../../lib/tools/toolNameRule';
 import { itemParameter } from '../shared/itemParameter';
 import { acquireServerConnection } from '../shared/serverConnection';
 import { failEveryItem, failItem } from '../shared/nodeErrors';
+import { toBinaryData } from '../shared/binaryData';
+import { valueAtOwnPath } from '../../lib/util/ownPath';
 
 /** Per-item parameter readers (resolved once when they hold no expression). */
 interface ItemParameters {
@@ -124,11 +126,7 @@ async function callForItem(
 			description: 'Set Options > On Tool Error to "Return as Data" to receive such results as items.',
 		});
 	}
-	let binary: IBinaryKeyData | undefined;
-	for (const extracted of output.binaries) {
-		binary ??= {};
-		binary[extracted.key] = await this.helpers.prepareBinaryData(Buffer.from(extracted.base64, 'base64'), extracted.fileName, extracted.mimeType);
-	}
+	const binary = await toBinaryData(this, output.binaries);
 	return { json: output.json as unknown as IDataObject, ...(binary ? { binary } : {}), pairedItem: { item: itemIndex } };
 }
 
@@ -139,9 +137,7 @@ function readArguments(this: IExecuteFunctions, itemIndex: number, tool: ToolDef
 		// item, and n8n 2.x evaluates each expression in an isolate (1-2 ms per item).
 		const json = this.getInputData()[itemIndex].json as Record<string, unknown>;
 		const field = String(params.argumentsField(itemIndex) ?? '').trim();
-		const value = field
-			? field.split('.').reduce<unknown>((at, key) => (at && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined), json)
-			: json;
+		const value = field ? valueAtOwnPath(json, field.split('.')) : json;
 		if (value === undefined) {
 			throw new NodeOperationError(this.getNode(), `The input item has no field "${field}"`, {
 				itemIndex,

@@ -1,12 +1,13 @@
-import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import type { McpConnection } from '../../lib/mcp/connection';
 import { listAllPrompts, listAllResources, listAllResourceTemplates, listAllTools } from '../../lib/mcp/listing';
-import { extractResourceContents, type ExtractedBinary } from '../../lib/tools/callResult';
+import { extractResourceContents } from '../../lib/tools/callResult';
 import { createNameMatcher, parsePatternList } from '../../lib/tools/nameFilter';
 import { flagListedTool, listedInstructions } from '../../lib/tools/listingReport';
-import { describeTools } from '../../lib/tools/toolCatalog';
+import { describeTools } from '../../lib/tools/listedTools';
 import { parseJsonParameter } from '../../lib/util/jsonParameter';
+import { toBinaryData } from '../shared/binaryData';
 
 /**
  * One function per operation. Listings are fetched once per execution (`once`) and filtered per
@@ -36,13 +37,6 @@ function shape(context: IExecuteFunctions, itemIndex: number, key: string, entri
 		return [{ json: { ...extra, [key]: entries as IDataObject[], count: entries.length }, pairedItem }];
 	}
 	return entries.map((entry) => ({ json: entry as IDataObject, pairedItem }));
-}
-
-async function toBinaryData(context: IExecuteFunctions, binaries: ExtractedBinary[]): Promise<IBinaryKeyData | undefined> {
-	if (binaries.length === 0) return undefined;
-	const binary: IBinaryKeyData = {};
-	for (const b of binaries) binary[b.key] = await context.helpers.prepareBinaryData(Buffer.from(b.base64, 'base64'), b.fileName, b.mimeType);
-	return binary;
 }
 
 const listTools: Operation = async function (itemIndex, connection, once) {

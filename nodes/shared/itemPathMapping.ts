@@ -1,3 +1,4 @@
+import { valueAtOwnPath } from '../../lib/util/ownPath';
 /**
  * Parameters mapped straight from the input item, the way n8n's editor writes them when a field
  * is dragged from the input panel: `={{ $json.message }}`, `={{ $json['my field'][0] }}`.
@@ -53,11 +54,7 @@ export function parseItemPath(expression: string): string[] | undefined {
 }
 
 function readPath(json: unknown, path: string[]): unknown {
-	let at = json;
-	for (const key of path) {
-		if (typeof at !== 'object' || at === null || !Object.hasOwn(at, key)) return NEEDS_N8N;
-		at = (at as Record<string, unknown>)[key];
-	}
+	const at = valueAtOwnPath(json, path);
 	if (at === null || typeof at === 'string' || typeof at === 'boolean' || (typeof at === 'number' && Number.isFinite(at))) return at;
 	return NEEDS_N8N;
 }
