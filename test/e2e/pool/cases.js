@@ -107,6 +107,8 @@ module.exports = function poolCases(e2e, ctx) {
 		for (const pid of pids) await gone(pid, 'a per-execution server', 5000);
 	});
 
+	require('./agentCases')(e2e, ctx);
+
 	e2e('stopping n8n (SIGTERM) with a warm server and a slow call in flight leaves no pool-server behind', async () => {
 		const warmPid = await echoPid('shutdown', 'warm');
 		assert.ok(alive(warmPid));

@@ -19,10 +19,14 @@ const { freePorts } = require('../lib/net');
 const processes = require('../lib/processes');
 const { REPO } = require('../lib/everything');
 const { EditorSession } = require('../lib/editorSession');
+const { startScriptedLlm } = require('../lib/scriptedLlm');
+const { startInbox } = require('../agent/inbox');
+const { reviewedAgentWorkflow } = require('../tools/workflows');
 const { callToolWorkflow } = require('./workflows');
 
 const { node24Bin: NODE24_BIN, n8nBin: N8N_BIN } = resolveN8n();
 const POOL_SERVER = path.join(REPO, 'test', 'fixtures', 'pool-server.js');
+const COUNTER_SERVER = path.join(REPO, 'test', 'fixtures', 'counter-server.js');
 
 const ctx = {};
 process.on('exit', () => processes.killAllGroupsNow());
@@ -61,6 +65,9 @@ before(async () => {
 	ctx.pidFile = (name) => path.join(ctx.dir, `pids-${name}.txt`);
 	const install = spawnSync('bash', [path.join(REPO, 'scripts', 'install-package-into-n8n.sh'), ctx.userFolder], { encoding: 'utf8', env: { ...process.env, MCP_AGENT_NODE24_BIN: NODE24_BIN } });
 	if (install.status !== 0) throw new Error(`install failed: ${install.stderr}`);
+	// Our own listeners first (OS-assigned ports), then n8n's ports, so none can collide.
+	ctx.llm = await startScriptedLlm();
+	ctx.inbox = await startInbox();
 	const [port, brokerPort] = await freePorts(2);
 	ctx.n8n = new N8n({ node24Bin: NODE24_BIN, n8nBin: N8N_BIN, userFolder: ctx.userFolder, port, brokerPort, logFile: path.join(ctx.dir, 'n8n.log'), runMarker: ctx.runMarker });
 	await ctx.n8n.start();
@@ -71,10 +78,26 @@ before(async () => {
 		ctx.credentials[name] = await ctx.editor.createCredential({ name: `Pool server (${name})`, type: 'mcpServerStdioApi', data: credentialData(name, settings) });
 		ctx.workflows[name] = await ctx.editor.createActiveWorkflow(callToolWorkflow({ name, credential: ctx.credentials[name] }));
 	}
+	// The Agent over a warm counter server (its file shows which calls ran; a description file
+	// changes its tool's definition while the server keeps running).
+	ctx.counterFile = path.join(ctx.dir, 'counter.txt');
+	ctx.counterDescriptionFile = path.join(ctx.dir, 'counter-description.txt');
+	const anthropic = await ctx.editor.createCredential({ name: 'Fake Anthropic', type: 'mcpAgentAnthropicApi', data: { apiKey: 'sk-ant-e2e-fake', baseUrl: ctx.llm.anthropicBaseUrl } });
+	const counter = await ctx.editor.createCredential({
+		name: 'Counter (warm)',
+		type: 'mcpServerStdioApi',
+		data: { ...credentialData('agent', {}), args: JSON.stringify([COUNTER_SERVER]), environment: `COUNTER_FILE=${ctx.counterFile}\nCOUNTER_DESCRIPTION_FILE=${ctx.counterDescriptionFile}\n${ctx.runMarker}` },
+	});
+	const ref = ({ id, name }) => ({ id, name });
+	ctx.workflows.agent = await ctx.editor.createActiveWorkflow(
+		reviewedAgentWorkflow({ name: 'agent', path: 'pool-agent', inboxUrl: ctx.inbox.url, credentials: { anthropic: ref(anthropic) }, serverName: 'Counter', serverCredential: ref(counter) }),
+	);
 }, { timeout: 10 * 60 * 1000 });
 
 after(async () => {
 	await ctx.n8n?.stop();
+	await ctx.llm?.close();
+	await ctx.inbox?.close();
 	if (!process.exitCode && process.env.MCP_AGENT_E2E_KEEP !== '1') fs.rmSync(ctx.dir, { recursive: true, force: true });
 	else process.stderr.write(`[e2e pool] kept ${ctx.dir} (n8n.log has the server log, pids-*.txt the server processes started)\n`);
 });

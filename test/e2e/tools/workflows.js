@@ -115,4 +115,12 @@ function streamWorkflow({ credentials }) {
 	return { name: 'E2E tools: stream', nodes, connections, settings: { executionOrder: 'v1' } };
 }
 
-module.exports = { mixedWorkflow, memoryWorkflow, streamWorkflow };
+/** Webhook `path` -> MCP Agent over one MCP Server sub-node, with review (also used by ../pool). */
+function reviewedAgentWorkflow({ name, path, inboxUrl, credentials, serverName, serverCredential }) {
+	const nodes = [webhook(path, 'onReceived'), agent(credentials), mcpServer(serverName, serverCredential)];
+	const connections = { Webhook: { main: [[{ node: 'MCP Agent', type: 'main', index: 0 }]] }, [serverName]: tool() };
+	withReview(name, inboxUrl, nodes, connections);
+	return { name: `E2E: ${name}`, nodes, connections, settings: { executionOrder: 'v1' } };
+}
+
+module.exports = { mixedWorkflow, memoryWorkflow, streamWorkflow, reviewedAgentWorkflow };
