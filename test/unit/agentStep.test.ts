@@ -436,6 +436,19 @@ describe('approval expiry in the state logic (issue 10, point 7)', () => {
 		expect(state.toolLog[0].resultSummary).toContain('Approval expired');
 	});
 
+	it("a denied call's result carries the reviewer's reason capped at the run's Max Tool Result Characters (issue 16: review.ts had an uncapped twin)", () => {
+		const reason = 'no. '.repeat(500);
+		const capped = step(step(run({ approval: policy, maxToolResultChars: 300 }), modelTurn({ toolCalls: [{ id: 'w', name: WRITE, rawArguments: { path: '/etc/passwd' } }], stop: 'tool_use' })), {
+			type: 'approval_opened',
+			approval: { id: 'ap1', requestedAt: '2026-01-01T00:00:00Z', expiresAt: '2026-01-02T00:00:00Z' },
+		});
+		const denied = step(capped, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ ...approve, decision: 'deny', reason }], decidedAt: '2026-01-01T12:00:00Z' });
+		const transcript = JSON.stringify(denied.transcript);
+		expect(transcript).toContain('A person reviewing this call denied it, so it was not run. Reason: no. no.');
+		expect(transcript).toContain('[truncated: showing 300 of');
+		expect(transcript).not.toContain(reason);
+	});
+
 	it('an approval in time, received in time, runs', () => {
 		const state = step(opened(), { type: 'approval_decided', approvalId: 'ap1', decisions: [approve], decidedAt: '2026-01-01T12:00:00Z', receivedAt: '2026-01-01T12:00:01Z' });
 		expect(nextEffect(state)).toMatchObject({ type: 'run_tools', calls: [{ id: 'w' }] });
