@@ -19,6 +19,10 @@ export type ItemAction =
 	| { kind: 'continue'; state: AgentState }
 	| { kind: 'pending'; approvalId: string; run: PausedRun; notice: string; previousReviewUrl?: string };
 
+/** Why a decision can find no paused run, and what to check. */
+const NOT_PAUSED_HERE =
+	'A decision resumes the execution that paused its run: it must reach this node from that execution\'s MCP Approval (or send-and-wait) node, once. A decision copied from another execution, or one whose paused run was lost, cannot be applied.';
+
 /** The item cannot be applied; the message says what was wrong (never a secret). */
 export class ResumeRefused extends McpAgentError {
 	constructor(message: string, description?: string) {
@@ -56,7 +60,7 @@ function isExpired(run: PausedRun, now: Date): boolean {
 function resume(context: ResumeContext, approvalId: string, apply: (state: AgentState) => AgentState): ItemAction {
 	const taken = takePausedRun(context.store, approvalId);
 	if (taken.kind === 'replayed') return { kind: 'replayed' };
-	if (taken.kind === 'unknown') throw new ResumeRefused(`No paused run is waiting for approval ${approvalId} in this execution`);
+	if (taken.kind === 'unknown') throw new ResumeRefused(`No paused run is waiting for approval ${approvalId} in this execution`, NOT_PAUSED_HERE);
 	let state: AgentState;
 	try {
 		state = apply(taken.state);
@@ -143,7 +147,7 @@ export function actionForItem(json: Record<string, unknown>, context: ResumeCont
 		const run = peekPausedRun(store, json.approvalId);
 		if (!run) {
 			if (store.decided.includes(json.approvalId)) return { kind: 'replayed' };
-			throw new ResumeRefused(`No paused run is waiting for approval ${json.approvalId} in this execution`);
+			throw new ResumeRefused(`No paused run is waiting for approval ${json.approvalId} in this execution`, NOT_PAUSED_HERE);
 		}
 		return stillPending(context, json.approvalId, run, NOTICE_STILL_OPEN, typeof json.reviewUrl === 'string' ? json.reviewUrl : undefined);
 	}

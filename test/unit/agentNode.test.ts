@@ -287,6 +287,33 @@ describe('resume routes', () => {
 	});
 });
 
+describe('resume routes that fail closed', () => {
+	const decision = (approvalId: string) => ({ kind: APPROVAL_DECISION_KIND, approvalId, reviewer: 'Ana', decidedAt: new Date().toISOString(), decisions: [] });
+
+	it('a decision for an approval this node never paused is refused with its item index and what to do', async () => {
+		scriptModel([]);
+		const code = codeTool(fakeSubNode('Code Tool'));
+		const failure = await run(fakeContext({ items: [decision('nope')], tools: [code] })).catch((error: unknown) => error);
+		expect(failure).toMatchObject({ message: expect.stringMatching(/No paused run is waiting for approval nope/), context: { itemIndex: 0 } });
+		const [out] = await run(fakeContext({ items: [decision('nope')], tools: [code], continueOnFail: true }));
+		expect(out).toEqual([{ json: { error: expect.stringMatching(/No paused run is waiting for approval nope/), details: expect.any(String) }, pairedItem: { item: 0 } }]);
+	});
+
+	it('paused runs stored by a newer release fail every item with update advice, before anything runs', async () => {
+		scriptModel([]);
+		const code = codeTool(fakeSubNode('Code Tool'));
+		const nodeContext = { mcpAgent: { format: 99, runs: {}, catalogs: {}, decided: [], lastOrder: [] } };
+		await expect(run(fakeContext({ items: [decision('a')], tools: [code], nodeContext }))).rejects.toMatchObject({ message: expect.stringMatching(/store format 99; this version reads up to 2/), description: expect.stringMatching(/^Update n8n-nodes-mcp-agent/) });
+		const [out, waiting] = await run(fakeContext({ items: [decision('a'), { chatInput: 'hi' }], tools: [code], nodeContext, continueOnFail: true }));
+		expect(out.map((item) => [item.pairedItem, typeof item.json.error, typeof item.json.details])).toEqual([
+			[{ item: 0 }, 'string', 'string'],
+			[{ item: 1 }, 'string', 'string'],
+		]);
+		expect(waiting).toEqual([]);
+		expect(model.requests).toEqual([]);
+	});
+});
+
 describe('Memory sub-node', () => {
 	it('loads the conversation before the run and saves the exchange after it, per chat message', async () => {
 		const memory = fakeMemory();
