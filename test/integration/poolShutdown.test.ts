@@ -19,7 +19,7 @@ afterAll(() => {
 	rmSync(workDir, { recursive: true, force: true });
 });
 
-async function startHost(end: 'exit' | 'signal' | 'hooked', pidFile: string) {
+async function startHost(end: 'exit' | 'signal' | 'hooked' | 'hooked-first', pidFile: string) {
 	const child = spawn(process.execPath, [path.join(FIXTURES_DIR, 'pool-host.js')], {
 		env: { ...process.env, [STDIO_ENABLE_VARIABLE]: 'true', POOL_PID_FILE: pidFile, POOL_HOST_END: end },
 		stdio: ['ignore', 'pipe', 'pipe'],
@@ -58,10 +58,13 @@ describe('pooled servers and the host process', () => {
 	});
 
 	it('SIGTERM handled by the host (as n8n does): the host decides when to exit, the server is gone after', async () => {
-		const pidFile = path.join(workDir, 'hooked.txt');
-		const { child, serverPid, exited } = await startHost('hooked', pidFile);
-		child.kill('SIGTERM');
-		expect(await exited).toEqual({ code: 0, signal: null });
-		expect(await waitForGone([serverPid], 3000)).toEqual([]);
+		for (const end of ['hooked', 'hooked-first'] as const) {
+			// 'hooked-first': the host's listener was registered before the pool's, as n8n registers its own at start.
+			const pidFile = path.join(workDir, `${end}.txt`);
+			const { child, serverPid, exited } = await startHost(end, pidFile);
+			child.kill('SIGTERM');
+			expect({ end, ...(await exited) }).toEqual({ end, code: 0, signal: null });
+			expect(await waitForGone([serverPid], 3000)).toEqual([]);
+		}
 	});
 });

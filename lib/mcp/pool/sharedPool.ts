@@ -37,12 +37,16 @@ function installProcessHooks(pool: ConnectionPool): void {
 	for (const signal of SIGNALS) {
 		const onSignal = () => {
 			pool.drain();
-			// `once` removed us: no listener left means nobody else will end the process.
+			// Our listener runs first and is already removed: any listener left (n8n's own shutdown,
+			// registered at its start) ends the process; none left means nobody else will.
 			if (process.listenerCount(signal) === 0) {
 				pool.killNow();
 				process.kill(process.pid, signal);
 			}
 		};
-		process.once(signal, onSignal);
+		// Prepended: n8n registers its `once` SIGTERM listener before this package loads, and Node
+		// removes a `once` listener before calling it, so a listener of ours running after n8n's would
+		// count none left and kill the process in the middle of n8n's graceful shutdown.
+		process.prependOnceListener(signal, onSignal);
 	}
 }
