@@ -99,12 +99,12 @@ class E2eEnvironment {
 		const started = Date.now();
 		assertInstalled();
 		assertBuilt();
-		const { node24Bin, n8nBin } = resolveN8n();
+		const { node24Bin, n8nBin, version } = resolveN8n();
 
 		this.runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-agent-e2e-'));
 		const userFolder = path.join(this.runDir, 'n8n');
 		fs.mkdirSync(userFolder);
-		step(`run ${this.runId} in ${this.runDir}`);
+		step(`run ${this.runId} in ${this.runDir} against n8n ${version}`);
 		this.startReaper();
 
 		step('installing the packed package into the n8n user folder');

@@ -100,6 +100,16 @@ class N8n {
 			intervalMs: 500,
 			failIf: () => exited && `${this.label} exited early (code ${exited.code}, signal ${exited.signal})`,
 		});
+		// n8n 1.x answers readiness as soon as its database is migrated, before its REST routes exist
+		// (2.x waits for them): the public settings route answering is the same point on 1.x.
+		if (this.major < 2 && this.command === 'start') {
+			const settingsUrl = `${this.baseUrl}/rest/settings`;
+			await waitFor(`${this.label} REST routes at ${settingsUrl}`, async () => (await fetch(settingsUrl, { signal: AbortSignal.timeout(2000) })).ok, {
+				timeoutMs: 180000,
+				intervalMs: 500,
+				failIf: () => exited && `${this.label} exited early (code ${exited.code}, signal ${exited.signal})`,
+			});
+		}
 	}
 
 	async stop() {
