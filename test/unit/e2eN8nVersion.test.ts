@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -45,5 +45,30 @@ describe('e2e harness: n8n version differences', () => {
 		expect(versions.skipOnN8n1('1.123.81', 'no protected-resource discovery')).toBe('not on n8n 1.123.81: no protected-resource discovery');
 		expect(versions.skipOnN8n1('2.41.1', 'no protected-resource discovery')).toBeNull();
 		expect(() => versions.skipOnN8n1('1.123.81', '')).toThrow(/needs the reason/);
+	});
+});
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- plain CommonJS of the e2e harness
+const skips = require('../e2e/lib/n8nVersionSkips');
+
+describe('e2e harness: cases skipped on n8n 1.x', () => {
+	const refreshBeforeExpiry = 'a short-lived token is refreshed before it expires, each time with the rotated refresh token n8n stored';
+
+	it('skips a 2.x-only case on 1.123 with a reason, and runs it on 2.41', () => {
+		expect(skips.skipReasonFor('1.123.81', refreshBeforeExpiry)).toMatch(/^not on n8n 1\.123\.81: n8n 1\.x stores no expiry/);
+		expect(skips.skipReasonFor('2.41.1', refreshBeforeExpiry)).toBeNull();
+		expect(skips.skipReasonFor('1.123.81', 'Connect my account: n8n discovers the authorization server')).toBeNull();
+	});
+
+	it('names only cases that exist in their suite, each with a reason', () => {
+		for (const entry of skips.SKIPPED_ON_N8N_1) {
+			const dir = path.join(__dirname, '..', 'e2e', entry.suite);
+			const sources = readdirSync(dir)
+				.filter((f) => f.endsWith('.js'))
+				.map((f) => readFileSync(path.join(dir, f), 'utf8'))
+				.join('\n');
+			expect(sources).toContain(entry.caseName);
+			expect(entry.reason.length).toBeGreaterThan(20);
+		}
 	});
 });
