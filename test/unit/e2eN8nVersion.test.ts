@@ -5,7 +5,7 @@ import path from 'node:path';
 // The e2e harness runs the suites written for n8n 2.x against 1.123 too (issue 16 point 3); what
 // differs between the two lives in test/e2e/lib/n8nVersion.js, checked here without an n8n.
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- plain CommonJS of the e2e harness
+// Plain CommonJS of the e2e harness.
 const versions = require('../e2e/lib/n8nVersion');
 
 describe('e2e harness: n8n version differences', () => {
@@ -48,7 +48,6 @@ describe('e2e harness: n8n version differences', () => {
 	});
 });
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- plain CommonJS of the e2e harness
 const skips = require('../e2e/lib/n8nVersionSkips');
 
 describe('e2e harness: cases skipped on n8n 1.x', () => {
