@@ -7,7 +7,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawnGroup, stopGroup, sleep } = require('./processes');
 const { waitFor } = require('./net');
-const { installedN8nVersion, n8nMajor, cliArgsFor, n8nEnvFor } = require('./n8nVersion');
+const { installedN8nVersion, n8nMajor, cliArgsFor } = require('./n8nVersion');
 
 class N8n {
 	constructor({ node24Bin, n8nBin, userFolder, port, brokerPort, logFile, runMarker, extraEnv = {} }) {
@@ -48,7 +48,6 @@ class N8n {
 			N8N_LOG_OUTPUT: 'console',
 			N8N_MCP_AGENT_ALLOW_STDIO: 'true',
 			DB_TYPE: 'sqlite',
-			...n8nEnvFor(this.version),
 			...this.extraEnv,
 		};
 	}

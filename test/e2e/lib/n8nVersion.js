@@ -48,12 +48,6 @@ function cliArgsFor(version, args) {
 	return ['update:workflow', ids[0], '--active=true'];
 }
 
-/** Environment n8n needs on `version` beyond what the suites set for 2.x. */
-function n8nEnvFor(version) {
-	if (n8nMajor(version) >= 2) return {};
-	return {};
-}
-
 /**
  * Why a case cannot run on `version` (a string to print), or null when it can. `reason` says what
  * 2.x behaviour the case checks that 1.x does not have.
@@ -63,4 +57,4 @@ function skipOnN8n1(version, reason) {
 	return n8nMajor(version) < 2 ? `not on n8n ${version}: ${reason}` : null;
 }
 
-module.exports = { DEFAULT_N8N_VERSION, SUPPORTED_N8N_VERSIONS, requestedN8nVersion, installedN8nVersion, n8nMajor, cliArgsFor, n8nEnvFor, skipOnN8n1 };
+module.exports = { DEFAULT_N8N_VERSION, SUPPORTED_N8N_VERSIONS, requestedN8nVersion, installedN8nVersion, n8nMajor, cliArgsFor, skipOnN8n1 };
