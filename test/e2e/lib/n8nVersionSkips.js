@@ -4,7 +4,7 @@
 // is visible in one place; a case renamed without updating its entry runs on 1.x and fails, which
 // shows the entry is stale (nothing is skipped silently).
 
-const { n8nMajor } = require('./n8nVersion');
+const { skipOnN8n1 } = require('./n8nVersion');
 
 const SKIPPED_ON_N8N_1 = [
 	{
@@ -17,9 +17,8 @@ const SKIPPED_ON_N8N_1 = [
 
 /** Why case `name` is skipped on n8n `version`, or null when it runs. */
 function skipReasonFor(version, name) {
-	if (n8nMajor(version) >= 2) return null;
 	const entry = SKIPPED_ON_N8N_1.find((e) => e.caseName === name);
-	return entry ? `not on n8n ${version}: ${entry.reason}` : null;
+	return entry ? skipOnN8n1(version, entry.reason) : null;
 }
 
 module.exports = { SKIPPED_ON_N8N_1, skipReasonFor };
