@@ -2,7 +2,7 @@ import { McpAgentError } from '../errors';
 
 /**
  * Parsing of the stdio credential's text fields. No shell is ever involved: arguments are split
- * here, so quoting rules are ours and documented in the README.
+ * here, so quoting rules are ours and documented in docs/credentials.md.
  */
 
 export class ConfigFormatError extends McpAgentError {
