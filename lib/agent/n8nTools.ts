@@ -48,34 +48,43 @@ export function isToolkit(value: unknown): value is { tools: unknown[] } {
 	return Boolean(kit && typeof kit === 'object' && Array.isArray(kit.tools) && typeof kit.getTools === 'function');
 }
 
-function sourceNodeOf(tool: N8nTool): string {
+/**
+ * The node that supplied a tool: n8n 2.x names it in `metadata.sourceNodeName`; n8n 1.x does not,
+ * so the caller's `fallback` (the node at the response's position on the tools input) is used, and
+ * the tool's own name only when neither is known.
+ */
+function sourceNodeOf(tool: N8nTool, fallback?: string): string {
 	const node = tool.metadata?.sourceNodeName;
-	return typeof node === 'string' && node ? node : tool.name;
+	if (typeof node === 'string' && node) return node;
+	return fallback || tool.name;
 }
 
 /**
  * The supplied tools grouped by the node that supplied them, in the order n8n gave them. n8n's
  * human-review tool nodes (which gate other tools for n8n's AI Agent and do nothing themselves) are
  * refused: their calls would silently do nothing here; this Agent's own review covers them.
+ * `nodeNames[i]` names the node that supplied `entries[i]`, for tools without `metadata.sourceNodeName`
+ * (n8n 1.x).
  */
-export function groupN8nTools(entries: unknown[]): N8nToolSource[] {
+export function groupN8nTools(entries: unknown[], nodeNames: ReadonlyArray<string | undefined> = []): N8nToolSource[] {
 	const byNode = new Map<string, N8nTool[]>();
-	const add = (tool: N8nTool) => {
+	const add = (tool: N8nTool, fallback: string | undefined) => {
 		if (tool.metadata && typeof tool.metadata.gatedToolNodeName === 'string') {
 			throw new N8nToolRefused(
-				`"${sourceNodeOf(tool)}" is one of n8n's human review tool nodes, which only n8n's AI Agent can run`,
+				`"${sourceNodeOf(tool, fallback)}" is one of n8n's human review tool nodes, which only n8n's AI Agent can run`,
 				'Connect the tool nodes directly to this Agent: its Require Approval For setting and MCP Approval review their calls.',
 			);
 		}
-		const node = sourceNodeOf(tool);
+		const node = sourceNodeOf(tool, fallback);
 		const list = byNode.get(node) ?? [];
 		list.push(tool);
 		byNode.set(node, list);
 	};
-	for (const entry of entries) {
+	for (const [index, entry] of entries.entries()) {
+		const fallback = nodeNames[index];
 		if (isToolkit(entry)) {
-			for (const tool of entry.tools) if (isN8nTool(tool)) add(tool);
-		} else if (isN8nTool(entry)) add(entry);
+			for (const tool of entry.tools) if (isN8nTool(tool)) add(tool, fallback);
+		} else if (isN8nTool(entry)) add(entry, fallback);
 	}
 	return [...byNode].map(([node, tools]) => ({ node, tools }));
 }

@@ -58,26 +58,46 @@ export interface ToolSources {
  */
 export async function collectToolSources(context: IExecuteFunctions): Promise<ToolSources> {
 	const supplied = await context.getInputConnectionData(NodeConnectionTypes.AiTool, 0);
-	const list = (Array.isArray(supplied) ? supplied : supplied ? [supplied] : []).flat();
+	// One response per enabled node on the input (a tool, a toolkit, an array of them, or a handle).
+	const responses: unknown[] = Array.isArray(supplied) ? supplied : supplied ? [supplied] : [];
+	const suppliers = toolInputNodeNames(context, responses.length);
 	const handles: ServerHandle[] = [];
 	const langChain: unknown[] = [];
-	for (const entry of list) {
-		if (isServerHandle(entry)) handles.push(entry);
-		else if (isN8nTool(entry) || isToolkit(entry)) langChain.push(entry);
-		else {
-			const name = (entry as { name?: unknown })?.name;
-			throw new NodeOperationError(context.getNode(), `The "Tools" input got something that is neither an MCP Server sub-node nor an n8n tool${typeof name === 'string' ? ` ("${name}")` : ''}`, {
-				description: 'Connect MCP Server sub-nodes (from this package) and n8n tool nodes (Code Tool, Call n8n Workflow Tool, HTTP Request Tool, any node used as a tool).',
-			});
+	const langChainNodes: Array<string | undefined> = [];
+	for (const [index, response] of responses.entries()) {
+		for (const entry of [response].flat()) {
+			if (isServerHandle(entry)) handles.push(entry);
+			else if (isN8nTool(entry) || isToolkit(entry)) {
+				langChain.push(entry);
+				langChainNodes.push(suppliers[index]);
+			} else {
+				const name = (entry as { name?: unknown })?.name;
+				throw new NodeOperationError(context.getNode(), `The "Tools" input got something that is neither an MCP Server sub-node nor an n8n tool${typeof name === 'string' ? ` ("${name}")` : ''}`, {
+					description: 'Connect MCP Server sub-nodes (from this package) and n8n tool nodes (Code Tool, Call n8n Workflow Tool, HTTP Request Tool, any node used as a tool).',
+				});
+			}
 		}
 	}
-	const n8nTools = groupN8nTools(langChain);
+	const n8nTools = groupN8nTools(langChain, langChainNodes);
 	if (handles.length === 0 && n8nTools.length === 0) {
 		throw new NodeOperationError(context.getNode(), 'No tools connected', {
 			description: 'Connect an "MCP Server" sub-node (with a server credential) or an n8n tool node to the "Tools" input of this node.',
 		});
 	}
 	return { handles, n8nTools };
+}
+
+/**
+ * The names of the nodes whose responses getInputConnectionData returned, by position: n8n returns
+ * one response per enabled node on the input, in the order of getParentNodes (n8n-core's
+ * getConnectedNodes, 1.x and 2.x alike). n8n 2.x also names the node in each tool's
+ * `metadata.sourceNodeName`; n8n 1.x does not, and these names stand in. Empty when the counts
+ * disagree: then no position is trusted.
+ */
+function toolInputNodeNames(context: IExecuteFunctions, responses: number): Array<string | undefined> {
+	if (typeof context.getParentNodes !== 'function') return [];
+	const nodes = context.getParentNodes(context.getNode().name, { connectionType: NodeConnectionTypes.AiTool, depth: 1 }).filter((node) => !node.disabled);
+	return nodes.length === responses ? nodes.map((node) => node.name) : [];
 }
 
 /** The MCP Server sub-nodes on the tools input (n8n tools are left aside). */

@@ -136,6 +136,8 @@ interface Setup {
 	nodeContext?: Record<string, unknown>;
 	streaming?: boolean;
 	continueOnFail?: boolean;
+	/** The nodes on the tools input, as getParentNodes lists them (the context has no getParentNodes without it). */
+	toolNodes?: Array<{ name: string; disabled?: boolean }>;
 }
 
 function fakeContext(setup: Setup) {
@@ -157,6 +159,14 @@ function fakeContext(setup: Setup) {
 			return name in params && params[name] !== undefined ? params[name] : fallback;
 		},
 		getInputConnectionData: async (type: string) => (type === 'ai_tool' ? setup.tools : setup.memory),
+		...(setup.toolNodes
+			? {
+					getParentNodes: (node: string, options: { connectionType?: string; depth?: number }) =>
+						node === 'MCP Agent' && options.connectionType === 'ai_tool' && options.depth === 1
+							? setup.toolNodes!.map((n) => ({ name: n.name, type: 'x', typeVersion: 1, disabled: n.disabled ?? false }))
+							: [],
+				}
+			: {}),
 		getNode: () => ({ name: 'MCP Agent', type: 'mcpAgent', typeVersion: 1, parameters: {}, id: '1', position: [0, 0] }),
 		getWorkflow: () => ({ id: 'w1', name: 'Chat agent' }),
 		getMode: () => 'webhook',
@@ -231,6 +241,32 @@ describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
 		await expect(collectToolSources(fakeContext({ items: [], tools: [] }) as never)).rejects.toThrow(/No tools connected/);
 		const gate = { ...codeTool(fakeSubNode('x')), metadata: { sourceNodeName: 'Human Review', gatedToolNodeName: 'Code Tool' } };
 		await expect(run(fakeContext({ items: [{ chatInput: 'x' }], tools: [gate] }))).rejects.toThrow(/human review tool nodes/);
+	});
+
+	it('names n8n tools without metadata.sourceNodeName (n8n 1.x) after the enabled node at the same position on the tools input', async () => {
+		const bare = (name: string) => {
+			const tool = codeTool(fakeSubNode(name));
+			return { ...tool, name, metadata: undefined };
+		};
+		const kit = [bare('search'), bare('fetch')];
+		const context = fakeContext({
+			items: [],
+			// n8n 1.x: one response per enabled node, in getParentNodes order; no metadata on the tools.
+			tools: [filesServer(), bare('Code_Tool'), { tools: kit, getTools: () => kit }, [bare('a'), bare('b')]],
+			toolNodes: [{ name: 'Files' }, { name: 'Code Tool' }, { name: 'Old Tool', disabled: true }, { name: 'Docs' }, { name: 'Pair' }],
+		});
+		const { handles, n8nTools } = await collectToolSources(context as never);
+		expect(handles).toHaveLength(1);
+		expect(n8nTools.map((s) => [s.node, s.tools.map((t) => t.name)])).toEqual([
+			['Code Tool', ['Code_Tool']],
+			['Docs', ['search', 'fetch']],
+			['Pair', ['a', 'b']],
+		]);
+		// n8n 2.x's metadata wins; when the counts disagree, no position is trusted (the tool's name stays).
+		const named = await collectToolSources(fakeContext({ items: [], tools: [codeTool(fakeSubNode('x'))], toolNodes: [{ name: 'Other' }] }) as never);
+		expect(named.n8nTools.map((s) => s.node)).toEqual(['Code Tool']);
+		const mismatch = await collectToolSources(fakeContext({ items: [], tools: [bare('Code_Tool')], toolNodes: [{ name: 'A' }, { name: 'B' }] }) as never);
+		expect(mismatch.n8nTools.map((s) => s.node)).toEqual(['Code_Tool']);
 	});
 
 	it('shows an MCP error result as an error run on the sub-node; a call rejected before the server shows nothing', async () => {

@@ -10,7 +10,9 @@ const READER = String.raw`
 const { DatabaseSync } = require('node:sqlite');
 const { parse } = require('flatted');
 const [dbFile, workflowId, names, trigger] = process.argv.slice(1);
-const db = new DatabaseSync(dbFile, { readOnly: true });
+// timeout: wait for n8n's write lock instead of failing at once with "database is locked" (seen on
+// n8n 1.123, whose SQLite runs without a read pool).
+const db = new DatabaseSync(dbFile, { readOnly: true, timeout: 10000 });
 // The newest run of the workflow itself: a Call n8n Workflow Tool's inline sub-workflow is stored
 // under the same workflow id, without the trigger node.
 let row = null;
