@@ -24,7 +24,7 @@ const TOOL_NAMES = ['echo', 'echo_authorization', 'whoami', 'write_note'];
 const COMMON = { transport: 'streamableHttp', trustAnnotations: false, connectTimeout: 30000, requestTimeout: 60000, keepServerRunning: true, idleShutdownMinutes: 5 };
 
 module.exports = function oauthCases(e2e, ctx) {
-	const state = { responses: [] };
+	const state = { responses: [], workflowIds: {} };
 	const urls = () => ctx.fixture.urls;
 
 	/** POST to a workflow's webhook; keeps every answer for the leak search at the end. */
@@ -59,7 +59,9 @@ module.exports = function oauthCases(e2e, ctx) {
 
 	async function publish(id, prefix, connection, credentialType, credential) {
 		const editor = await ctx.editor();
-		await editor.createActiveWorkflow(toolsWorkflow({ id, name: `E2E OAuth: ${prefix}`, prefix, connection, credentialType, credential }));
+		// n8n 1.x's POST /rest/workflows ignores the given id: keep the one n8n assigned.
+		const saved = await editor.createActiveWorkflow(toolsWorkflow({ id, name: `E2E OAuth: ${prefix}`, prefix, connection, credentialType, credential }));
+		state.workflowIds[prefix] = saved.id;
 	}
 
 	e2e('Connect my account: n8n discovers the authorization server from the MCP URL, registers, and stores the tokens (REST calls of the editor)', async () => {
@@ -72,7 +74,8 @@ module.exports = function oauthCases(e2e, ctx) {
 		const authorize = new URL(connected.authorizationUrl);
 		assert.equal(`${authorize.origin}${authorize.pathname}`, urls().authorizationEndpoint);
 		assert.equal(authorize.searchParams.get('code_challenge_method'), 'S256');
-		assert.equal(authorize.searchParams.get('resource'), urls().mcpUrl);
+		// n8n 1.x sends no `resource` (RFC 8707) in the authorization request; 2.x sends the MCP URL.
+		assert.equal(authorize.searchParams.get('resource'), ctx.n8n.major >= 2 ? urls().mcpUrl : null);
 		const stats = await fixtureStats(ctx.fixture);
 		assert.equal(stats.register, 1, 'n8n registers itself (dynamic client registration)');
 		assert.deepEqual(stats.lastRegistration.redirect_uris, [`${ctx.n8n.baseUrl}/rest/oauth2-credential/callback`]);
@@ -171,7 +174,7 @@ module.exports = function oauthCases(e2e, ctx) {
 		assert.ok(state.oauth, 'needs the connected credential');
 		const revoked = await fetch(urls().revokeUrl, { method: 'POST' });
 		assert.equal(revoked.status, 200);
-		const error = await failedRun('oauth', 'call', { tool: 'echo', args: { message: 'after revoke' } }, 'e2eOAuthConnected1');
+		const error = await failedRun('oauth', 'call', { tool: 'echo', args: { message: 'after revoke' } }, state.workflowIds.oauth);
 		const text = `${error.message} ${error.description ?? ''}`;
 		assert.equal(error.node, 'MCP Call Tool');
 		assert.match(text, /revoked or has expired/, text);
@@ -215,7 +218,7 @@ module.exports = function oauthCases(e2e, ctx) {
 
 	e2e('a tool needing a scope the client was not granted fails naming the scope', async () => {
 		assert.ok(state.ccjwt, 'needs the JWT client-credentials workflow (scope mcp:read only)');
-		const error = await failedRun('ccjwt', 'call', { tool: 'write_note', args: { text: 'denied' } }, 'e2eOAuthCcJwt0001');
+		const error = await failedRun('ccjwt', 'call', { tool: 'write_note', args: { text: 'denied' } }, state.workflowIds.ccjwt);
 		const text = `${error.message} ${error.description ?? ''}`;
 		assert.match(text, /mcp:write/, text);
 	});
