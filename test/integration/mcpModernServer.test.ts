@@ -1,10 +1,9 @@
 import * as path from 'node:path';
-import { spawn } from 'node:child_process';
 import { McpConnection } from '../../lib/mcp/connection';
 import { listAllTools } from '../../lib/mcp/listing';
 import { callToolAnsweringInput, callToolValidated, InputRequestRefused } from '../../lib/mcp/toolCall';
 import { SAMPLING_DECLINED } from '../../lib/mcp/inputRequestMessages';
-import { FIXTURES_DIR, httpConfig, stdioConfig, type RunningServer } from '../support/servers';
+import { FIXTURES_DIR, httpConfig, startSelfAnnouncingHttpFixture, stdioConfig, type RunningServer } from '../support/servers';
 import { extractToolResult } from '../../lib/tools/callResult';
 
 /**
@@ -15,35 +14,8 @@ process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
 
 const MODERN = path.join(FIXTURES_DIR, 'modern-server.js');
 
-async function startModernHttp(): Promise<RunningServer> {
-	const child = spawn(process.execPath, [MODERN, 'http'], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-	let output = '';
-	const url = await new Promise<string>((resolve, reject) => {
-		const onData = (chunk: Buffer) => {
-			output += chunk.toString();
-			const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(output);
-			if (match) resolve(match[1]);
-		};
-		child.stdout?.on('data', onData);
-		child.stderr?.on('data', onData);
-		child.once('exit', (code) => reject(new Error(`modern fixture exited early (${code}): ${output}`)));
-	});
-	child.removeAllListeners('exit');
-	return {
-		url,
-		port: Number(new URL(url).port),
-		process: child,
-		stop: () =>
-			new Promise<void>((resolve) => {
-				if (child.exitCode !== null || child.signalCode !== null) return resolve();
-				child.once('exit', () => resolve());
-				try {
-					process.kill(-(child.pid as number), 'SIGKILL');
-				} catch {
-					resolve();
-				}
-			}),
-	};
+function startModernHttp(): Promise<RunningServer> {
+	return startSelfAnnouncingHttpFixture('modern-server.js', ['http']);
 }
 
 function textOf(result: Record<string, unknown>): string {

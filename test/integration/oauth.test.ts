@@ -1,5 +1,4 @@
 import { McpConnection } from '../../lib/mcp/connection';
-import { McpFailure } from '../../lib/mcp/errors';
 import { listAllTools } from '../../lib/mcp/listing';
 import { clientCredentialsAuth } from '../../lib/mcp/oauth/clientCredentials';
 import { oauthConfigFromCredential } from '../../lib/mcp/credentialData';
@@ -8,6 +7,7 @@ import { headlessRedirect, OAuthSession } from '../../lib/mcp/oauth/oauthSession
 import type { McpAuth } from '../../lib/mcp/oauth/types';
 import { httpConfig } from '../support/servers';
 import { connectLikeN8n, startOAuthFixture, type OAuthFixture, type OAuthFixtureOptions } from '../support/oauthFixture';
+import { mcpFailureOf } from '../support/mcpFailure';
 
 /**
  * The OAuth paths of lib/mcp against the loopback authorization server + protected MCP server in
@@ -34,16 +34,6 @@ function config(auth: McpAuth) {
 async function callText(connection: McpConnection, name: string, args: Record<string, unknown> = {}): Promise<string> {
 	const result = await connection.request(`calling tool ${name}`, (client) => client.callTool({ name, arguments: args }));
 	return ((result.content as Array<{ text?: string }>)[0]?.text ?? '') as string;
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<McpFailure> {
-	try {
-		await promise;
-	} catch (error) {
-		expect(error).toBeInstanceOf(McpFailure);
-		return error as McpFailure;
-	}
-	throw new Error('expected a failure');
 }
 
 function newSession(extra: Partial<ConstructorParameters<typeof OAuthSession>[0]> = {}): OAuthSession {
@@ -107,7 +97,7 @@ describe('interactive session (authorization code, discovery from the 401)', () 
 	it('refuses an authorization response whose iss names another issuer, before any token request', async () => {
 		await withFixture({ iss: 'wrong' });
 		const session = newSession();
-		const failure = await failureOf(session.run(() => McpConnection.open(config(session.auth))));
+		const failure = await mcpFailureOf(session.run(() => McpConnection.open(config(session.auth))));
 		expect(failure.message).toMatch(/issuer check/);
 		expect(failure.message).not.toContain('evil.example.com');
 		expect(fixture.stats().token.authorization_code).toBe(0);
@@ -116,7 +106,7 @@ describe('interactive session (authorization code, discovery from the 401)', () 
 	it('refuses a missing iss when the server advertises it', async () => {
 		await withFixture({ iss: 'omit' });
 		const session = newSession();
-		await failureOf(session.run(() => McpConnection.open(config(session.auth))));
+		await mcpFailureOf(session.run(() => McpConnection.open(config(session.auth))));
 		expect(fixture.stats().token.authorization_code).toBe(0);
 	});
 
@@ -187,7 +177,7 @@ describe('host-held tokens (n8n "Connect my account")', () => {
 		const { tokens, refresh } = await connectLikeN8n(fixture);
 		const { auth } = await hostAuth({ ...tokens }, () => refresh(tokens.refresh_token as string));
 		fixture.revokeAll();
-		const failure = await failureOf(McpConnection.open(config(auth)));
+		const failure = await mcpFailureOf(McpConnection.open(config(auth)));
 		expect(failure.kind).toBe('reconnect');
 		expect(failure.message).toMatch(/"My MCP" was revoked or has expired \(.*invalid_grant.*\)\. Open the credential and click "Connect my account" again/);
 		expect(failure.message).not.toContain(tokens.access_token);
@@ -200,7 +190,7 @@ describe('host-held tokens (n8n "Connect my account")', () => {
 		// The host hands back a token the server does not know (as if another instance's refresh won).
 		const { auth, refreshes } = await hostAuth({ ...tokens }, async () => ({ access_token: 'at_not-known-to-the-server-0123456789', refresh_token: 'rt_x1234567890' }));
 		fixture.expireAccessTokens();
-		const failure = await failureOf(McpConnection.open(config(auth)));
+		const failure = await mcpFailureOf(McpConnection.open(config(auth)));
 		expect(failure.kind).toBe('reconnect');
 		expect(failure.message).toMatch(/again after the access token was renewed|even after a token refresh/);
 		expect(refreshes()).toBe(1);
@@ -213,7 +203,7 @@ describe('host-held tokens (n8n "Connect my account")', () => {
 		const { auth } = await hostAuth({ ...tokens }, () => refresh(tokens.refresh_token as string));
 		const connection = await McpConnection.open(config(auth));
 		try {
-			const failure = await failureOf(callText(connection, 'write_note', { text: 'x' }));
+			const failure = await mcpFailureOf(callText(connection, 'write_note', { text: 'x' }));
 			expect(failure.kind).toBe('insufficient-scope');
 			expect(failure.message).toContain('the scope "mcp:write"');
 			expect(failure.message).toContain('Connect my account');
@@ -266,7 +256,7 @@ describe('issuer checks of a grant n8n redeemed (callbackQueryString.iss)', () =
 		['no iss although the server advertises it', undefined],
 	])('%s: the token never reaches the MCP server', async (_label, iss) => {
 		await withFixture();
-		const failure = await failureOf(openWithStoredIss(iss === 'ISSUER/' ? `${fixture.urls.issuer}/` : iss));
+		const failure = await mcpFailureOf(openWithStoredIss(iss === 'ISSUER/' ? `${fixture.urls.issuer}/` : iss));
 		expect(failure.kind).toBe('reconnect');
 		expect(failure.message).toMatch(/did not come from its authorization server.*RFC 9207.*Connect my account/);
 		expect(failure.message).not.toContain('evil');
@@ -307,7 +297,7 @@ describe('client-credentials grant', () => {
 		await withFixture();
 		const secret = 'wrong-secret-value-1234567890';
 		const auth = clientCredentialsAuth({ clientId: fixture.urls.clients.secret.client_id, authentication: { method: 'client_secret_basic', clientSecret: secret } });
-		const failure = await failureOf(McpConnection.open(config(auth)));
+		const failure = await mcpFailureOf(McpConnection.open(config(auth)));
 		expect(failure.kind).toBe('oauth');
 		expect(failure.message).toMatch(/refused the token request with invalid_client.*Check the client ID/);
 		expect(failure.message).not.toContain(secret);
@@ -317,7 +307,7 @@ describe('client-credentials grant', () => {
 		await withFixture();
 		const { client_id, client_secret } = fixture.urls.clients.secret;
 		const auth = clientCredentialsAuth({ clientId: client_id, authentication: { method: 'client_secret_basic', clientSecret: client_secret }, expectedIssuer: 'https://other-issuer.example.com' });
-		await failureOf(McpConnection.open(config(auth)));
+		await mcpFailureOf(McpConnection.open(config(auth)));
 		expect(fixture.stats().token.client_credentials).toBe(0);
 	});
 
@@ -327,7 +317,7 @@ describe('client-credentials grant', () => {
 		const auth = clientCredentialsAuth({ clientId: client_id, authentication: { method: 'private_key_jwt', privateKeyPem: private_key_pem, algorithm } });
 		const connection = await McpConnection.open(config(auth));
 		try {
-			const failure = await failureOf(callText(connection, 'write_note', { text: 'x' }));
+			const failure = await mcpFailureOf(callText(connection, 'write_note', { text: 'x' }));
 			expect(failure.kind).toBe('insufficient-scope');
 			expect(failure.message).toMatch(/"mcp:write".*Scope in the credential/);
 			expect(failure.message).not.toContain('BEGIN PRIVATE KEY');

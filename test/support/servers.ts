@@ -106,9 +106,17 @@ export function fixtureStdio(file: string, env: Record<string, string> = {}, ext
  * test/fixtures/http-fault-server.js in the given FAULT_MODE, on a port the server picks itself
  * (no race between choosing and binding it); ready once it prints its URL.
  */
-export async function startHttpFixture(mode: string, env: Record<string, string> = {}): Promise<RunningServer> {
-	const child = spawn(process.execPath, [path.join(FIXTURES_DIR, 'http-fault-server.js')], {
-		env: { ...process.env, ...env, FAULT_MODE: mode, PORT: '0' },
+export function startHttpFixture(mode: string, env: Record<string, string> = {}): Promise<RunningServer> {
+	return startSelfAnnouncingHttpFixture('http-fault-server.js', [], { ...env, FAULT_MODE: mode });
+}
+
+/**
+ * `node test/fixtures/<file> ...args` with PORT=0, in its own process group: the server picks its
+ * port itself and is ready once it prints "listening on http://127.0.0.1:<port>/mcp".
+ */
+export async function startSelfAnnouncingHttpFixture(file: string, args: string[] = [], env: Record<string, string> = {}): Promise<RunningServer> {
+	const child = spawn(process.execPath, [path.join(FIXTURES_DIR, file), ...args], {
+		env: { ...process.env, ...env, PORT: '0' },
 		stdio: ['ignore', 'pipe', 'pipe'],
 		detached: true,
 	});
@@ -121,7 +129,7 @@ export async function startHttpFixture(mode: string, env: Record<string, string>
 		};
 		child.stdout?.on('data', onData);
 		child.stderr?.on('data', onData);
-		child.once('exit', (code) => reject(new Error(`fixture exited early (${code}): ${output}`)));
+		child.once('exit', (code) => reject(new Error(`${file} exited early (${code}): ${output}`)));
 	});
 	child.removeAllListeners('exit');
 	return {

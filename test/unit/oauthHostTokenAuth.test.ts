@@ -1,6 +1,5 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { generateKeyPairSync } from 'node:crypto';
-import { McpFailure } from '../../lib/mcp/errors';
 import { explainMcpError } from '../../lib/mcp/errors';
 import { hostTokenAuth, type HostTokenData } from '../../lib/mcp/oauth/hostTokenAuth';
 import { readPrivateKey, signClientAssertion } from '../../lib/mcp/oauth/clientAssertion';
@@ -8,6 +7,7 @@ import { httpConfigFromCredential, oauthConfigFromCredential } from '../../lib/m
 import { redactorForServer } from '../../lib/mcp/secrets';
 import { InsufficientScopeError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { AuthProvider } from '@modelcontextprotocol/client';
+import { mcpFailureOf } from '../support/mcpFailure';
 
 /** hostTokenAuth without a network: the host's refresh is a counted stub. */
 function host(initial: HostTokenData | undefined, refresh: () => Promise<HostTokenData | undefined>, now = () => 1_000_000) {
@@ -26,16 +26,6 @@ function host(initial: HostTokenData | undefined, refresh: () => Promise<HostTok
 }
 
 const unauthorized = {} as Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0];
-
-async function failure(promise: Promise<unknown>): Promise<McpFailure> {
-	try {
-		await promise;
-	} catch (error) {
-		expect(error).toBeInstanceOf(McpFailure);
-		return error as McpFailure;
-	}
-	throw new Error('expected a failure');
-}
 
 describe('hostTokenAuth', () => {
 	it('uses the stored token as long as it is not about to expire', async () => {
@@ -74,7 +64,7 @@ describe('hostTokenAuth', () => {
 		const { provider, calls } = host({ access_token: 'at-1', refresh_token: 'rt-1' }, async () => ({ access_token: 'at-2', refresh_token: 'rt-2' }));
 		await provider.onUnauthorized?.(unauthorized);
 		expect(await provider.token()).toBe('at-2');
-		const refused = await failure(provider.onUnauthorized!(unauthorized));
+		const refused = await mcpFailureOf(provider.onUnauthorized!(unauthorized));
 		expect(refused.kind).toBe('reconnect');
 		expect(refused.message).toBe('The OAuth credential "Linear" was refused by the MCP server even after a token refresh. Open the credential and click "Connect my account" again (or "Reconnect").');
 		expect(calls()).toBe(1);
@@ -85,7 +75,7 @@ describe('hostTokenAuth', () => {
 			const { provider } = host({ access_token: 'at-1', refresh_token: 'rt-1' }, async () => {
 				throw thrown;
 			});
-			const refused = await failure(provider.onUnauthorized!(unauthorized));
+			const refused = await mcpFailureOf(provider.onUnauthorized!(unauthorized));
 			expect(refused.kind).toBe('reconnect');
 			expect(refused.message).toMatch(/^The OAuth credential "Linear" was revoked or has expired \(the authorization server answered invalid_grant to the token refresh\)\. Open the credential and click "Connect my account" again/);
 		}
@@ -93,7 +83,7 @@ describe('hostTokenAuth', () => {
 
 	it('no token yet: says to connect, and makes no request', async () => {
 		const { provider } = host(undefined, async () => undefined);
-		expect((await failure(provider.token())).message).toMatch(/"Linear" is not connected yet \(no access token\)\. Open the credential and click "Connect my account"/);
+		expect((await mcpFailureOf(provider.token())).message).toMatch(/"Linear" is not connected yet \(no access token\)\. Open the credential and click "Connect my account"/);
 	});
 
 	it('every token it held is a secret of the configuration, the refreshed ones too', async () => {

@@ -6,9 +6,9 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const processes = require('../lib/processes');
-const path = require('node:path');
 const { waitFor } = require('../lib/net');
-const { runNode24Script } = require('../lib/node24Script');
+const { executionStatuses } = require('../lib/executionStatuses');
+const { assertNoLeftoverProcesses } = require('../lib/suiteRun');
 
 /** Alive and not a zombie (a killed child of n8n stays a zombie until n8n reaps it). */
 function alive(pid) {
@@ -122,18 +122,12 @@ module.exports = function poolCases(e2e, ctx) {
 		assert.equal(settled, null, 'the slow call answered before n8n was stopped');
 		await ctx.n8n.stop();
 		await slow;
-		const stored = await executionStatuses(ctx, ctx.workflows.shutdown.id);
+		const stored = await executionStatuses(ctx.n8n, ctx.workflows.shutdown.id);
 		process.stderr.write(`[e2e pool] the call in flight at SIGTERM: ${settled.response ? `answered ${settled.response.status} ${JSON.stringify(settled.response.body).slice(0, 200)}` : `request failed: ${settled.error.message}`}; stored executions: ${JSON.stringify(stored)}\n`);
 		// Nothing left behind, whatever happened to the call.
 		assert.deepEqual(poolServers(ctx).map((p) => `${p.pid} ${p.cmdline}`), [], 'pool-server processes left running');
 		assert.ok(!alive(warmPid));
-		const criteria = { pgids: new Set(processes.groups), runDir: ctx.dir, envMarker: ctx.runMarker, excludePids: [] };
-		let left = processes.findLeftovers(criteria);
-		for (let i = 0; left.length && i < 20; i++) {
-			await processes.sleep(250);
-			left = processes.findLeftovers(criteria);
-		}
-		assert.deepEqual(left, [], `left running: ${JSON.stringify(left)}`);
+		await assertNoLeftoverProcesses(ctx);
 		// And the call ended cleanly: n8n's graceful shutdown (N8N_GRACEFUL_SHUTDOWN_TIMEOUT, 10 s
 		// here) lets the 3 s call finish, or the execution fails with an answer. Never an n8n killed
 		// mid-shutdown: a reset connection and an execution stored as still running.
@@ -149,15 +143,4 @@ module.exports = function poolCases(e2e, ctx) {
 async function runningExecutions(ctx) {
 	const list = await ctx.editor.call('GET', `/rest/executions?filter=${encodeURIComponent(JSON.stringify({ status: ['running'] }))}`);
 	return (list.results ?? list).length ?? 0;
-}
-
-/** The statuses of a workflow's stored executions, oldest first (read from SQLite once n8n stopped). */
-function executionStatuses(ctx, workflowId) {
-	const reader = String.raw`
-const { DatabaseSync } = require('node:sqlite');
-const db = new DatabaseSync(process.argv[1], { readOnly: true });
-const rows = db.prepare('SELECT status FROM execution_entity WHERE workflowId = ? ORDER BY id').all(process.argv[2]);
-db.close();
-process.stdout.write(JSON.stringify(rows.map((r) => r.status)));`;
-	return runNode24Script(path.join(ctx.n8n.node24Bin, 'node'), reader, [path.join(ctx.userFolder, '.n8n', 'database.sqlite'), workflowId], '');
 }

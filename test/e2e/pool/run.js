@@ -5,32 +5,22 @@
 // test/fixtures/pool-server.js over stdio: it appends its pid to POOL_PID_FILE when it starts and
 // names its pid in every echo, so the cases count exactly which processes n8n started.
 
-const assert = require('node:assert/strict');
-const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { before, after } = require('node:test');
-const { spawnSync } = require('node:child_process');
 
-const { N8n } = require('../lib/n8n');
-const { resolveN8n } = require('../lib/environment');
 const { reportingTest } = require('../lib/reportingTest');
-const { freePorts } = require('../lib/net');
-const processes = require('../lib/processes');
+const { killProcessGroupsOnExit, prepareRunDir, n8nForRunDir, ownerEditorSession, removeRunDirUnlessKept } = require('../lib/suiteRun');
 const { REPO } = require('../lib/everything');
-const { EditorSession } = require('../lib/editorSession');
 const { startScriptedLlm } = require('../lib/scriptedLlm');
 const { startInbox } = require('../agent/inbox');
 const { reviewedAgentWorkflow } = require('../tools/workflows');
 const { callToolWorkflow } = require('./workflows');
 
-const { node24Bin: NODE24_BIN, n8nBin: N8N_BIN } = resolveN8n();
 const POOL_SERVER = path.join(REPO, 'test', 'fixtures', 'pool-server.js');
 const COUNTER_SERVER = path.join(REPO, 'test', 'fixtures', 'counter-server.js');
 
 const ctx = {};
-process.on('exit', () => processes.killAllGroupsNow());
-for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => (processes.killAllGroupsNow(), process.exit(130)));
+killProcessGroupsOnExit();
 
 /**
  * The pool-server credentials under test, one pid file each. `warm` keeps the server (default
@@ -59,19 +49,14 @@ function credentialData(name, settings) {
 }
 
 before(async () => {
-	ctx.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-agent-e2e-pool-'));
-	ctx.userFolder = path.join(ctx.dir, 'n8n');
-	ctx.runMarker = `MCP_AGENT_E2E_POOL_RUN=${path.basename(ctx.dir)}`;
+	prepareRunDir(ctx, 'pool');
 	ctx.pidFile = (name) => path.join(ctx.dir, `pids-${name}.txt`);
-	const install = spawnSync('bash', [path.join(REPO, 'scripts', 'install-package-into-n8n.sh'), ctx.userFolder], { encoding: 'utf8', env: { ...process.env, MCP_AGENT_NODE24_BIN: NODE24_BIN } });
-	if (install.status !== 0) throw new Error(`install failed: ${install.stderr}`);
 	// Our own listeners first (OS-assigned ports), then n8n's ports, so none can collide.
 	ctx.llm = await startScriptedLlm();
 	ctx.inbox = await startInbox();
-	const [port, brokerPort] = await freePorts(2);
-	ctx.n8n = new N8n({ node24Bin: NODE24_BIN, n8nBin: N8N_BIN, userFolder: ctx.userFolder, port, brokerPort, logFile: path.join(ctx.dir, 'n8n.log'), runMarker: ctx.runMarker });
+	ctx.n8n = await n8nForRunDir(ctx);
 	await ctx.n8n.start();
-	ctx.editor = await EditorSession.asNewOwner(ctx.n8n.baseUrl, { email: 'owner@example.com', firstName: 'Olga', lastName: 'Owner', password: 'E2e-Passw0rd!' });
+	ctx.editor = await ownerEditorSession(ctx.n8n);
 	ctx.credentials = {};
 	ctx.workflows = {};
 	for (const [name, settings] of Object.entries(SERVERS)) {
@@ -98,8 +83,7 @@ after(async () => {
 	await ctx.n8n?.stop();
 	await ctx.llm?.close();
 	await ctx.inbox?.close();
-	if (!process.exitCode && process.env.MCP_AGENT_E2E_KEEP !== '1') fs.rmSync(ctx.dir, { recursive: true, force: true });
-	else process.stderr.write(`[e2e pool] kept ${ctx.dir} (n8n.log has the server log, pids-*.txt the server processes started)\n`);
+	removeRunDirUnlessKept(ctx, 'pool', 'n8n.log has the server log, pids-*.txt the server processes started');
 });
 
 const e2e = reportingTest((name) => `\n[e2e pool] ${name} failed; n8n log tail:\n${ctx.n8n?.logTail(60)}\n`);

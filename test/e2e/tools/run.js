@@ -6,49 +6,34 @@
 // tools are server-everything and the counter server over stdio, a Code Tool and a Call n8n
 // Workflow Tool; MCP Approval's review page decides.
 
-const assert = require('node:assert/strict');
-const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { before, after } = require('node:test');
-const { spawnSync } = require('node:child_process');
 
-const { N8n } = require('../lib/n8n');
-const { resolveN8n } = require('../lib/environment');
 const { reportingTest } = require('../lib/reportingTest');
-const { freePorts } = require('../lib/net');
-const processes = require('../lib/processes');
+const { killProcessGroupsOnExit, prepareRunDir, n8nForRunDir, ownerEditorSession, assertNoLeftoverProcesses, removeRunDirUnlessKept } = require('../lib/suiteRun');
 const { EVERYTHING_ENTRY, REPO } = require('../lib/everything');
-const { EditorSession } = require('../lib/editorSession');
 const { startInbox } = require('../agent/inbox');
 const { startStreamingLlm } = require('./streamingLlm');
 const { mixedWorkflow, memoryWorkflow, streamWorkflow } = require('./workflows');
 
-const { node24Bin: NODE24_BIN, n8nBin: N8N_BIN } = resolveN8n();
 const COUNTER_SERVER = path.join(REPO, 'test', 'fixtures', 'counter-server.js');
 
 const ctx = {};
-process.on('exit', () => processes.killAllGroupsNow());
-for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => (processes.killAllGroupsNow(), process.exit(130)));
+killProcessGroupsOnExit();
 
 function stdioData(args, environment = '') {
 	return { command: process.execPath, args: JSON.stringify(args), environment: `${environment}\n${ctx.runMarker}`, secretEnvironment: '', cwd: '', trustAnnotations: false, connectTimeout: 30000, requestTimeout: 60000 };
 }
 
 before(async () => {
-	ctx.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-agent-e2e-tools-'));
-	ctx.userFolder = path.join(ctx.dir, 'n8n');
+	prepareRunDir(ctx, 'tools');
 	ctx.counterFile = path.join(ctx.dir, 'counter.txt');
-	ctx.runMarker = `MCP_AGENT_E2E_TOOLS_RUN=${path.basename(ctx.dir)}`;
-	const install = spawnSync('bash', [path.join(REPO, 'scripts', 'install-package-into-n8n.sh'), ctx.userFolder], { encoding: 'utf8', env: { ...process.env, MCP_AGENT_NODE24_BIN: NODE24_BIN } });
-	if (install.status !== 0) throw new Error(`install failed: ${install.stderr}`);
 	// Our own listeners first (OS-assigned ports), then n8n's ports, so none can collide.
 	ctx.llm = await startStreamingLlm();
 	ctx.inbox = await startInbox();
-	const [port, brokerPort] = await freePorts(2);
-	ctx.n8n = new N8n({ node24Bin: NODE24_BIN, n8nBin: N8N_BIN, userFolder: ctx.userFolder, port, brokerPort, logFile: path.join(ctx.dir, 'n8n.log'), runMarker: ctx.runMarker });
+	ctx.n8n = await n8nForRunDir(ctx);
 	await ctx.n8n.start();
-	ctx.editor = await EditorSession.asNewOwner(ctx.n8n.baseUrl, { email: 'owner@example.com', firstName: 'Olga', lastName: 'Owner', password: 'E2e-Passw0rd!' });
+	ctx.editor = await ownerEditorSession(ctx.n8n);
 	const ref = ({ id, name }) => ({ id, name });
 	const credentials = {
 		anthropic: ref(await ctx.editor.createCredential({ name: 'Fake Anthropic', type: 'mcpAgentAnthropicApi', data: { apiKey: 'sk-ant-e2e-fake', baseUrl: ctx.llm.baseUrl } })),
@@ -66,8 +51,7 @@ after(async () => {
 	await ctx.n8n?.stop();
 	await ctx.llm?.close();
 	await ctx.inbox?.close();
-	if (!process.exitCode && process.env.MCP_AGENT_E2E_KEEP !== '1') fs.rmSync(ctx.dir, { recursive: true, force: true });
-	else process.stderr.write(`[e2e tools] kept ${ctx.dir} (n8n.log has the server log, n8n/.n8n/database.sqlite the executions)\n`);
+	removeRunDirUnlessKept(ctx, 'tools', 'n8n.log has the server log, n8n/.n8n/database.sqlite the executions');
 });
 
 const e2e = reportingTest((name) => `\n[e2e tools] ${name} failed; n8n log tail:\n${ctx.n8n?.logTail(60)}\n`);
@@ -76,11 +60,5 @@ require('./cases')(e2e, ctx);
 
 e2e('stopping n8n leaves no process of this run behind', async () => {
 	await ctx.n8n.stop();
-	const criteria = { pgids: new Set(processes.groups), runDir: ctx.dir, envMarker: ctx.runMarker, excludePids: [] };
-	let left = processes.findLeftovers(criteria);
-	for (let i = 0; left.length && i < 20; i++) {
-		await processes.sleep(250);
-		left = processes.findLeftovers(criteria);
-	}
-	assert.deepEqual(left, [], `left running: ${JSON.stringify(left)}`);
+	await assertNoLeftoverProcesses(ctx);
 });
