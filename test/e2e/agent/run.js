@@ -6,16 +6,12 @@
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { before, after } = require('node:test');
-const { spawnSync } = require('node:child_process');
 
-const { N8n } = require('../lib/n8n');
-const { resolveN8n } = require('../lib/environment');
 const { reportingTest } = require('../lib/reportingTest');
+const { OWNER, killProcessGroupsOnExit, prepareRunDir, n8nForRunDir, assertNoLeftoverProcesses, removeRunDirUnlessKept } = require('../lib/suiteRun');
 const { freePorts } = require('../lib/net');
-const processes = require('../lib/processes');
 const { startEverythingHttp, EVERYTHING_ENTRY, REPO } = require('../lib/everything');
 const { startScriptedLlm } = require('../lib/scriptedLlm');
 const { startModernHttp, MODERN_SERVER } = require('../lib/modernServer');
@@ -25,40 +21,30 @@ const hardeningCases = require('./hardeningCases');
 const inputCases = require('./inputCases');
 const { plan, call, finalResults, reviewPage, decide, assertRecorded, fieldName, inputFieldName, browserForm, submitForm, nextMessage } = require('./review');
 const { latestFinishedExecution } = require('../lib/executions');
+const { latestExecutionStatus } = require('../lib/executionStatuses');
 
-// Node 24 and n8n from scripts/ensure-n8n.sh (installed into the cache when missing).
-const { node24Bin: NODE24_BIN, n8nBin: N8N_BIN } = resolveN8n();
 const COUNTER_SERVER = path.join(REPO, 'test', 'fixtures', 'counter-server.js');
 const HOSTILE_SERVER = path.join(REPO, 'test', 'fixtures', 'hostile-server.js');
 const LEGACY_SERVER = path.join(REPO, 'test', 'fixtures', 'legacy-server.js');
 const FILESYSTEM_ENTRY = path.join(REPO, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
 
 const ctx = {};
-process.on('exit', () => processes.killAllGroupsNow());
-for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => (processes.killAllGroupsNow(), process.exit(130)));
+killProcessGroupsOnExit();
 
 
 function counterLabels(file = ctx.counterFile) {
 	return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
 }
 
-async function latestStatus(workflowId) {
-	const reader = String.raw`
-const { DatabaseSync } = require('node:sqlite');
-const db = new DatabaseSync(process.argv[1], { readOnly: true });
-const row = db.prepare('SELECT status FROM execution_entity WHERE workflowId = ? ORDER BY id DESC LIMIT 1').get(process.argv[2]);
-db.close();
-process.stdout.write(row ? row.status : 'none');`;
-	const out = spawnSync(path.join(NODE24_BIN, 'node'), ['--no-warnings', '-e', reader, path.join(ctx.userFolder, '.n8n', 'database.sqlite'), workflowId], { encoding: 'utf8' });
-	return out.stdout.trim();
+/** The status of a workflow's latest stored execution ('none' when it has none). */
+function latestStatus(workflowId) {
+	return latestExecutionStatus(ctx.n8n, workflowId);
 }
 
 /** The error of a workflow's latest finished execution ({ message, description, node }). */
 async function latestError(workflowId) {
 	return (await latestFinishedExecution(ctx.n8n, workflowId, { timeoutMs: 5000 })).error;
 }
-
-const OWNER = { email: 'owner@example.com', firstName: 'Olga', lastName: 'Owner', password: 'E2e-Passw0rd!' };
 
 /** Sets up n8n's owner account once per run; returns a logged-in session cookie. */
 async function ownerSession() {
@@ -120,17 +106,13 @@ function workflows() {
 }
 
 before(async () => {
-	ctx.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-agent-e2e-agent-'));
-	ctx.userFolder = path.join(ctx.dir, 'n8n');
+	prepareRunDir(ctx, 'agent');
 	ctx.filesDir = path.join(ctx.dir, 'files');
 	fs.mkdirSync(ctx.filesDir);
 	ctx.counterFile = path.join(ctx.dir, 'counter.txt');
 	ctx.driftCounterFile = path.join(ctx.dir, 'drift-counter.txt');
 	ctx.driftDescriptionFile = path.join(ctx.dir, 'drift-description.txt');
 	ctx.hostileCallsFile = path.join(ctx.dir, 'hostile-calls.txt');
-	ctx.runMarker = `MCP_AGENT_E2E_AGENT_RUN=${path.basename(ctx.dir)}`;
-	const install = spawnSync('bash', [path.join(REPO, 'scripts', 'install-package-into-n8n.sh'), ctx.userFolder], { encoding: 'utf8', env: { ...process.env, MCP_AGENT_NODE24_BIN: NODE24_BIN } });
-	if (install.status !== 0) throw new Error(`install failed: ${install.stderr}`);
 	// Our own listeners first (they take OS-assigned ports), then n8n's ports, so none can collide.
 	ctx.llm = await startScriptedLlm();
 	ctx.inbox = await startInbox();
@@ -138,8 +120,7 @@ before(async () => {
 	ctx.everything = await startEverythingHttp({ port: everythingPort, logFile: path.join(ctx.dir, 'everything.log'), env: { MCP_AGENT_E2E_AGENT_RUN: path.basename(ctx.dir) } });
 	const [modernPort] = await freePorts(1);
 	ctx.modern = await startModernHttp({ port: modernPort, logFile: path.join(ctx.dir, 'modern-http.log'), env: { MCP_AGENT_E2E_AGENT_RUN: path.basename(ctx.dir) } });
-	const [port, brokerPort] = await freePorts(2);
-	ctx.n8n = new N8n({ node24Bin: NODE24_BIN, n8nBin: N8N_BIN, userFolder: ctx.userFolder, port, brokerPort, logFile: path.join(ctx.dir, 'n8n.log'), runMarker: ctx.runMarker });
+	ctx.n8n = await n8nForRunDir(ctx);
 	fs.writeFileSync(path.join(ctx.dir, 'credentials.json'), JSON.stringify(credentials(), null, 2));
 	const flows = workflows();
 	fs.writeFileSync(path.join(ctx.dir, 'workflows.json'), JSON.stringify(flows, null, 2));
@@ -159,8 +140,7 @@ after(async () => {
 	await ctx.modern?.stop();
 	await ctx.llm?.close();
 	await ctx.inbox?.close();
-	if (!process.exitCode && process.env.MCP_AGENT_E2E_KEEP !== '1') fs.rmSync(ctx.dir, { recursive: true, force: true });
-	else process.stderr.write(`[e2e agent] kept ${ctx.dir} (n8n.log has the server log; screenshots/ the review pages chromium rendered)\n`);
+	removeRunDirUnlessKept(ctx, 'agent', 'n8n.log has the server log; screenshots/ the review pages chromium rendered');
 });
 
 const e2e = reportingTest((name) => `\n[e2e agent] ${name} failed; n8n log tail:\n${ctx.n8n?.logTail(60)}\n`);
@@ -176,11 +156,5 @@ e2e('stopping n8n and the servers leaves no process of this run behind', async (
 	await ctx.n8n.stop();
 	await ctx.everything.stop();
 	await ctx.modern.stop();
-	const criteria = { pgids: new Set(processes.groups), runDir: ctx.dir, envMarker: ctx.runMarker, excludePids: [] };
-	let left = processes.findLeftovers(criteria);
-	for (let i = 0; left.length && i < 20; i++) {
-		await processes.sleep(250);
-		left = processes.findLeftovers(criteria);
-	}
-	assert.deepEqual(left, [], `left running: ${JSON.stringify(left)}`);
+	await assertNoLeftoverProcesses(ctx);
 });
