@@ -100,6 +100,21 @@ async function connectRawClient(options) {
 }
 
 /**
+ * A raw client of the MCP client package our library ships (@modelcontextprotocol/client, the 2.x
+ * client) connected to a fresh in-process server: the raw loop on the same client as ours, so the
+ * comparison shows our own per-turn work without the difference between the two SDK clients.
+ */
+async function connectRawV2Client(options) {
+	const { Client: LibClient, InMemoryTransport: LibInMemoryTransport } = require('@modelcontextprotocol/client');
+	const [clientTransport, serverTransport] = LibInMemoryTransport.createLinkedPair();
+	const server = createServer(options);
+	await server.connect(serverTransport);
+	const client = new LibClient({ name: 'bench-raw-agent', version: '1.0.0' }, { capabilities: {} });
+	await client.connect(clientTransport);
+	return { client, close: async () => { await client.close(); await server.close(); } };
+}
+
+/**
  * Our McpConnection around an in-process server. McpConnection.open() only knows stdio and HTTP,
  * so the connection is built on an already connected client; every request still goes through
  * McpConnection.request() exactly as in the node.
@@ -124,4 +139,4 @@ async function connectOurConnection(options) {
 	return { connection, close: async () => { await connection.close(); await server.close(); } };
 }
 
-module.exports = { TOOLS, createServer, connectRawClient, connectOurConnection };
+module.exports = { TOOLS, createServer, connectRawClient, connectRawV2Client, connectOurConnection };

@@ -14,7 +14,11 @@
 //   'direct' both call the fake function in-process (ours: a ModelClient whose send() calls it),
 //            no SDK at all, which leaves nothing but the host's own work to compare
 //
-// Input (argv[2], JSON): { quick, modes? (default ['sdk', 'direct', 'http']), gc? (forced GC before each batch) }
+// Input (argv[2], JSON): { quick, modes? (default ['sdk', 'direct', 'http']), gc? (forced GC before each batch),
+//   rawClient? ('v1', the default: the seed's SDK 1.x Client; 'v2': the raw loop on the MCP client
+//   package our library ships, @modelcontextprotocol/client, the same client as ours) }
+// Our connection speaks through @modelcontextprotocol/client; the raw loop by default through the
+// 1.x SDK Client, which costs less per call in-process, so part of the default ratio is the client.
 // Output (last stdout line, JSON): { configs: [{ provider, mode, turns, ours: {cpu, wall}, raw: {...},
 //   ratioCpu, ratioCpuPaired, ratioWall }], setup }
 //
@@ -32,7 +36,7 @@ const Anthropic = require('@anthropic-ai/sdk').default;
 const OpenAI = require('openai').default;
 const { REPO, emitResult, summary } = require('../lib/common');
 const fake = require('../lib/fakeModel');
-const { connectOurConnection, connectRawClient } = require('../lib/inProcess');
+const { connectOurConnection, connectRawClient, connectRawV2Client } = require('../lib/inProcess');
 
 const DIST = path.join(REPO, 'dist', 'lib');
 const { createRun } = require(path.join(DIST, 'agent', 'step.js'));
@@ -86,7 +90,7 @@ async function setupOurs(provider, mode, server) {
 // ---- the raw loop (seed 002) -----------------------------------------------------------------
 
 async function setupRaw(provider, mode, server) {
-	const { client, close } = await connectRawClient();
+	const { client, close } = input.rawClient === 'v2' ? await connectRawV2Client() : await connectRawClient();
 	const t0 = performance.now();
 	const listed = await client.listTools();
 	const tools =

@@ -7,7 +7,7 @@ import { redactorForServer, type Redactor } from './secrets';
 import { LegacyInputRequests, type DeclinedRequest } from './legacyInputRequests';
 import type { InteractiveCallOptions, InteractiveToolCallOutcome } from './inputRequests';
 import type { ToolDefinition } from '../tools/toolDefinition';
-import { callInteractively, publicOutcome } from './interactiveCall';
+import { callInteractively } from './interactiveCall';
 import { ResultTypeDefaulting } from './resultTypeDefault';
 import { PACKAGE_INFO } from '../packageInfo';
 
@@ -232,7 +232,7 @@ export class McpConnection {
 	 * See lib/mcp/interactiveCall.ts.
 	 */
 	callToolInteractive(name: string, args: Record<string, unknown>, options: InteractiveCallOptions = {}): Promise<InteractiveToolCallOutcome> {
-		return callInteractively(this, name, args, { timeoutMs: options.timeoutMs, signal: options.signal, continuation: options.continuation }).then(publicOutcome);
+		return callInteractively(this, name, args, { timeoutMs: options.timeoutMs, signal: options.signal, continuation: options.continuation, publicOnly: true });
 	}
 
 	private async retryOrExplain<T>(error: unknown, phase: string, run: (client: Client) => Promise<T>): Promise<T> {

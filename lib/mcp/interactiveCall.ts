@@ -1,7 +1,7 @@
 import type { Client, Tool } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from './serverConfig';
 import type { Redactor } from './secrets';
-import type { InteractiveCallOptions, InteractiveToolCallOutcome, ServerInputRequest, ToolCallCompleted, ToolInputRequired } from './inputRequests';
+import type { InteractiveCallOptions, ServerInputRequest, ToolCallCompleted, ToolInputRequired } from './inputRequests';
 import type { DeclinedRequest } from './legacyInputRequests';
 import { SAMPLING_DECLINED } from './inputRequestMessages';
 import { checkToolOutput } from './toolOutput';
@@ -57,6 +57,8 @@ export interface InternalCallOptions extends InteractiveCallOptions {
 	/** Progress notifications restart the timeout, up to maxTotalTimeoutMs. */
 	resetTimeoutOnProgress?: boolean;
 	maxTotalTimeoutMs?: number;
+	/** The outcome as callToolInteractive returns it: without the package-internal `declined` details (built so at once: no extra promise layer per call). */
+	publicOnly?: boolean;
 }
 
 /** A completed call with, on 2025-era connections, what the server asked in the middle of it. */
@@ -88,11 +90,16 @@ export function callInteractively(
 	};
 	const phase = `calling tool "${name}"`;
 	if (!connection.isModern) {
+		// The listed definition (without its output schema, as below) also spares the client its
+		// per-call look-up of the cached tools/list for an output validator: we check results ourselves.
+		const legacyOptions = tool ? { ...requestOptions, toolDefinition: mirroringDefinition(tool) } : requestOptions;
 		return connection.request(phase, (client) =>
-			connection.trackLegacyInput(() => client.callTool({ name, arguments: args }, requestOptions)).then(({ value, declined }): CompletedCall => {
+			connection.trackLegacyInput(() => client.callTool({ name, arguments: args }, legacyOptions)).then(({ value, declined }): CompletedCall => {
 				const result = value as Record<string, unknown>;
 				if (tool) checkToolOutput(tool, result);
-				return declined ? { kind: 'result', result, notes: declined.map((entry) => entry.note), declined } : { kind: 'result', result };
+				if (!declined) return { kind: 'result', result };
+				const notes = declined.map((entry) => entry.note);
+				return options.publicOnly ? { kind: 'result', result, notes } : { kind: 'result', result, notes, declined };
 			}),
 		);
 	}
@@ -136,11 +143,4 @@ export function callInteractively(
 /** Sampling is never offered: the call ends with an error result saying so, nothing is sent back. */
 function samplingDeclined(): CompletedCall {
 	return { kind: 'result', result: { content: [{ type: 'text', text: SAMPLING_DECLINED }], isError: true }, notes: [SAMPLING_DECLINED] };
-}
-
-/** The shared outcome shape, without the package-internal `declined` details. */
-export function publicOutcome(outcome: InternalCallOutcome): InteractiveToolCallOutcome {
-	if (outcome.kind !== 'result' || !outcome.declined) return outcome;
-	const { declined: _declined, ...shared } = outcome;
-	return shared;
 }

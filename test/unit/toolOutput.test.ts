@@ -1,4 +1,5 @@
 import { checkToolOutput } from '../../lib/mcp/toolOutput';
+import { callInteractively, type CallChannel } from '../../lib/mcp/interactiveCall';
 
 describe('checkToolOutput', () => {
 	const tool = { name: 'weather', outputSchema: { type: 'object', properties: { temp: { type: 'number' } }, required: ['temp'] } };
@@ -12,5 +13,37 @@ describe('checkToolOutput', () => {
 	it('rejects missing or mismatching structured content', () => {
 		expect(() => checkToolOutput(tool, { content: [] })).toThrow(/did not return structured content/);
 		expect(() => checkToolOutput(tool, { content: [], structuredContent: { temp: 'warm' } })).toThrow(/does not match the tool's output schema: \/temp must be number/);
+	});
+});
+
+describe('calls on a 2025-era connection', () => {
+	// The client would otherwise look the tool up in its cached tools/list on every call and check
+	// results with its own validator: it gets the listed input schema only, and the check is ours.
+	it('give the client the listed tool without its output schema, and check the result themselves', async () => {
+		const tool = { name: 'weather', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { temp: { type: 'number' } }, required: ['temp'] } };
+		const seen: Array<Record<string, unknown> | undefined> = [];
+		let answer: Record<string, unknown> = { content: [], structuredContent: { temp: 21 } };
+		const client = {
+			callTool: async (_params: unknown, options?: Record<string, unknown>) => {
+				seen.push(options);
+				return answer;
+			},
+		};
+		const channel: CallChannel = {
+			knownTools: new Map([['weather', tool as never]]),
+			config: { requestTimeoutMs: 1000 } as never,
+			isModern: false,
+			redact: { active: false, text: (value) => value, value: (value) => value },
+			request: (_phase, run) => run(client as never),
+			requestUnredacted: (_phase, run) => run(client as never),
+			trackLegacyInput: (call) => call().then((value) => ({ value })),
+		};
+		expect(await callInteractively(channel, 'weather', {}, { timeoutMs: 500, publicOnly: true })).toEqual({ kind: 'result', result: answer });
+		expect(seen[0]).toEqual({ timeout: 500, toolDefinition: { name: 'weather', inputSchema: { type: 'object' } } });
+		answer = { content: [], structuredContent: { temp: 'warm' } };
+		await expect(callInteractively(channel, 'weather', {}, {})).rejects.toThrow(/does not match the tool's output schema: \/temp must be number/);
+		// A tool the connection never listed: the client is given nothing, as before.
+		await callInteractively(channel, 'other', {}, {});
+		expect(seen[2]).toEqual({ timeout: 1000 });
 	});
 });
