@@ -52,7 +52,15 @@ module.exports = function toolsCases(e2e, ctx) {
 	});
 
 	e2e('execution view: each call is a run of the sub-node that supplied it (input, output or error, duration)', async () => {
-		const { status, runs } = await latestRuns(ctx.n8n, ctx.workflows.mixed.id, ['Code Tool', 'Lookup', 'Everything', 'Broken']);
+		// n8n 1.123 may mark the execution finished a moment before its last run data is written: read
+		// until the sub-nodes' runs are there (a ready check with a bound), then assert on them.
+		const read = () => latestRuns(ctx.n8n, ctx.workflows.mixed.id, ['Code Tool', 'Lookup', 'Everything', 'Broken']);
+		let stored = await read();
+		for (const deadline = Date.now() + 15000; Date.now() < deadline && !(stored.runs['Code Tool'].length && stored.runs.Lookup.length && stored.runs.Everything.length); ) {
+			await new Promise((resolve) => setTimeout(resolve, 200));
+			stored = await read();
+		}
+		const { status, runs } = stored;
 		assert.equal(status, 'success');
 		// n8n's tool nodes log themselves (as for n8n's AI Agent): the call's input and the response.
 		const code = runs['Code Tool'].find((run) => run.inputOverride?.ai_tool && run.data?.ai_tool);
