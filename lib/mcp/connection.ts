@@ -10,12 +10,11 @@ import type { ToolDefinition } from '../tools/toolDefinition';
 import { callInteractively } from './interactiveCall';
 import { ResultTypeDefaulting } from './resultTypeDefault';
 import { PACKAGE_INFO } from '../packageInfo';
+import { MAX_LIST_PAGES } from './pageLimit';
 
 /** How this client introduces itself to servers (initialize's clientInfo): the installed release. */
 export const CLIENT_INFO = { name: PACKAGE_INFO.name, version: PACKAGE_INFO.version };
 
-/** Same safety stop as lib/mcp/listing.ts applies to its own page walk. */
-const MAX_LIST_PAGES = 1000;
 
 /**
  * How long a local server may take to answer the `server/discover` probe before it counts as a

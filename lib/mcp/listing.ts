@@ -1,9 +1,7 @@
 import type { McpConnection } from './connection';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { quoteToolName } from '../tools/toolNameRule';
-
-/** Safety stop for servers whose cursor never ends. */
-const MAX_PAGES = 1000;
+import { MAX_LIST_PAGES } from './pageLimit';
 
 /**
  * Most tools one server may offer. Every tool is fingerprinted, scanned and (in the Agent) sent to
@@ -14,7 +12,7 @@ export const MAX_TOOLS_PER_SERVER = 2000;
 
 /**
  * Follows `nextCursor` to the end. A server that repeats a cursor would loop forever, so a repeat
- * (or MAX_PAGES) ends with an error instead.
+ * (or MAX_LIST_PAGES) ends with an error instead.
  */
 export async function collectPages<T>(
 	label: string,
@@ -24,7 +22,7 @@ export async function collectPages<T>(
 	const all: T[] = [];
 	const seen = new Set<string>();
 	let cursor: string | undefined;
-	for (let page = 0; page < MAX_PAGES; page++) {
+	for (let page = 0; page < MAX_LIST_PAGES; page++) {
 		const result = await fetchPage(cursor);
 		// Checked per page, so a server cannot make us hold an unbounded list before refusing it.
 		if (limit && all.length + result.items.length > limit.maxItems) throw new Error(limit.tooMany(all.length + result.items.length));
@@ -34,7 +32,7 @@ export async function collectPages<T>(
 		seen.add(result.nextCursor);
 		cursor = result.nextCursor;
 	}
-	throw new Error(`the server returned more than ${MAX_PAGES} pages while listing ${label}`);
+	throw new Error(`the server returned more than ${MAX_LIST_PAGES} pages while listing ${label}`);
 }
 
 /** Sorted by name so that output (and later the model's tool list, for prompt caching) is deterministic. */
@@ -101,7 +99,7 @@ function remember(connection: McpConnection, tools: ToolDefinition[]): ToolDefin
 	if (!same) connection.toolListVersion++;
 	connection.listedTools = { tools: kept, listedAt: Date.now(), json };
 	connection.toolListStale = false;
-	if (connection.knownTools && !same) {
+	if (!same) {
 		connection.knownTools.clear();
 		for (const tool of kept) connection.knownTools.set(tool.name, tool);
 	}

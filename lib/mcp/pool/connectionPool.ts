@@ -121,10 +121,7 @@ export class ConnectionPool {
 	 */
 	drain(): void {
 		this.draining = true;
-		for (const entry of [...this.entries.values()]) {
-			entry.retired = true;
-			if (entry.leases === 0) this.evict(entry);
-		}
+		for (const entry of [...this.entries.values()]) this.retire(entry);
 	}
 
 	/** Synchronous last resort at process exit: SIGKILL to every local server's process group. */
