@@ -99,7 +99,7 @@ function remember(connection: McpConnection, tools: ToolDefinition[]): ToolDefin
 	if (!same) connection.toolListVersion++;
 	connection.listedTools = { tools: kept, listedAt: Date.now(), json };
 	connection.toolListStale = false;
-	if (!same) {
+	if (connection.knownTools && !same) {
 		connection.knownTools.clear();
 		for (const tool of kept) connection.knownTools.set(tool.name, tool);
 	}
