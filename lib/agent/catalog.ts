@@ -233,9 +233,8 @@ function withProviderNames(tools: CatalogTool[]): CatalogTool[] {
  * rule as within one side, so names stay unique across every source.
  */
 export function mergeCatalogs(...catalogs: CatalogTool[][]): CatalogTool[] {
-	const all = catalogs.flat();
 	if (catalogs.filter((catalog) => catalog.length > 0).length <= 1) return catalogs.find((catalog) => catalog.length > 0) ?? [];
-	return withProviderNames(all);
+	return withProviderNames(catalogs.flat());
 }
 
 /**

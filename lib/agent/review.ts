@@ -54,7 +54,7 @@ export function applyDecisions(
 		throw new DecisionRejected(`the decision is for approval ${event.approvalId}, which is not the open approval of this run`);
 	}
 	// Calls waiting for a person: for review, for input (the server asked during the call), or both.
-	const pending = new Map(phase.calls.filter((c) => isAwaiting(c) && !Object.hasOwn(phase.outcomes, c.id)).map((c) => [c.id, c]));
+	const pending = new Map(awaitingPerson(phase).map((c) => [c.id, c]));
 	const byCall = new Map<string, ReviewDecision>();
 	const answers = new Map<string, CallInput['responses']>();
 	for (const decision of event.decisions) {
@@ -126,8 +126,9 @@ export function applyDecisions(
 	return { ...rest, calls, outcomes, decidedApprovals: [...phase.decidedApprovals, event.approvalId] };
 }
 
-function isAwaiting(call: PlannedCall): boolean {
-	return call.review?.status === 'pending' || call.input?.status === 'pending';
+/** Calls waiting for a person: for review, for input, or both. One "Needs Approval" item carries them all. */
+export function awaitingPerson(phase: RunToolsPhase): PlannedCall[] {
+	return phase.calls.filter((call) => (call.review?.status === 'pending' || call.input?.status === 'pending') && !Object.hasOwn(phase.outcomes, call.id));
 }
 
 /** The argument hash a decision on this call must name: the reviewed one, or (input only) the call's own. */

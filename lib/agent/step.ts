@@ -5,7 +5,7 @@ import { EMPTY_USAGE } from '../providers/shared';
 import type { ProviderId } from '../providers/providerId';
 import { requiresApproval } from '../approvals/policy';
 import { hashArguments } from '../approvals/argumentHash';
-import { applyDecisions, expireApproval, refreshCatalog } from './review';
+import { applyDecisions, awaitingPerson, expireApproval, refreshCatalog } from './review';
 import { answerActions, startInputRound } from './callInput';
 import { setEntry } from './ownEntry';
 import { AGENT_STATE_VERSION } from './stateSchema';
@@ -82,20 +82,13 @@ export function runnableCalls(phase: RunToolsPhase): PlannedCall[] {
 	);
 }
 
-/** Calls waiting for a person's approval. */
-export function pendingReviews(phase: RunToolsPhase): PlannedCall[] {
-	return phase.calls.filter((call) => call.review?.status === 'pending' && !Object.hasOwn(phase.outcomes, call.id));
-}
-
 /** Calls waiting for a person's input (the server asked for it during the call). */
 export function pendingInputs(phase: RunToolsPhase): PlannedCall[] {
 	return phase.calls.filter((call) => call.input?.status === 'pending' && !Object.hasOwn(phase.outcomes, call.id));
 }
 
-/** Calls waiting for a person: for review, for input, or both. One "Needs Approval" item carries them all. */
-export function awaitingPerson(phase: RunToolsPhase): PlannedCall[] {
-	return phase.calls.filter((call) => (call.review?.status === 'pending' || call.input?.status === 'pending') && !Object.hasOwn(phase.outcomes, call.id));
-}
+// Calls waiting for a person (review, input, or both): defined beside applyDecisions, which checks against them.
+export { awaitingPerson };
 
 export function nextEffect(state: AgentState): AgentEffect {
 	switch (state.phase.name) {

@@ -100,11 +100,6 @@ function toolInputNodeNames(context: IExecuteFunctions, responses: number): Arra
 	return nodes.length === responses ? nodes.map((node) => node.name) : [];
 }
 
-/** The MCP Server sub-nodes on the tools input (n8n tools are left aside). */
-export async function collectServerHandles(context: IExecuteFunctions): Promise<ServerHandle[]> {
-	return (await collectToolSources(context)).handles;
-}
-
 /** The chat memory sub-node for an item, if one is connected (it picks the session from the item). */
 async function memoryFor(context: IExecuteFunctions, itemIndex: number): Promise<ChatMemory | undefined> {
 	const supplied = await context.getInputConnectionData(NodeConnectionTypes.AiMemory, itemIndex);
