@@ -3,12 +3,13 @@ import { boundArgsHash } from '../agent/review';
 import { toolOfCall } from '../agent/catalog';
 import { describeInputRequest, inputRequestsHash } from '../agent/callInput';
 import type { ServerInputRequest } from '../mcp/inputRequests';
-import { scanText } from './poisoning';
+import { mergeInto, scanText, type PoisoningWarning } from './poisoning';
 import { recentToolResults, type ContextToolResult } from './recentResults';
 
 export type { ContextToolResult };
 import { channelForm, type ChannelFormField } from './channelForm';
 import { codeFence, inlineText, linkTarget, visibleJson } from './summaryFormat';
+import { setEntry } from '../agent/ownEntry';
 
 /**
  * A paused run's request for review, as an n8n item: everything a reviewer needs to decide,
@@ -179,7 +180,7 @@ export function inputRequestsOf(view: PendingInputView): Record<string, ServerIn
 	const requests: Record<string, ServerInputRequest> = {};
 	for (const item of view.requests) {
 		const request: ServerInputRequest = { method: item.method, ...(item.params !== undefined ? { params: item.params } : {}) };
-		Object.defineProperty(requests, item.key, { value: request, enumerable: true, writable: true, configurable: true });
+		setEntry(requests, item.key, request);
 	}
 	return requests;
 }
@@ -188,16 +189,9 @@ export function inputRequestsOf(view: PendingInputView): Record<string, ServerIn
 function inputWarnings(request: ServerInputRequest): string[] {
 	const view = describeInputRequest(request);
 	const texts = view.kind === 'form' ? [view.message, JSON.stringify(view.requestedSchema)] : view.kind === 'url' ? [view.message, view.url] : [];
-	const seen = new Set<string>();
-	const warnings: string[] = [];
-	for (const text of texts) {
-		for (const warning of scanText(text)) {
-			if (seen.has(warning.code)) continue;
-			seen.add(warning.code);
-			warnings.push(`This input request ${warning.message}.`);
-		}
-	}
-	return warnings;
+	const merged: PoisoningWarning[] = [];
+	for (const text of texts) mergeInto(merged, scanText(text));
+	return merged.map((warning) => `This input request ${warning.message}.`);
 }
 
 function inputView(round: number, requests: Record<string, ServerInputRequest>): PendingInputView {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { escapeHtml, hiddenCharacterFlag, showName, showText } from './html';
 import { allNodes, buildEditTree, pathLabel, type EditNode, type EditPath } from './editTree';
 import { visibleJson } from './summaryFormat';
+import { setEntry } from '../agent/ownEntry';
 
 /**
  * Renders the edit tree (editTree.ts) as form fields and reads them back from a POST. The page
@@ -209,7 +210,7 @@ function readNode(node: EditNode, context: ReadContext): unknown {
 			if (value === undefined) continue;
 			any = true;
 			// Property names come from the server ("__proto__" included): define, never assign.
-			Object.defineProperty(result, String(child.path[child.path.length - 1]), { value, enumerable: true, writable: true, configurable: true });
+			setEntry(result, String(child.path[child.path.length - 1]), value);
 		}
 		return !any && !node.required && node.original === undefined ? undefined : result;
 	}

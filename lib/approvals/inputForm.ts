@@ -5,6 +5,7 @@ import { validateArguments } from '../tools/argumentValidator';
 import { inputRequestsOf, type InputRequestItem, type PendingCallView } from './approvalRequest';
 import { escapeHtml, hiddenCharacterFlag, showName, showText } from './html';
 import { formFields, toDateTimeLocal, valueFromForm, type FormField } from './inputSchemaFields';
+import { setEntry } from '../agent/ownEntry';
 
 /**
  * The review page's part for input a server asked for during a call: per request, a form generated
@@ -218,7 +219,7 @@ export function readCallInput(body: Record<string, unknown>, approvalId: string,
 		if (action !== 'accept' && action !== 'decline' && action !== 'cancel') {
 			problems.push('Choose accept, decline or cancel.');
 		} else if (action !== 'accept' || view.kind !== 'form') {
-			Object.defineProperty(responses, item.key, { value: { action }, enumerable: true, writable: true, configurable: true });
+			setEntry(responses, item.key, { action });
 		} else {
 			const fields = formFields(view.requestedSchema);
 			let content: Record<string, unknown> | undefined;
@@ -229,7 +230,7 @@ export function readCallInput(body: Record<string, unknown>, approvalId: string,
 						? f.options.flatMap((_, index) => (body[field('value', f.name, index)] !== undefined ? [String(index)] : []))
 						: typeof body[field('value', f.name)] === 'string' ? (body[field('value', f.name)] as string) : undefined;
 					const value = valueFromForm(f, raw);
-					if (value !== undefined) Object.defineProperty(content, f.name, { value, enumerable: true, writable: true, configurable: true });
+					if (value !== undefined) setEntry(content, f.name, value);
 				}
 			} else {
 				try {
@@ -242,7 +243,7 @@ export function readCallInput(body: Record<string, unknown>, approvalId: string,
 			}
 			if (content) {
 				const validation = validateArguments(view.requestedSchema, content);
-				if (validation.valid) Object.defineProperty(responses, item.key, { value: { action, content }, enumerable: true, writable: true, configurable: true });
+				if (validation.valid) setEntry(responses, item.key, { action, content });
 				else for (const problem of validation.problems) problems.push(explain(problem, fields));
 			}
 		}

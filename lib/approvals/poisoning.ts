@@ -150,7 +150,8 @@ export function scanText(text: string): PoisoningWarning[] {
 	return warnings;
 }
 
-function mergeInto(all: PoisoningWarning[], more: PoisoningWarning[]): void {
+/** Adds the warnings of `more` whose code is not in `all` yet (the first of each code is kept). */
+export function mergeInto(all: PoisoningWarning[], more: PoisoningWarning[]): void {
 	for (const warning of more) if (!all.some((w) => w.code === warning.code)) all.push(warning);
 }
 
