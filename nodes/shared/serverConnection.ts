@@ -53,6 +53,11 @@ export function credentialTypeFor(connection: string): string {
 	return HTTP_CREDENTIAL;
 }
 
+/** n8n's stored (or freshly returned) OAuth token data, when it is an object. */
+function tokenData(value: unknown): HostTokenData | undefined {
+	return value && typeof value === 'object' ? (value as HostTokenData) : undefined;
+}
+
 /**
  * The OAuth credential's tokens as n8n stores them, and n8n's own refresh: it locks across
  * processes (n8n 2.x), persists the new tokens encrypted, and fails with "needs to be reconnected"
@@ -60,7 +65,6 @@ export function credentialTypeFor(connection: string): string {
  * own supplyData context), as n8n's MCP Client Tool does.
  */
 export function hostTokensOf(context: NodeContext | ISupplyDataFunctions, data: Record<string, unknown>): HostTokens {
-	const tokenData = (value: unknown): HostTokenData | undefined => (value && typeof value === 'object' ? (value as HostTokenData) : undefined);
 	return {
 		initial: tokenData(data.oauthTokenData),
 		label: context.getNode().credentials?.[OAUTH_CREDENTIAL]?.name,
@@ -154,7 +158,7 @@ export async function mcpServerConnectionTest(
  * is lost would burn the refresh token.
  */
 function storedTokensOnly(data: Record<string, unknown>): HostTokens {
-	const stored = data.oauthTokenData && typeof data.oauthTokenData === 'object' ? (data.oauthTokenData as HostTokenData) : undefined;
+	const stored = tokenData(data.oauthTokenData);
 	return {
 		// Without an expiry stamp the token is used as is, whatever its age.
 		initial: stored ? { ...stored, n8n_expires_at: undefined } : undefined,
