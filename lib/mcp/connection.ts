@@ -9,6 +9,7 @@ import type { InteractiveCallOptions, InteractiveToolCallOutcome } from './input
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { callInteractively } from './interactiveCall';
 import { ResultTypeDefaulting } from './resultTypeDefault';
+import { LeanHttpTransport } from './leanHttpTransport';
 import { PACKAGE_INFO } from '../packageInfo';
 import { MAX_LIST_PAGES } from './pageLimit';
 
@@ -273,7 +274,8 @@ export class McpConnection {
 }
 
 async function endSession(session: LiveSession): Promise<void> {
-	const transport = session.transport instanceof ResultTypeDefaulting ? session.transport.inner : session.transport;
+	let transport = session.transport instanceof ResultTypeDefaulting ? session.transport.inner : session.transport;
+	if (transport instanceof LeanHttpTransport) transport = transport.inner;
 	if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
 		await transport.terminateSession().catch(() => undefined);
 	}
@@ -394,16 +396,18 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 	// OAuth: the transport asks for a token before each request and hands 401s (and, for an
 	// interactive session, 403 insufficient_scope) to the provider; see lib/mcp/oauth.
 	const auth = config.auth ? { authProvider: config.auth.provider } : {};
-	const transport: Transport =
-		kind === 'sse'
-			? new SSEClientTransport(url, { requestInit, ...auth, eventSourceInit: { fetch: headerFetch(config.headers) } })
-			: new ResultTypeDefaulting(
-					new StreamableHTTPClientTransport(url, {
-						requestInit,
-						...auth,
-						...(config.auth ? { onInsufficientScope: config.auth.onInsufficientScope } : {}),
-					}),
-				);
+	let transport: Transport;
+	if (kind === 'sse') {
+		transport = new SSEClientTransport(url, { requestInit, ...auth, eventSourceInit: { fetch: headerFetch(config.headers) } });
+	} else {
+		const streamable = new StreamableHTTPClientTransport(url, {
+			requestInit,
+			...auth,
+			...(config.auth ? { onInsufficientScope: config.auth.onInsufficientScope } : {}),
+		});
+		// OAuth and proxies change requests in ways only fetch and the SDK know about: they keep the SDK path.
+		transport = new ResultTypeDefaulting(config.auth || proxyConfigured() ? streamable : new LeanHttpTransport(streamable, url, config.headers));
+	}
 	const { client, legacyInput, events } = newClient(options);
 	try {
 		// HTTP+SSE is the 2024-11-05 transport: no server speaking 2026-07-28 serves it, so skip the probe.
@@ -413,6 +417,11 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 		throw explainMcpError(error, config, kind === 'sse' ? 'connecting (legacy SSE)' : 'connecting');
 	}
 	return { client, transport, legacyInput, events };
+}
+
+/** Proxy settings in the environment (Node's fetch may honour them; node:http would not). */
+function proxyConfigured(): boolean {
+	return Object.keys(process.env).some((name) => /^(?:https?|all)_proxy$/i.test(name) && Boolean(process.env[name]));
 }
 
 /** The SSE stream's GET must carry the same auth headers as the POSTs. */

@@ -1,0 +1,111 @@
+/**
+ * An incremental Server-Sent Events parser (the WHATWG "event stream interpretation"), fed with
+ * text as it arrives from a socket: lines end with CRLF, LF or CR (a CR at the end of a chunk may
+ * be the first half of a CRLF), `:` starts a comment, an empty line dispatches the event, `data`
+ * lines join with "\n", an `id` containing NUL is ignored, `retry` takes only digits.
+ */
+
+export interface SseEvent {
+	/** The event type; undefined means the default, "message". */
+	event?: string;
+	data: string;
+	/** The event's own id field, when it had one (a resumption point for the stream). */
+	id?: string;
+}
+
+export interface SseHandlers {
+	onEvent(event: SseEvent): void;
+	onRetry?(ms: number): void;
+}
+
+export class SseParser {
+	private buffer = '';
+	/** A chunk ended on CR: a LF at the start of the next one belongs to the same line end. */
+	private pendingCr = false;
+	private event: string | undefined;
+	private data: string[] = [];
+	private id: string | undefined;
+	private started = false;
+
+	constructor(private readonly handlers: SseHandlers) {}
+
+	push(chunk: string): void {
+		let text = chunk;
+		if (!this.started) {
+			this.started = text.length > 0;
+			if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+		}
+		if (this.pendingCr && text.startsWith('\n')) text = text.slice(1);
+		this.pendingCr = false;
+		this.buffer += text;
+		let start = 0;
+		for (;;) {
+			const lf = this.buffer.indexOf('\n', start);
+			const cr = this.buffer.indexOf('\r', start);
+			if (lf === -1 && cr === -1) break;
+			let end: number;
+			let next: number;
+			if (cr !== -1 && (lf === -1 || cr < lf)) {
+				end = cr;
+				if (cr + 1 === this.buffer.length) {
+					this.pendingCr = true;
+					next = cr + 1;
+				} else {
+					next = this.buffer.charCodeAt(cr + 1) === 10 ? cr + 2 : cr + 1;
+				}
+			} else {
+				end = lf;
+				next = lf + 1;
+			}
+			this.line(this.buffer.slice(start, end));
+			start = next;
+		}
+		this.buffer = this.buffer.slice(start);
+	}
+
+	/** The stream ended: an event without its closing blank line is dropped, as the spec says. */
+	end(): void {
+		this.buffer = '';
+		this.data = [];
+		this.event = undefined;
+		this.id = undefined;
+	}
+
+	private line(line: string): void {
+		if (line === '') {
+			this.dispatch();
+			return;
+		}
+		if (line.charCodeAt(0) === 58 /* : */) return;
+		const colon = line.indexOf(':');
+		const field = colon === -1 ? line : line.slice(0, colon);
+		let value = colon === -1 ? '' : line.slice(colon + 1);
+		if (value.charCodeAt(0) === 32) value = value.slice(1);
+		switch (field) {
+			case 'event':
+				this.event = value;
+				break;
+			case 'data':
+				this.data.push(value);
+				break;
+			case 'id':
+				if (!value.includes('\0')) this.id = value;
+				break;
+			case 'retry':
+				if (/^\d+$/.test(value)) this.handlers.onRetry?.(Number(value));
+				break;
+			default:
+			// Unknown fields are ignored.
+		}
+	}
+
+	private dispatch(): void {
+		const { data, event, id } = this;
+		this.data = [];
+		this.event = undefined;
+		this.id = undefined;
+		// An event with an id and empty data is still one: a priming event marks where to resume.
+		if (data.length === 0 && id === undefined) return;
+		this.handlers.onEvent({ ...(event ? { event } : {}), data: data.join('\n'), ...(id !== undefined ? { id } : {}) });
+	}
+}
