@@ -20,10 +20,11 @@ import { actionForItem, isWiredStraightBack, type ItemAction } from '../../lib/a
 import { reviewLink } from '../../lib/approvals/reviewToken';
 import type { ApprovalPolicy } from '../../lib/approvals/policy';
 import { parsePatternList } from '../../lib/tools/nameFilter';
-import { createModelClient } from '../../lib/providers/clients';
+import { createModelClient, type ProviderConnection } from '../../lib/providers/clients';
 import type { ModelClient, ProviderId } from '../../lib/providers/types';
 import { providerConnection } from './providerCredential';
 import { failEveryItem, failItem, toNodeError } from '../shared/nodeErrors';
+import { itemParameter } from '../shared/itemParameter';
 import { AGENT_DEFAULTS } from '../../lib/agent/defaults';
 
 export interface AgentOptions extends RawAgentOptions {
@@ -136,17 +137,31 @@ interface Shared {
 	model: ModelClient;
 	provider: ProviderId;
 	store: PausedRunStore;
+	prompts: Prompts;
+}
+
+interface Prompts {
+	userMessage: (itemIndex: number) => unknown;
+	systemPrompt: (itemIndex: number) => string;
+}
+
+/**
+ * The User Message is an expression on the item (its default is a `??` chain of item paths): read
+ * straight from the item when it is only paths, since n8n 2.x spends 1-2 ms per expression.
+ */
+function promptReaders(context: IExecuteFunctions): Prompts {
+	return { userMessage: itemParameter<unknown>(context, 'userMessage', ''), systemPrompt: itemParameter(context, 'systemPrompt', '') };
 }
 
 /** A new run from the item's parameters; with a Memory sub-node, the conversation so far comes first. */
 async function newRun(this: IExecuteFunctions, itemIndex: number, shared: Shared, memory: ChatMemory | undefined): Promise<AgentState> {
 	const options = this.getNodeParameter('options', itemIndex, {}) as AgentOptions;
-	const userMessage = String(this.getNodeParameter('userMessage', itemIndex, '') ?? '');
+	const userMessage = String(shared.prompts.userMessage(itemIndex) ?? '');
 	if (!userMessage.trim()) {
 		throw new NodeOperationError(this.getNode(), 'User Message is empty', { itemIndex, description: 'Set User Message to the text the agent should work on, e.g. {{ $json.chatInput }}.' });
 	}
 	const modelId = String(this.getNodeParameter('model', itemIndex, '', { extractValue: true }) ?? '');
-	const system = this.getNodeParameter('systemPrompt', itemIndex, '') as string;
+	const system = shared.prompts.systemPrompt(itemIndex);
 	const settings = {
 		...buildRunSettings(modelId, options.appendServerInstructions ? systemWithInstructions(system, shared.servers.instructions) : system, options),
 		approval: approvalPolicy(this, itemIndex),
@@ -276,6 +291,15 @@ function sendChunk(context: IExecuteFunctions, type: 'begin' | 'item' | 'end', i
 	}
 }
 
+/**
+ * A promise awaited later, perhaps never (when an earlier step fails first): its rejection counts
+ * as handled now, and still rejects the await that comes later.
+ */
+function awaitedLater<T>(promise: Promise<T>): Promise<T> {
+	promise.catch(() => undefined);
+	return promise;
+}
+
 export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const provider = this.getNodeParameter('provider', 0) as ProviderId;
@@ -285,9 +309,13 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 	let sources: ToolSources;
 	let n8nCatalog: ReturnType<typeof buildN8nToolCatalog>;
 	let store: PausedRunStore;
+	let connection: Promise<ProviderConnection>;
 	try {
 		// First: a store from a newer release of the package fails every item before anything connects.
 		store = openStore(this.getContext('node') as Record<string, unknown>);
+		// The provider credential and the MCP Server sub-nodes' own credentials are separate database
+		// reads: they overlap. A tools error still comes first (every item fails with it).
+		connection = awaitedLater(providerConnection(this, provider, { maxRetries: firstOptions.maxRetries ?? AGENT_DEFAULTS.maxRetries, timeoutMs: 10 * 60_000 }));
 		sources = await collectToolSources(this);
 		n8nCatalog = buildN8nToolCatalog(sources.n8nTools, catalogOptions(approvalOptions, false));
 		// A resumed run re-checks approved calls against the server's current definitions: list fresh.
@@ -304,10 +332,8 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 	const order: string[] = [];
 	const observer = toolCallObserver(this, sources.handles);
 	try {
-		const model = createModelClient(
-			await providerConnection(this, provider, { maxRetries: firstOptions.maxRetries ?? AGENT_DEFAULTS.maxRetries, timeoutMs: 10 * 60_000 }),
-		);
-		const shared: Shared = { servers, catalog, withheld, n8nTools: n8nCatalog.index, model, provider, store };
+		const model = createModelClient(await connection);
+		const shared: Shared = { servers, catalog, withheld, n8nTools: n8nCatalog.index, model, provider, store, prompts: promptReaders(this) };
 		if (isWiredStraightBack(items.map((item) => item.json as Record<string, unknown>), { store, now: new Date() })) {
 			throw new NodeOperationError(this.getNode(), 'A pending approval came back before it expired, and nothing was decided', {
 				description: 'Connect "Needs Approval" to an MCP Approval node (or a send-and-wait node), not straight back to this node.',

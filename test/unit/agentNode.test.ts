@@ -13,6 +13,7 @@ import { APPROVAL_DECISION_KIND } from '../../lib/approvals/approvalRequest';
 import { ProviderError } from '../../lib/providers/errors';
 import type { ModelClient } from '../../lib/providers/types';
 import type { ChatMemory } from '../../lib/agent/memory';
+import { agentProperties } from '../../nodes/McpAgent/description';
 
 // The model: a script of Anthropic Messages responses, recorded requests.
 let model: ModelClient & { requests: Array<Record<string, unknown>> };
@@ -20,6 +21,7 @@ jest.mock('../../lib/providers/clients', () => ({ createModelClient: () => model
 
 // The MCP side: one fake server "Files" with a read-only, trusted tool; the real catalog code.
 const mcpCalls: Array<{ name: string; args: unknown }> = [];
+let serversClosed = 0;
 jest.mock('../../lib/agent/servers', () => {
 	const actual = jest.requireActual('../../lib/agent/servers');
 	return {
@@ -35,7 +37,7 @@ jest.mock('../../lib/agent/servers', () => {
 			};
 			const servers = handles.map((h) => ({ id: h.name, name: h.name, tools: [{ name: 'list_files', inputSchema: { type: 'object', properties: { path: { type: 'string' } } }, annotations: { readOnlyHint: true } }], trustAnnotations: true }));
 			const { tools, withheld } = buildCatalog(servers, options as never);
-			return { connections: new Map(handles.map((h) => [h.name, connection])), catalog: tools, outputSchemas: new Map(), withheld, instructions: [], close: async () => undefined };
+			return { connections: new Map(handles.map((h) => [h.name, connection])), catalog: tools, outputSchemas: new Map(), withheld, instructions: [], close: async () => void serversClosed++ };
 		},
 	};
 });
@@ -140,21 +142,29 @@ interface Setup {
 	toolNodes?: Array<{ name: string; disabled?: boolean }>;
 }
 
+const DEFAULT_USER_MESSAGE = agentProperties.find((property) => property.name === 'userMessage')!.default;
+
 function fakeContext(setup: Setup) {
 	const chunks: Array<{ type: string; content?: string }> = [];
 	const logs: string[] = [];
+	const parameterReads: Array<[string, number]> = [];
 	const params: Record<string, unknown> = { provider: 'anthropic', model: 'claude-test', systemPrompt: 'Be brief.', userMessage: undefined, requireApprovalFor: 'notReadOnly', options: {}, approvalOptions: {}, ...setup.params };
+	// The node's parameters as n8n holds them: unset ones have their default.
+	const nodeParameters = { ...params, userMessage: params.userMessage ?? DEFAULT_USER_MESSAGE };
 	const nodeContext = setup.nodeContext ?? {};
 	const items = setup.items.map((json, i) => ({ json, pairedItem: { item: i } }));
 	const context = {
 		chunks,
 		logs,
 		nodeContext,
+		parameterReads,
 		getInputData: () => items,
 		getNodeParameter: (name: string, index: number, fallback?: unknown) => {
+			parameterReads.push([name, index]);
 			if (name === 'userMessage' && params.userMessage === undefined) {
-				const json = items[index].json as Record<string, unknown>;
-				return json.chatInput ?? json.message;
+				// n8n's evaluation of the default expression.
+				const json = items[index].json as Record<string, any>;
+				return json.chatInput ?? json.message ?? json.body?.message;
 			}
 			return name in params && params[name] !== undefined ? params[name] : fallback;
 		},
@@ -167,7 +177,7 @@ function fakeContext(setup: Setup) {
 							: [],
 				}
 			: {}),
-		getNode: () => ({ name: 'MCP Agent', type: 'mcpAgent', typeVersion: 1, parameters: {}, id: '1', position: [0, 0] }),
+		getNode: () => ({ name: 'MCP Agent', type: 'mcpAgent', typeVersion: 1, parameters: nodeParameters, id: '1', position: [0, 0] }),
 		getWorkflow: () => ({ id: 'w1', name: 'Chat agent' }),
 		getMode: () => 'webhook',
 		getContext: () => nodeContext,
@@ -189,6 +199,7 @@ function filesServer(log?: FakeSubNode): ServerHandle {
 
 beforeEach(() => {
 	mcpCalls.length = 0;
+	serversClosed = 0;
 });
 
 describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
@@ -435,5 +446,114 @@ describe('provider errors', () => {
 		scriptModel([new ProviderError('Anthropic had a server error (503) and retries ran out: overloaded', 503)]);
 		const [done] = await run(fakeContext({ items: [{ chatInput: 'x' }], tools: [codeTool(fakeSubNode('Code Tool'))], continueOnFail: true }));
 		expect(done[0].json.error).toMatch(/server error \(503\)/);
+	});
+});
+
+describe('per-execution parameters', () => {
+	const messagesSent = () => model.requests.map((request) => (request.messages as Array<{ content: unknown }>)[0].content);
+	const readsOf = (context: ReturnType<typeof fakeContext>, name: string) => context.parameterReads.filter(([read]) => read === name).map(([, index]) => index);
+
+	it('reads the default User Message (a ?? chain of item paths) from each item; n8n evaluates it only for an item where no path is present', async () => {
+		scriptModel([answer('a'), answer('b')]);
+		const context = fakeContext({ items: [{ chatInput: 'from chat' }, { body: { message: 'from webhook' } }, { other: 1 }], tools: [codeTool(fakeSubNode('Code Tool'))], continueOnFail: true });
+		const [done] = await run(context);
+		expect(messagesSent()).toEqual(['from chat', 'from webhook']);
+		expect(readsOf(context, 'userMessage')).toEqual([2]);
+		expect(done[2].json.error).toBe('User Message is empty');
+		// The System Prompt has no expression: read once for the execution.
+		expect(readsOf(context, 'systemPrompt')).toEqual([0]);
+	});
+
+	it('reads a mapped webhook field from the item, and leaves other expressions to n8n', async () => {
+		scriptModel([answer('a')]);
+		const mapped = fakeContext({ items: [{ body: { message: 'hello' } }], tools: [codeTool(fakeSubNode('Code Tool'))], params: { userMessage: '={{ $json.body.message }}' } });
+		await run(mapped);
+		expect(messagesSent()).toEqual(['hello']);
+		expect(readsOf(mapped, 'userMessage')).toEqual([]);
+		scriptModel([answer('a')]);
+		const other = fakeContext({ items: [{ body: { message: 'hello' } }], tools: [codeTool(fakeSubNode('Code Tool'))], params: { userMessage: '={{ $json.body.message.trim() }}' } });
+		await run(other);
+		expect(readsOf(other, 'userMessage')).toEqual([0]);
+	});
+});
+
+describe('provider credential and tools, read together', () => {
+	function deferred<T>() {
+		let resolve!: (value: T) => void;
+		let reject!: (error: unknown) => void;
+		const promise = new Promise<T>((res, rej) => {
+			resolve = res;
+			reject = rej;
+		});
+		return { promise, resolve, reject };
+	}
+	const ticks = async () => {
+		for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+	};
+	async function withUnhandledRejections(body: () => Promise<void>): Promise<unknown[]> {
+		const unhandled: unknown[] = [];
+		const listener = (reason: unknown) => unhandled.push(reason);
+		process.on('unhandledRejection', listener);
+		try {
+			await body();
+			await ticks();
+		} finally {
+			process.off('unhandledRejection', listener);
+		}
+		return unhandled;
+	}
+
+	it('reads the provider credential while the tools input is still being supplied', async () => {
+		scriptModel([answer('ok')]);
+		const supply = deferred<unknown[]>();
+		const credentialReads: string[] = [];
+		const context = Object.assign(fakeContext({ items: [{ chatInput: 'x' }], tools: [] }), {
+			getInputConnectionData: async (type: string) => (type === 'ai_tool' ? supply.promise : undefined),
+			getCredentials: async (name: string) => {
+				credentialReads.push(name);
+				return { apiKey: 'sk-test' };
+			},
+		});
+		const running = run(context);
+		await ticks();
+		expect(credentialReads).toEqual(['mcpAgentAnthropicApi']);
+		supply.resolve([filesServer(), codeTool(fakeSubNode('Code Tool'))]);
+		const [done] = await running;
+		expect(done[0].json.output).toBe('ok');
+		expect(credentialReads).toHaveLength(1);
+	});
+
+	it('fails every item with the tools error when both fail, and leaves no unhandled rejection', async () => {
+		scriptModel([]);
+		const failing = (continueOnFail: boolean) =>
+			Object.assign(fakeContext({ items: [{ chatInput: 'a' }, { chatInput: 'b' }], tools: [], continueOnFail }), {
+				getInputConnectionData: async () => {
+					await ticks();
+					throw new Error('MCP server credential is missing');
+				},
+				getCredentials: async () => Promise.reject(new Error('Anthropic credential is missing')),
+			});
+		let items: Array<{ json: Record<string, unknown> }> = [];
+		let thrown: unknown;
+		const unhandled = await withUnhandledRejections(async () => {
+			[items] = await run(failing(true));
+			thrown = await run(failing(false)).catch((error: unknown) => error);
+		});
+		expect(items.map((item) => item.json.error)).toEqual(['MCP server credential is missing', 'MCP server credential is missing']);
+		expect(thrown).toMatchObject({ message: 'MCP server credential is missing' });
+		expect(unhandled).toEqual([]);
+		expect(model.requests).toEqual([]);
+	});
+
+	it('reports a provider credential error as before, after closing the connected servers', async () => {
+		scriptModel([]);
+		const context = Object.assign(fakeContext({ items: [{ chatInput: 'a' }], tools: [filesServer()] }), {
+			getCredentials: async () => Promise.reject(new Error('Anthropic credential is missing')),
+		});
+		const unhandled = await withUnhandledRejections(async () => {
+			await expect(run(context)).rejects.toThrow('Anthropic credential is missing');
+		});
+		expect(serversClosed).toBe(1);
+		expect(unhandled).toEqual([]);
 	});
 });

@@ -1,6 +1,6 @@
 import { Workflow, createRunExecutionData, type INodeExecutionData, type INodeTypes } from 'n8n-workflow';
 import { itemParameter } from '../../nodes/shared/itemParameter';
-import { parseItemPath } from '../../nodes/shared/itemPathMapping';
+import { parseItemExpression } from '../../nodes/shared/itemPathMapping';
 
 // n8n's own parameter resolution (n8n-workflow's WorkflowExpression, legacy engine) stands behind
 // the fake context, so every fast-path result is compared with what n8n itself returns.
@@ -107,11 +107,22 @@ describe('itemParameter', () => {
 		]);
 	});
 
-	it('accepts only plain property paths', () => {
-		expect(parseItemPath('={{ $json.message }}')).toEqual(['message']);
-		expect(parseItemPath("={{ $json['a b'][0].c }}")).toEqual(['a b', '0', 'c']);
-		expect(parseItemPath('={{$json["x"]}}')).toEqual(['x']);
-		expect(parseItemPath('={{ $json }}')).toEqual([]);
+	it('reads a ?? chain of item paths from the item, and leaves the item to n8n when none is present', () => {
+		const { context, reads, resolve } = n8nContext({ text: '={{ $json.missing ?? $json.nothing ?? $json.nested?.list[1]?.deep ?? $json.message }}' }, items);
+		const text = itemParameter<unknown>(context, 'text', '');
+		const values = items.map((_, i) => text(i));
+		expect(values).toEqual(['d', 'e', undefined, 4]);
+		// Item 2 (an empty list, no message) is n8n's; the others are read from the item.
+		expect(reads).toEqual([['text', 2]]);
+		expect(values).toEqual(items.map((_, i) => resolve('text', i)));
+	});
+
+	it('accepts only property paths', () => {
+		const plain = (expression: string) => parseItemExpression(expression)?.map((path) => path.map((step) => step.key));
+		expect(plain('={{ $json.message }}')).toEqual([['message']]);
+		expect(plain("={{ $json['a b'][0].c }}")).toEqual([['a b', '0', 'c']]);
+		expect(plain('={{$json["x"]}}')).toEqual([['x']]);
+		expect(plain('={{ $json }}')).toEqual([[]]);
 		for (const other of [
 			'{{ $json.message }}',
 			'= {{ $json.message }}',
@@ -129,7 +140,7 @@ describe('itemParameter', () => {
 			'={{ $("Node").item.json.message }}',
 			'={{ $json.message || "x" }}',
 		]) {
-			expect(parseItemPath(other)).toBeUndefined();
+			expect(parseItemExpression(other)).toBeUndefined();
 		}
 	});
 });
