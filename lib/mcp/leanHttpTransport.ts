@@ -52,7 +52,10 @@ export class LeanHttpTransport implements Transport {
 	) {
 		const wrapped: Transport = inner;
 		wrapped.onclose = () => this.onclose?.();
-		wrapped.onerror = (error) => this.onerror?.(error);
+		wrapped.onerror = (error) => {
+			reportedByInner.add(error);
+			this.onerror?.(error);
+		};
 		wrapped.onmessage = (message, extra) => this.onmessage?.(message, extra);
 		this.agent = idleClosingAgent(url.protocol === 'https:');
 	}
@@ -94,7 +97,8 @@ export class LeanHttpTransport implements Transport {
 	send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
 		if (!this.takesLeanPath(message, options)) return this.inner.send(message, options);
 		return this.post(message, options, false).catch((error: unknown) => {
-			if (!this.closed && options?.requestSignal?.aborted !== true) this.onerror?.(error as Error);
+			const reported = typeof error === 'object' && error !== null && reportedByInner.has(error);
+			if (!reported && !this.closed && options?.requestSignal?.aborted !== true) this.onerror?.(error as Error);
 			throw error;
 		});
 	}
@@ -249,6 +253,9 @@ export class LeanHttpTransport implements Transport {
 	}
 }
 
+/** Errors the SDK transport already reported through onerror (a message handed back to it failed there). */
+const reportedByInner = new WeakSet<object>();
+
 /** The SDK's first reconnection delay when the server gave no retry field. */
 const FIRST_RECONNECTION_DELAY_MS = 1000;
 /** Idle kept sockets close before a typical server's keep-alive timeout (Node's default: 5 s) ends them under a request. */
@@ -279,6 +286,8 @@ function readText(response: http.IncomingMessage): Promise<string> {
 		response.on('data', (chunk: Buffer) => chunks.push(chunk));
 		response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
 		response.on('error', reject);
+		// A connection cut in the middle of the body: settled either way (after 'end' this changes nothing).
+		response.on('close', () => reject(new Error('The connection closed before the answer was complete')));
 	});
 }
 
