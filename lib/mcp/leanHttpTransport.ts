@@ -96,7 +96,7 @@ export class LeanHttpTransport implements Transport {
 
 	send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
 		if (!this.takesLeanPath(message, options)) return this.inner.send(message, options);
-		return this.post(message, options, false).catch((error: unknown) => {
+		return this.post(message, options).catch((error: unknown) => {
 			const reported = typeof error === 'object' && error !== null && reportedByInner.has(error);
 			if (!reported && !this.closed && options?.requestSignal?.aborted !== true) this.onerror?.(error as Error);
 			throw error;
@@ -112,53 +112,61 @@ export class LeanHttpTransport implements Transport {
 		return meta?.[PROTOCOL_VERSION_META_KEY] === undefined;
 	}
 
-	private requestHeaders(body: string): Record<string, string | number> {
-		const out: Record<string, string | number> = {};
+	/** The credential's headers (names lower-cased), the session's, and Accept with the given types added. */
+	private baseHeaders(acceptTypes: string[]): Record<string, string> {
+		const out: Record<string, string> = {};
 		for (const [name, value] of Object.entries(this.headers)) out[name.toLowerCase()] = value;
-		const accept = new Set([...(out.accept ? String(out.accept).split(',') : []).map((type) => type.trim().toLowerCase()), 'application/json', 'text/event-stream']);
+		const accept = new Set([...(out.accept ? out.accept.split(',') : []).map((type) => type.trim().toLowerCase()), ...acceptTypes]);
 		accept.delete('');
 		out.accept = [...accept].join(', ');
-		out['content-type'] = 'application/json';
-		out['content-length'] = Buffer.byteLength(body);
 		const session = this.inner.sessionId;
 		if (session) out['mcp-session-id'] = session;
 		if (this.protocolVersion) out['mcp-protocol-version'] = this.protocolVersion;
 		return out;
 	}
 
-	private post(message: JSONRPCMessage, options: TransportSendOptions | undefined, isRetry: boolean): Promise<void> {
+	/** A request on the kept-alive agent, tracked until it closes and cut by the request's signal. */
+	private open(method: 'POST' | 'GET', headers: Record<string, string | number>, options: TransportSendOptions | undefined): http.ClientRequest {
+		const request = (this.url.protocol === 'https:' ? https : http).request(this.url, { method, headers, agent: this.agent });
+		this.requests.add(request);
+		const signal = options?.requestSignal;
+		const onAbort = () => request.destroy(signal?.reason instanceof Error ? signal.reason : new Error('The request was aborted'));
+		signal?.addEventListener('abort', onAbort, { once: true });
+		request.on('close', () => {
+			this.requests.delete(request);
+			signal?.removeEventListener('abort', onAbort);
+		});
+		if (signal?.aborted) onAbort();
+		return request;
+	}
+
+	/**
+	 * Sent once, never again: a POST that failed on its way (even on a kept socket that turned out to
+	 * be closed) may have reached the server, and a tool call must not run twice. Idle sockets the
+	 * server closes are dropped as soon as it does (idleClosingAgent), which leaves only the race of
+	 * a close crossing a request, as with fetch.
+	 */
+	private post(message: JSONRPCMessage, options: TransportSendOptions | undefined): Promise<void> {
 		const body = JSON.stringify(message);
 		return new Promise<void>((resolve, reject) => {
 			let request: http.ClientRequest;
 			try {
-				request = (this.url.protocol === 'https:' ? https : http).request(this.url, { method: 'POST', headers: this.requestHeaders(body), agent: this.agent });
+				const headers: Record<string, string | number> = this.baseHeaders(['application/json', 'text/event-stream']);
+				headers['content-type'] = 'application/json';
+				headers['content-length'] = Buffer.byteLength(body);
+				request = this.open('POST', headers, options);
 			} catch (error) {
 				reject(error);
 				return;
 			}
-			this.requests.add(request);
 			let answered = false;
-			const signal = options?.requestSignal;
-			const onAbort = () => request.destroy(signal?.reason instanceof Error ? signal.reason : new Error('The request was aborted'));
-			signal?.addEventListener('abort', onAbort, { once: true });
-			request.on('close', () => {
-				this.requests.delete(request);
-				signal?.removeEventListener('abort', onAbort);
-			});
 			request.on('response', (response) => {
 				answered = true;
 				this.handleResponse(message, options, response).then(resolve, reject);
 			});
-			request.on('error', (error: NodeJS.ErrnoException) => {
-				if (answered) return;
-				// A kept socket the server closed while idle: the request never reached it (Node's documented retry).
-				if (!isRetry && request.reusedSocket && error.code === 'ECONNRESET' && !this.closed) {
-					resolve(this.post(message, options, true));
-					return;
-				}
-				reject(error);
+			request.on('error', (error) => {
+				if (!answered) reject(error);
 			});
-			if (signal?.aborted) onAbort();
 			request.end(body);
 		});
 	}
@@ -194,13 +202,18 @@ export class LeanHttpTransport implements Transport {
 		throw new SdkError(SdkErrorCode.ClientHttpUnexpectedContent, `Unexpected content type: ${contentType}`, { contentType });
 	}
 
-	/** A POST's SSE answer, read as it arrives: the server may send requests and notifications first. */
-	private readEventStream(message: JSONRPCMessage, options: TransportSendOptions | undefined, response: http.IncomingMessage): void {
+	/**
+	 * An SSE answer, read as it arrives (the server may send requests and notifications before the
+	 * response): a POST's, or a resumed one (`resumed`: its responses take the request's id, as the
+	 * SDK does on a replayed stream).
+	 */
+	private readEventStream(message: JSONRPCMessage, options: TransportSendOptions | undefined, response: http.IncomingMessage, resumed?: ResumePoint): void {
 		const decoder = new StringDecoder('utf8');
-		let lastEventId: string | undefined;
-		let retryMs: number | undefined;
+		let lastEventId = resumed?.lastEventId;
+		let retryMs = resumed?.retryMs;
 		let answered = false;
 		let ended = false;
+		const replayId = resumed && 'id' in message ? message.id : undefined;
 		const parser = new SseParser({
 			onEvent: (event) => {
 				if (event.id) {
@@ -215,7 +228,10 @@ export class LeanHttpTransport implements Transport {
 					this.onerror?.(error as Error);
 					return;
 				}
-				if (isJSONRPCResultResponse(parsed) || isJSONRPCErrorResponse(parsed)) answered = true;
+				if (isJSONRPCResultResponse(parsed) || isJSONRPCErrorResponse(parsed)) {
+					answered = true;
+					if (replayId !== undefined) parsed.id = replayId;
+				}
 				this.onmessage?.(parsed);
 			},
 			onRetry: (ms) => (retryMs = ms),
@@ -224,10 +240,9 @@ export class LeanHttpTransport implements Transport {
 			if (ended) return;
 			ended = true;
 			parser.end();
-			const intentional = this.closed || options?.requestSignal?.aborted === true;
-			if (intentional) return;
+			if (this.closed || options?.requestSignal?.aborted === true) return;
 			if (error) this.onerror?.(new Error(`SSE stream disconnected: ${error}`));
-			if (!answered && lastEventId !== undefined) this.resumeLater(message, options, lastEventId, retryMs);
+			if (!answered && lastEventId !== undefined) this.resume(message, options, { lastEventId, retryMs }, 0);
 			else options?.onRequestStreamEnd?.();
 		};
 		response.on('data', (chunk: Buffer) => parser.push(decoder.write(chunk)));
@@ -239,46 +254,110 @@ export class LeanHttpTransport implements Transport {
 		response.on('close', () => finish(response.complete ? undefined : new Error('the connection closed')));
 	}
 
-	/** As the SDK does: wait the server's retry delay (or its first reconnection delay), then GET with Last-Event-ID. */
-	private resumeLater(message: JSONRPCMessage, options: TransportSendOptions | undefined, lastEventId: string, retryMs: number | undefined): void {
+	/**
+	 * A stream that ended before its answer, after the server gave a resumption point: GET it again
+	 * with Last-Event-ID after the server's retry delay (or the SDK's backoff), at most
+	 * MAX_RESUME_ATTEMPTS failed attempts in a row, as the SDK transport does.
+	 */
+	private resume(message: JSONRPCMessage, options: TransportSendOptions | undefined, point: ResumePoint, attempt: number): void {
+		if (attempt >= MAX_RESUME_ATTEMPTS) {
+			this.onerror?.(new Error(`Maximum reconnection attempts (${MAX_RESUME_ATTEMPTS}) exceeded.`));
+			options?.onRequestStreamEnd?.();
+			return;
+		}
+		const delay = point.retryMs ?? Math.min(FIRST_RECONNECTION_DELAY_MS * 1.5 ** attempt, MAX_RECONNECTION_DELAY_MS);
 		const timer = setTimeout(() => {
 			this.resumeTimers.delete(timer);
-			if (this.closed) return;
-			this.inner
-				.send(message, { resumptionToken: lastEventId, onresumptiontoken: options?.onresumptiontoken, requestSignal: options?.requestSignal })
-				.catch((error: unknown) => this.onerror?.(error as Error));
-		}, retryMs ?? FIRST_RECONNECTION_DELAY_MS);
+			if (this.closed || options?.requestSignal?.aborted === true) return;
+			this.getResumed(message, options, point).catch((error: unknown) => {
+				if (this.closed || options?.requestSignal?.aborted === true) return;
+				this.onerror?.(new Error(`Failed to reconnect SSE stream: ${error instanceof Error ? error.message : String(error)}`));
+				this.resume(message, options, point, attempt + 1);
+			});
+		}, delay);
 		timer.unref();
 		this.resumeTimers.add(timer);
 	}
+
+	private getResumed(message: JSONRPCMessage, options: TransportSendOptions | undefined, point: ResumePoint): Promise<void> {
+		return new Promise<void>((resolve, reject) => {
+			let request: http.ClientRequest;
+			try {
+				request = this.open('GET', { ...this.baseHeaders(['text/event-stream']), 'last-event-id': point.lastEventId }, options);
+			} catch (error) {
+				reject(error);
+				return;
+			}
+			request.on('response', (response) => {
+				const status = response.statusCode ?? 0;
+				const mediaType = (response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+				if (status !== 200 || mediaType !== 'text/event-stream') {
+					response.resume();
+					const reason = status === 200 ? `Unexpected content type: ${response.headers['content-type']}` : response.statusMessage ?? `HTTP ${status}`;
+					reject(new SdkHttpError(SdkErrorCode.ClientHttpFailedToOpenStream, `Failed to open SSE stream: ${reason}`, { status, statusText: response.statusMessage ?? '' }));
+					return;
+				}
+				resolve();
+				this.readEventStream(message, options, response, point);
+			});
+			request.on('error', reject);
+			request.end();
+		});
+	}
+}
+
+interface ResumePoint {
+	lastEventId: string;
+	retryMs?: number;
 }
 
 /** Errors the SDK transport already reported through onerror (a message handed back to it failed there). */
 const reportedByInner = new WeakSet<object>();
 
-/** The SDK's first reconnection delay when the server gave no retry field. */
+/** The SDK transport's reconnection defaults: first delay, growth 1.5, cap, failed attempts in a row. */
 const FIRST_RECONNECTION_DELAY_MS = 1000;
+const MAX_RECONNECTION_DELAY_MS = 30_000;
+const MAX_RESUME_ATTEMPTS = 2;
 /** Idle kept sockets close before a typical server's keep-alive timeout (Node's default: 5 s) ends them under a request. */
 const IDLE_SOCKET_MS = 4000;
 
+/**
+ * A keep-alive agent whose idle sockets close before a typical server's keep-alive timeout (Node's
+ * default: 5 s) ends them, and are dropped at once when the server closes them first: Node's agent
+ * does not read an idle socket, so it would only learn of the close by writing the next request
+ * into it.
+ */
 function idleClosingAgent(secure: boolean): http.Agent {
 	const agent: http.Agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
-	// Node's agent destroys a free socket whose timeout fires; a reused one must not inherit it.
 	const keep = agent.keepSocketAlive.bind(agent) as (socket: Duplex) => boolean;
 	const reuse = agent.reuseSocket.bind(agent);
+	const dropOnEnd = new WeakMap<Duplex, () => void>();
 	Object.assign(agent, {
-		keepSocketAlive(socket: Duplex & { setTimeout(ms: number): void }): boolean {
+		keepSocketAlive(socket: KeptSocket): boolean {
 			const kept = keep(socket);
-			if (kept) socket.setTimeout(IDLE_SOCKET_MS);
-			return kept;
+			if (!kept) return false;
+			// Node's agent destroys a free socket whose timeout fires (a shorter one from the server's
+			// Keep-Alive hint stays).
+			const current = socket.timeout;
+			if (!current || current > IDLE_SOCKET_MS) socket.setTimeout(IDLE_SOCKET_MS);
+			const drop = () => socket.destroy();
+			dropOnEnd.set(socket, drop);
+			socket.once('end', drop);
+			// Reading is what lets 'end' arrive; an idle HTTP/1.1 connection carries nothing else.
+			socket.resume();
+			return true;
 		},
-		reuseSocket(socket: Duplex & { setTimeout(ms: number): void }, request: http.ClientRequest): void {
+		reuseSocket(socket: KeptSocket, request: http.ClientRequest): void {
+			const drop = dropOnEnd.get(socket);
+			if (drop) socket.removeListener('end', drop);
 			socket.setTimeout(0);
 			reuse(socket, request);
 		},
 	});
 	return agent;
 }
+
+type KeptSocket = Duplex & { setTimeout(ms: number): void; readonly timeout?: number };
 
 function readText(response: http.IncomingMessage): Promise<string> {
 	return new Promise((resolve, reject) => {

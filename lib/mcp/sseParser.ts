@@ -30,9 +30,11 @@ export class SseParser {
 	constructor(private readonly handlers: SseHandlers) {}
 
 	push(chunk: string): void {
+		// An empty chunk must not end a CR's wait for its LF.
+		if (chunk === '') return;
 		let text = chunk;
 		if (!this.started) {
-			this.started = text.length > 0;
+			this.started = true;
 			if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
 		}
 		if (this.pendingCr && text.startsWith('\n')) text = text.slice(1);
