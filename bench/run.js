@@ -160,6 +160,8 @@ async function main() {
 	if (options.only.includes('agent')) {
 		log('part 2: agent host overhead (ours vs a hand-written raw-SDK loop)');
 		results.agent = await tracked(() => runScript(n8n.node24, 'agent-overhead.js', { quick: options.quick }, { env: childEnv }));
+		// The same comparison with the raw loop on the MCP client our library uses (v2): what our own loop adds.
+		results.agentRawV2 = await tracked(() => runScript(n8n.node24, 'agent-overhead.js', { quick: options.quick, modes: ['sdk'], rawClient: 'v2' }, { env: childEnv }));
 	}
 	if (options.only.includes('warm')) {
 		log('part 5: fixed cost of one warm execution (kept connection) vs the cold path and the raw SDK');
