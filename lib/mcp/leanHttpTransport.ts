@@ -11,11 +11,10 @@ import {
 	SdkErrorCode,
 	SdkHttpError,
 	type JSONRPCMessage,
-	type MessageExtraInfo,
 	type StreamableHTTPClientTransport,
-	type Transport,
 	type TransportSendOptions,
 } from '@modelcontextprotocol/client';
+import { ForwardingTransport } from './forwardingTransport';
 import { SseParser } from './sseParser';
 
 /**
@@ -30,15 +29,13 @@ import { SseParser } from './sseParser';
  * Everything else goes to the SDK transport it wraps, unchanged: the handshake and the GET stream
  * that follows it, batches, messages with per-request headers or a resumption token, 2026-07-28
  * (envelope-carrying) messages, session termination, and any answer that says the message was not
- * processed (redirects, 401, 403), which the SDK handles with its own redirect and auth logic. A
- * stream that ends before the answer, after the server gave a resumption point, is resumed through
- * the SDK (GET with Last-Event-ID) after the server's retry delay. It is only used without OAuth
- * and without proxy settings (see connection.ts), where nothing else would change the request.
+ * processed (redirects, 401, 403), which the SDK handles with its own redirect and auth logic. An
+ * SSE answer that ends before the response, after the server gave a resumption point, is resumed
+ * here (GET with Last-Event-ID) with the SDK's delays and retries. A POST is never sent twice. It
+ * is only used without OAuth and without proxy settings (see connection.ts), where nothing else
+ * would change the request.
  */
-export class LeanHttpTransport implements Transport {
-	onclose?: () => void;
-	onerror?: (error: Error) => void;
-	onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientTransport> {
 	private protocolVersion: string | undefined;
 	private closed = false;
 	private readonly agent: http.Agent;
@@ -46,56 +43,39 @@ export class LeanHttpTransport implements Transport {
 	private readonly resumeTimers = new Set<NodeJS.Timeout>();
 
 	constructor(
-		readonly inner: StreamableHTTPClientTransport,
+		inner: StreamableHTTPClientTransport,
 		private readonly url: URL,
 		private readonly headers: Record<string, string>,
 	) {
-		const wrapped: Transport = inner;
-		wrapped.onclose = () => this.onclose?.();
-		wrapped.onerror = (error) => {
-			reportedByInner.add(error);
-			this.onerror?.(error);
-		};
-		wrapped.onmessage = (message, extra) => this.onmessage?.(message, extra);
+		super(inner);
 		this.agent = idleClosingAgent(url.protocol === 'https:');
 	}
 
-	get hasPerRequestStream(): boolean | undefined {
-		return this.inner.hasPerRequestStream;
+	protected override fromInnerError(error: Error): void {
+		reportedByInner.add(error);
+		super.fromInnerError(error);
 	}
 
-	get sessionId(): string | undefined {
-		return this.inner.sessionId;
-	}
-
-	start(): Promise<void> {
-		return this.inner.start();
-	}
-
-	setProtocolVersion(version: string): void {
+	override setProtocolVersion(version: string): void {
 		this.protocolVersion = version;
-		this.inner.setProtocolVersion?.(version);
-	}
-
-	setSupportedProtocolVersions(versions: string[]): void {
-		(this.inner as Transport).setSupportedProtocolVersions?.(versions);
+		super.setProtocolVersion(version);
 	}
 
 	terminateSession(): Promise<void> {
 		return this.inner.terminateSession();
 	}
 
-	async close(): Promise<void> {
+	override async close(): Promise<void> {
 		this.closed = true;
 		for (const timer of this.resumeTimers) clearTimeout(timer);
 		this.resumeTimers.clear();
 		for (const request of this.requests) request.destroy();
 		this.agent.destroy();
-		await this.inner.close();
+		await super.close();
 	}
 
-	send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-		if (!this.takesLeanPath(message, options)) return this.inner.send(message, options);
+	override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+		if (!this.takesLeanPath(message, options)) return super.send(message, options);
 		return this.post(message, options).catch((error: unknown) => {
 			const reported = typeof error === 'object' && error !== null && reportedByInner.has(error);
 			if (!reported && !this.closed && options?.requestSignal?.aborted !== true) this.onerror?.(error as Error);

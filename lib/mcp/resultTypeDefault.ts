@@ -1,4 +1,5 @@
-import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/client';
+import { ForwardingTransport } from './forwardingTransport';
 
 /**
  * MCP 2026-07-28 results carry `resultType`; when a server leaves it out, the client must assume
@@ -22,44 +23,15 @@ export function withDefaultResultType(message: JSONRPCMessage): JSONRPCMessage {
  * Wraps an HTTP transport (Streamable HTTP) and fills in `resultType` once the connection is on
  * 2026-07-28. Everything else passes straight through.
  */
-export class ResultTypeDefaulting implements Transport {
-	onclose?: () => void;
-	onerror?: (error: Error) => void;
-	onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+export class ResultTypeDefaulting extends ForwardingTransport {
 	private modern = false;
 
-	constructor(readonly inner: Transport) {
-		inner.onclose = () => this.onclose?.();
-		inner.onerror = (error) => this.onerror?.(error);
-		inner.onmessage = (message, extra) => this.onmessage?.(this.modern ? withDefaultResultType(message) : message, extra);
+	protected override fromInnerMessage(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+		super.fromInnerMessage(this.modern ? withDefaultResultType(message) : message, extra);
 	}
 
-	get hasPerRequestStream(): boolean | undefined {
-		return this.inner.hasPerRequestStream;
-	}
-
-	get sessionId(): string | undefined {
-		return this.inner.sessionId;
-	}
-
-	start(): Promise<void> {
-		return this.inner.start();
-	}
-
-	send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-		return this.inner.send(message, options);
-	}
-
-	close(): Promise<void> {
-		return this.inner.close();
-	}
-
-	setProtocolVersion(version: string): void {
+	override setProtocolVersion(version: string): void {
 		this.modern = isModernRevision(version);
-		this.inner.setProtocolVersion?.(version);
-	}
-
-	setSupportedProtocolVersions(versions: string[]): void {
-		this.inner.setSupportedProtocolVersions?.(versions);
+		super.setProtocolVersion(version);
 	}
 }
