@@ -9,7 +9,7 @@ import type { InteractiveCallOptions, InteractiveToolCallOutcome } from './input
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { callInteractively } from './interactiveCall';
 import { ResultTypeDefaulting } from './resultTypeDefault';
-import { LeanHttpTransport } from './leanHttpTransport';
+import { LeanHttpTransport, proxyConfigured } from './leanHttpTransport';
 import { PACKAGE_INFO } from '../packageInfo';
 import { MAX_LIST_PAGES } from './pageLimit';
 
@@ -417,11 +417,6 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 		throw explainMcpError(error, config, kind === 'sse' ? 'connecting (legacy SSE)' : 'connecting');
 	}
 	return { client, transport, legacyInput, events };
-}
-
-/** Proxy settings in the environment (Node's fetch may honour them; node:http would not). */
-function proxyConfigured(): boolean {
-	return Object.keys(process.env).some((name) => /^(?:https?|all)_proxy$/i.test(name) && Boolean(process.env[name]));
 }
 
 /** The SSE stream's GET must carry the same auth headers as the POSTs. */

@@ -291,6 +291,11 @@ interface ResumePoint {
 	retryMs?: number;
 }
 
+/** Proxy settings in the environment (Node's fetch may honour them; node:http would not): then the SDK path only. */
+export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+	return Object.keys(env).some((name) => /^(?:https?|all)_proxy$/i.test(name) && Boolean(env[name]));
+}
+
 /** Errors the SDK transport already reported through onerror (a message handed back to it failed there). */
 const reportedByInner = new WeakSet<object>();
 
