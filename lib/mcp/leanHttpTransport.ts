@@ -1,7 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { Duplex } from 'node:stream';
+import { pipeline, type Duplex, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import zlib from 'node:zlib';
 import {
 	isJSONRPCErrorResponse,
 	isJSONRPCResultResponse,
@@ -169,7 +170,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 		const contentType = response.headers['content-type'];
 		const mediaType = (contentType ?? '').split(';')[0].trim().toLowerCase();
 		if (mediaType === 'text/event-stream') {
-			this.readEventStream(message, options, response);
+			this.readEventStream(message, options, bodyOrDrain(response));
 			return;
 		}
 		if (mediaType === 'application/json') {
@@ -187,7 +188,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 	 * response): a POST's, or a resumed one (`resumed`: its responses take the request's id, as the
 	 * SDK does on a replayed stream).
 	 */
-	private readEventStream(message: JSONRPCMessage, options: TransportSendOptions | undefined, response: http.IncomingMessage, resumed?: ResumePoint): void {
+	private readEventStream(message: JSONRPCMessage, options: TransportSendOptions | undefined, body: Readable, resumed?: ResumePoint): void {
 		const decoder = new StringDecoder('utf8');
 		let lastEventId = resumed?.lastEventId;
 		let retryMs = resumed?.retryMs;
@@ -225,13 +226,14 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 			if (!answered && lastEventId !== undefined) this.resume(message, options, { lastEventId, retryMs }, 0);
 			else options?.onRequestStreamEnd?.();
 		};
-		response.on('data', (chunk: Buffer) => parser.push(decoder.write(chunk)));
-		response.on('end', () => {
+		body.on('data', (chunk: Buffer) => parser.push(decoder.write(chunk)));
+		body.on('end', () => {
 			parser.push(decoder.end());
 			finish();
 		});
-		response.on('error', (error) => finish(error));
-		response.on('close', () => finish(response.complete ? undefined : new Error('the connection closed')));
+		body.on('error', (error) => finish(error));
+		// After 'end' this changes nothing; without it, the stream was cut off.
+		body.on('close', () => finish(new Error('the connection closed')));
 	}
 
 	/**
@@ -277,8 +279,15 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 					reject(new SdkHttpError(SdkErrorCode.ClientHttpFailedToOpenStream, `Failed to open SSE stream: ${reason}`, { status, statusText: response.statusMessage ?? '' }));
 					return;
 				}
+				let body: Readable;
+				try {
+					body = bodyOrDrain(response);
+				} catch (error) {
+					reject(error);
+					return;
+				}
 				resolve();
-				this.readEventStream(message, options, response, point);
+				this.readEventStream(message, options, body, point);
 			});
 			request.on('error', reject);
 			request.end();
@@ -346,13 +355,56 @@ type KeptSocket = Duplex & { setTimeout(ms: number): void; readonly timeout?: nu
 
 function readText(response: http.IncomingMessage): Promise<string> {
 	return new Promise((resolve, reject) => {
+		let body: Readable;
+		try {
+			body = bodyOrDrain(response);
+		} catch (error) {
+			reject(error);
+			return;
+		}
 		const chunks: Buffer[] = [];
-		response.on('data', (chunk: Buffer) => chunks.push(chunk));
-		response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-		response.on('error', reject);
-		// A connection cut in the middle of the body: settled either way (after 'end' this changes nothing).
-		response.on('close', () => reject(new Error('The connection closed before the answer was complete')));
+		let ended = false;
+		body.on('data', (chunk: Buffer) => chunks.push(chunk));
+		body.on('end', () => {
+			ended = true;
+			resolve(Buffer.concat(chunks).toString('utf8'));
+		});
+		body.on('error', reject);
+		// A connection cut in the middle of the body: settled either way.
+		body.on('close', () => {
+			if (!ended) reject(new Error('The connection closed before the answer was complete'));
+		});
 	});
+}
+
+/** decodedBody, or (for a coding it cannot read) the answer drained and the error thrown. */
+function bodyOrDrain(response: http.IncomingMessage): Readable {
+	try {
+		return decodedBody(response);
+	} catch (error) {
+		response.resume();
+		throw error;
+	}
+}
+
+/**
+ * The body as sent before any content coding: fetch undoes gzip, deflate and br by itself, and a
+ * server may compress (when the credential's headers ask for it, or unasked).
+ */
+function decodedBody(response: http.IncomingMessage): Readable {
+	const coding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
+	if (coding === '' || coding === 'identity') return response;
+	const decoder =
+		coding === 'gzip' || coding === 'x-gzip'
+			? zlib.createGunzip()
+			: coding === 'deflate'
+				? zlib.createInflate()
+				: coding === 'br'
+					? zlib.createBrotliDecompress()
+					: undefined;
+	if (!decoder) throw new Error(`The server answered with a content coding this client cannot read (${coding})`);
+	pipeline(response, decoder, () => undefined);
+	return decoder;
 }
 
 /** A request (method and id), as the SDK decides whether a POST's body carries its answer. */

@@ -327,6 +327,26 @@ describe('lean-http-server fixture', () => {
 		expect(leanCallsOf('echo')).toHaveLength(1);
 	});
 
+	it('reads gzip-coded JSON and SSE answers (fetch undoes content codings by itself)', async () => {
+		const server = await startLean();
+		const connection = await open(httpConfig(server.url));
+
+		expect(await call(connection, 'gzipJson')).toBe('gzipJson: decoded');
+		expect(await call(connection, 'gzipSse')).toBe('gzipSse: decoded');
+		expect(leanCallsOf('gzipJson')).toHaveLength(1);
+		expect(leanCallsOf('gzipSse')).toHaveLength(1);
+	});
+
+	it('fails a call answered in a content coding it cannot read, naming it, and the next call works', async () => {
+		const server = await startLean();
+		const connection = await open(httpConfig(server.url));
+
+		const failure = await failureOf(call(connection, 'zstdJson'));
+		expect(failure.message).toContain('zstd');
+		expect(toolPosts(await statsOf(server), 'zstdJson')).toHaveLength(1);
+		expect(await call(connection, 'echo', { message: 'still usable' })).toBe('echo: still usable');
+	});
+
 	it('keeps working when the server closes idle kept sockets between calls', async () => {
 		const server = await startLean({ LEAN_KEEPALIVE_MS: '50' });
 		const connection = await open(httpConfig(server.url));
