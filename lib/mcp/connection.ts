@@ -9,6 +9,7 @@ import type { InteractiveCallOptions, InteractiveToolCallOutcome } from './input
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { callInteractively } from './interactiveCall';
 import { ResultTypeDefaulting } from './resultTypeDefault';
+import { ForwardingTransport } from './forwardingTransport';
 import { LeanHttpTransport, proxyConfigured } from './leanHttpTransport';
 import { PACKAGE_INFO } from '../packageInfo';
 import { MAX_LIST_PAGES } from './pageLimit';
@@ -274,8 +275,8 @@ export class McpConnection {
 }
 
 async function endSession(session: LiveSession): Promise<void> {
-	let transport = session.transport instanceof ResultTypeDefaulting ? session.transport.inner : session.transport;
-	if (transport instanceof LeanHttpTransport) transport = transport.inner;
+	let transport = session.transport;
+	while (transport instanceof ForwardingTransport) transport = transport.inner;
 	if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
 		await transport.terminateSession().catch(() => undefined);
 	}

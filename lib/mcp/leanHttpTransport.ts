@@ -62,10 +62,6 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 		super.setProtocolVersion(version);
 	}
 
-	terminateSession(): Promise<void> {
-		return this.inner.terminateSession();
-	}
-
 	override async close(): Promise<void> {
 		this.closed = true;
 		for (const timer of this.resumeTimers) clearTimeout(timer);
@@ -79,9 +75,14 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 		if (!this.takesLeanPath(message, options)) return super.send(message, options);
 		return this.post(message, options).catch((error: unknown) => {
 			const reported = typeof error === 'object' && error !== null && reportedByInner.has(error);
-			if (!reported && !this.closed && options?.requestSignal?.aborted !== true) this.onerror?.(error as Error);
+			if (!reported && !this.stopped(options)) this.onerror?.(error as Error);
 			throw error;
 		});
+	}
+
+	/** Closed, or the request's own signal aborted: whatever fails then was asked for, not reported. */
+	private stopped(options: TransportSendOptions | undefined): boolean {
+		return this.closed || options?.requestSignal?.aborted === true;
 	}
 
 	private takesLeanPath(message: JSONRPCMessage, options: TransportSendOptions | undefined): boolean {
@@ -168,7 +169,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 			return;
 		}
 		const contentType = response.headers['content-type'];
-		const mediaType = (contentType ?? '').split(';')[0].trim().toLowerCase();
+		const mediaType = mediaTypeOf(response);
 		if (mediaType === 'text/event-stream') {
 			this.readEventStream(message, options, bodyOrDrain(response));
 			return;
@@ -221,7 +222,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 			if (ended) return;
 			ended = true;
 			parser.end();
-			if (this.closed || options?.requestSignal?.aborted === true) return;
+			if (this.stopped(options)) return;
 			if (error) this.onerror?.(new Error(`SSE stream disconnected: ${error}`));
 			if (!answered && lastEventId !== undefined) this.resume(message, options, { lastEventId, retryMs }, 0);
 			else options?.onRequestStreamEnd?.();
@@ -250,9 +251,9 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 		const delay = point.retryMs ?? Math.min(FIRST_RECONNECTION_DELAY_MS * 1.5 ** attempt, MAX_RECONNECTION_DELAY_MS);
 		const timer = setTimeout(() => {
 			this.resumeTimers.delete(timer);
-			if (this.closed || options?.requestSignal?.aborted === true) return;
+			if (this.stopped(options)) return;
 			this.getResumed(message, options, point).catch((error: unknown) => {
-				if (this.closed || options?.requestSignal?.aborted === true) return;
+				if (this.stopped(options)) return;
 				this.onerror?.(new Error(`Failed to reconnect SSE stream: ${error instanceof Error ? error.message : String(error)}`));
 				this.resume(message, options, point, attempt + 1);
 			});
@@ -272,8 +273,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 			}
 			request.on('response', (response) => {
 				const status = response.statusCode ?? 0;
-				const mediaType = (response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-				if (status !== 200 || mediaType !== 'text/event-stream') {
+				if (status !== 200 || mediaTypeOf(response) !== 'text/event-stream') {
 					response.resume();
 					const reason = status === 200 ? `Unexpected content type: ${response.headers['content-type']}` : response.statusMessage ?? `HTTP ${status}`;
 					reject(new SdkHttpError(SdkErrorCode.ClientHttpFailedToOpenStream, `Failed to open SSE stream: ${reason}`, { status, statusText: response.statusMessage ?? '' }));
@@ -352,6 +352,11 @@ function idleClosingAgent(secure: boolean): http.Agent {
 }
 
 type KeptSocket = Duplex & { setTimeout(ms: number): void; readonly timeout?: number };
+
+/** The Content-Type without its parameters, lower-cased. */
+function mediaTypeOf(response: http.IncomingMessage): string {
+	return (response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+}
 
 function readText(response: http.IncomingMessage): Promise<string> {
 	return new Promise((resolve, reject) => {
