@@ -42,14 +42,24 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 	private readonly agent: http.Agent;
 	private readonly requests = new Set<http.ClientRequest>();
 	private readonly resumeTimers = new Set<NodeJS.Timeout>();
+	/** The credential's headers, names lower-cased. */
+	private readonly credentialHeaders: Record<string, string> = {};
+	private readonly postAccept: string;
+	private readonly streamAccept: string;
 
 	constructor(
 		inner: StreamableHTTPClientTransport,
 		private readonly url: URL,
-		private readonly headers: Record<string, string>,
+		headers: Record<string, string>,
 	) {
 		super(inner);
 		this.agent = idleClosingAgent(url.protocol === 'https:');
+		// The credential's part of every request, worked out once per connection, not per call.
+		for (const [name, value] of Object.entries(headers)) this.credentialHeaders[name.toLowerCase()] = value;
+		const accepted = (this.credentialHeaders.accept ?? '').split(',').map((type) => type.trim().toLowerCase());
+		const acceptWith = (types: string[]) => [...new Set([...accepted, ...types])].filter(Boolean).join(', ');
+		this.postAccept = acceptWith(['application/json', 'text/event-stream']);
+		this.streamAccept = acceptWith(['text/event-stream']);
 	}
 
 	protected override fromInnerError(error: Error): void {
@@ -94,13 +104,9 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 		return meta?.[PROTOCOL_VERSION_META_KEY] === undefined;
 	}
 
-	/** The credential's headers (names lower-cased), the session's, and Accept with the given types added. */
-	private baseHeaders(acceptTypes: string[]): Record<string, string> {
-		const out: Record<string, string> = {};
-		for (const [name, value] of Object.entries(this.headers)) out[name.toLowerCase()] = value;
-		const accept = new Set([...(out.accept ? out.accept.split(',') : []).map((type) => type.trim().toLowerCase()), ...acceptTypes]);
-		accept.delete('');
-		out.accept = [...accept].join(', ');
+	/** The credential's headers, the session's, and Accept (the credential's types with ours added). */
+	private baseHeaders(accept: 'post' | 'stream'): Record<string, string> {
+		const out: Record<string, string> = { ...this.credentialHeaders, accept: accept === 'post' ? this.postAccept : this.streamAccept };
 		const session = this.inner.sessionId;
 		if (session) out['mcp-session-id'] = session;
 		if (this.protocolVersion) out['mcp-protocol-version'] = this.protocolVersion;
@@ -133,7 +139,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 		return new Promise<void>((resolve, reject) => {
 			let request: http.ClientRequest;
 			try {
-				const headers: Record<string, string | number> = this.baseHeaders(['application/json', 'text/event-stream']);
+				const headers: Record<string, string | number> = this.baseHeaders('post');
 				headers['content-type'] = 'application/json';
 				headers['content-length'] = Buffer.byteLength(body);
 				request = this.open('POST', headers, options);
@@ -266,7 +272,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 		return new Promise<void>((resolve, reject) => {
 			let request: http.ClientRequest;
 			try {
-				request = this.open('GET', { ...this.baseHeaders(['text/event-stream']), 'last-event-id': point.lastEventId }, options);
+				request = this.open('GET', { ...this.baseHeaders('stream'), 'last-event-id': point.lastEventId }, options);
 			} catch (error) {
 				reject(error);
 				return;
