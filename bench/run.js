@@ -1,7 +1,8 @@
 'use strict';
 // `npm run bench`: performance of n8n-nodes-mcp-agent next to its limits and its competitors.
-// Writes bench/results/latest.json and bench/results/latest.md and prints the Markdown (a partial,
-// --quick or --profile run writes partial.json/.md to a temp folder instead).
+// Writes bench/results/latest.json, bench/results/latest.md and the README's Performance section,
+// and prints the Markdown (a partial, --quick or --profile run writes partial.json/.md to a temp
+// folder instead).
 //
 //   1. MCP Call Tool, 1,000 items, in a real n8n 2.41.1 (our node over stdio and HTTP, sequential
 //      and concurrent; n8n's MCP Client node; n8n-nodes-mcp 0.1.37) and the raw SDK client.
@@ -19,7 +20,7 @@
 //   --quick                                       fewer repetitions (a smoke run; numbers are rough)
 //   --profile                                     run n8n with --cpu-prof; summary in the partial folder's profile.md
 //   --keep                                        keep the temporary n8n folder
-//   --render                                      only rewrite latest.md from latest.json (no measuring)
+//   --render                                      only rewrite latest.md and the README's Performance section from latest.json (no measuring)
 //   --reps=N                                      measured runs per one-execution variant (oneItem, agentN8n; e.g. for --profile)
 // Environment: MCP_AGENT_CACHE as in scripts/ensure-n8n.sh.
 
@@ -32,7 +33,7 @@ const { spawnSync } = require('node:child_process');
 const processes = require('../test/e2e/lib/processes');
 const { BENCH, EVERYTHING_ENTRY, REPO, RUN_MARKER_NAME, log, machine, resolveN8n } = require('./lib/common');
 const { runScript } = require('./lib/child');
-const { renderMarkdown } = require('./lib/report');
+const { renderMarkdown, renderReadmePerformance } = require('./lib/report');
 const { evaluateTargets } = require('./lib/targets');
 const { profileMarkdown, summarizeProfile } = require('./lib/profile');
 const { runCallToolSuite } = require('./suites/callTool');
@@ -114,12 +115,26 @@ async function tracked(start) {
 	return promise;
 }
 
+const README_START = '<!-- bench:performance:start (written by `npm run bench`) -->';
+const README_END = '<!-- bench:performance:end -->';
+
+/** Rewrites the README's Performance section from a complete run, so it never falls behind latest.md. */
+function updateReadme(results) {
+	const file = path.join(REPO, 'README.md');
+	const text = fs.readFileSync(file, 'utf8');
+	const start = text.indexOf(README_START);
+	const end = text.indexOf(README_END);
+	if (start < 0 || end < start) throw new Error(`README.md has no ${README_START} … ${README_END} block for the Performance section`);
+	writeAtomically(file, `${text.slice(0, start + README_START.length)}\n${renderReadmePerformance(results)}\n${text.slice(end)}`);
+}
+
 function render() {
 	const dir = path.join(BENCH, 'results');
 	const results = JSON.parse(fs.readFileSync(path.join(dir, 'latest.json'), 'utf8'));
 	results.targets = evaluateTargets(results);
 	const markdown = renderMarkdown(results);
 	writeAtomically(path.join(dir, 'latest.md'), markdown);
+	updateReadme(results);
 	process.stdout.write(`${markdown}\n`);
 }
 
@@ -230,6 +245,7 @@ async function main() {
 	fs.mkdirSync(outDir, { recursive: true });
 	writeAtomically(path.join(outDir, `${outName}.json`), `${JSON.stringify(results, null, 2)}\n`);
 	writeAtomically(path.join(outDir, `${outName}.md`), markdown);
+	if (complete) updateReadme(results);
 	process.stdout.write(`${markdown}\n`);
 	log(`wrote ${path.join(outDir, outName)}.json and .md in ${results.meta.durationS} s${complete ? '' : ' (not a complete run: bench/results/latest.* left as they were)'}`);
 	return options;

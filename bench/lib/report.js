@@ -293,7 +293,7 @@ function oneExecutionSection(one) {
 				['l'],
 			),
 			'',
-			`A webhook-triggered workflow (Webhook → Code with one item → the measured node) per variant, in one n8n 2.41.1; the times are the node's own \`executionTime\` from n8n's execution data (credentials, connection or spawn, tools/list, the call, release or close), medians of ${v('ours-stdio-warm-1')?.reps ?? v('ours-http-warm-1')?.reps ?? '?'} runs after a warm-up run, every variant once per round in a rotating order. ` +
+			`A webhook-triggered workflow (Webhook → the measured node, the webhook's body being the one item, as in the Agent rows below) per variant, in one n8n 2.41.1; no Code node in front, because n8n 2.x runs a Code node in its task runner and handles the runner's messages after the task while the next node runs, which added 1–2 ms of unrelated work to that node's time (ours and n8n's MCP Client alike; runs before 2026-11-30 had that node); the times are the node's own \`executionTime\` from n8n's execution data (credentials, connection or spawn, tools/list, the call, release or close), medians of ${v('ours-stdio-warm-1')?.reps ?? v('ours-http-warm-1')?.reps ?? '?'} runs after a warm-up run, every variant once per round in a shuffled order (seeded by the round, so that no variant always follows the same one). ` +
 				`Cold is MCP Call Tool with a copy of the credential whose *Keep Server Running* is off: a new connection (for stdio a new server process) per execution, as every execution ran before. ` +
 				`The two columns without n8n come from a plain script run once per round against the same HTTP server (and its own stdio server): our library's whole one-item execution on a kept connection (credential data → pool → cached tools/list → validated call → release), and one \`callTool\` of the raw MCP SDK client on a warm connection, medians over ${one.rawCallsPerRound} calls per round.`,
 			'',
@@ -315,7 +315,7 @@ function oneExecutionSection(one) {
 			`n8n's AI Agent ÷ MCP Agent: ${x(theirs?.nodeMs / ours?.nodeMs)} by root node time, ${x(theirs?.wallMs / ours?.wallMs)} by webhook round trip. ` +
 				`Webhook (answering with the last node's output) → the agent, with one MCP server over Streamable HTTP (server-everything, every tool offered) and the same zero-latency fake model on loopback (\`bench/lib/fakeModel.js\`, OpenAI Chat Completions; plan \`${one.agentModel}\`: call \`echo\`, then answer; n8n's chat model sends \`stream: false\`, a streaming request would fail the run). ` +
 				"Ours: provider OpenAI Chat Completions, no review; the server credential keeps its connection (the default). n8n's: AI Agent 3.1, OpenAI Chat Model 1.3 with the Responses API off and its credential's base URL on the fake, MCP Client Tool 1.2 on the same server. " +
-				`Each answer is checked (the final text only comes after a tool result went back to the model; n8n's MCP Client Tool ran once). Medians of ${ours?.reps ?? theirs?.reps ?? '?'} runs each after a warm-up run, alternating. ` +
+				`Each answer is checked (the final text only comes after a tool result went back to the model; n8n's MCP Client Tool ran once). Medians of ${ours?.reps ?? theirs?.reps ?? '?'} runs each after a warm-up run, interleaved with the other variants in a shuffled order. ` +
 				"**Root node time**: the span of the agent node's runs in n8n's execution data, and of its tool node's run when n8n runs the tool as a node of its own (in 2.41.1 the AI Agent runs once and the tool's run lies inside it); **Root node executionTime**: the agent node's own executionTime.",
 			'',
 		);
@@ -323,13 +323,33 @@ function oneExecutionSection(one) {
 	return out.join('\n');
 }
 
+/** When, where and what a run measured: date, machine, Node and n8n versions, package and commit. */
+function runLine(m) {
+	return (
+		`Measured ${m.date.slice(0, 10)} on ${m.machine.cpu} (${m.machine.cores} cores, ${m.machine.memoryGb} GB RAM, ${m.machine.os}); ` +
+		`benchmarks and n8n on Node ${m.node.benchmarks}, n8n ${m.n8n}; ${m.package} at ${m.commit}.`
+	);
+}
+
+/**
+ * The README's Performance section (between its bench markers): the run line and every target's
+ * ratio; the supplementary rows, the tables and how each number is measured stay in latest.md.
+ */
+function renderReadmePerformance(results) {
+	const rows = (results.targets ?? []).filter((t) => !t.target.startsWith('supplementary:')).map((t) => [t.target, t.measured, t.met === null ? '–' : t.met ? '✅ met' : '❌ missed']);
+	return [
+		`${runLine(results.meta)} Latest complete run of \`npm run bench\`; every table, the supplementary variants and the raw data are in [bench/results/latest.md](bench/results/latest.md), how each number is measured in [docs/performance.md](docs/performance.md). One shared machine: the ratios are the point, not the absolute numbers.`,
+		'',
+		table(['Target', 'Measured', 'Result'], rows, ['l', 'l', 'l']),
+	].join('\n');
+}
+
 function renderMarkdown(results) {
 	const m = results.meta;
 	const out = [
 		'## Performance',
 		'',
-		`Measured ${m.date.slice(0, 10)} on ${m.machine.cpu} (${m.machine.cores} cores, ${m.machine.memoryGb} GB RAM, ${m.machine.os}); ` +
-			`benchmarks and n8n on Node ${m.node.benchmarks}, n8n ${m.n8n}; ${m.package} at ${m.commit}. ` +
+		`${runLine(m)} ` +
 			`Load average (1 min) ${m.loadAverageStart[0]} at the start, ${m.loadAverageEnd ? m.loadAverageEnd[0] : '?'} at the end. ` +
 			(m.loadAverageStart[0] > m.machine.cores ? 'The machine was shared with other work during the run (load above its core count), which inflates and scatters times. ' : '') +
 			'One run on one machine: the ratios are the point, not the absolute numbers. Reproduce with `npm run bench` (results in `bench/results/`).' +
@@ -346,4 +366,4 @@ function renderMarkdown(results) {
 	return `${out.join('\n')}\n`;
 }
 
-module.exports = { renderMarkdown };
+module.exports = { renderMarkdown, renderReadmePerformance };

@@ -51,7 +51,7 @@ function buildWorkflow(variants, ctx) {
 		const y = row * 220;
 		const path = `mcp-bench-${variant.key}`;
 		const webhook = `Webhook ${variant.key}`;
-		const source = `Items ${variant.key}`;
+		let source = `Items ${variant.key}`;
 		const measured = `Measured ${variant.key}`;
 		if (variant.kind === 'agentOurs' || variant.kind === 'agentN8n') {
 			// No Code node: the webhook's body is the item, as in a user's webhook-triggered agent.
@@ -61,17 +61,17 @@ function buildWorkflow(variants, ctx) {
 			chains[variant.key] = { path, node: measured };
 			return;
 		}
-		nodes.push({
-			id: uuid(webhook),
-			name: webhook,
-			type: 'n8n-nodes-base.webhook',
-			typeVersion: 2.1,
-			position: [0, y],
-			webhookId: uuid(`hook ${variant.key}`),
-			parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
-		});
-		nodes.push({ id: uuid(source), name: source, type: 'n8n-nodes-base.code', typeVersion: 2, position: [250, y], parameters: { jsCode: itemsCode(variant.items) } });
-		connect(webhook, source);
+		nodes.push(webhookNode(webhook, variant.key, path, y));
+		// One-item executions take the webhook's body as their item, as a user's webhook-triggered
+		// workflow does; a Code node in front would run in n8n's task runner, whose messages after
+		// the task are handled while the next node runs and were counted in that node's time.
+		const field = variant.fromBody ? 'body.message' : 'message';
+		if (variant.fromBody) {
+			source = webhook;
+		} else {
+			nodes.push({ id: uuid(source), name: source, type: 'n8n-nodes-base.code', typeVersion: 2, position: [250, y], parameters: { jsCode: itemsCode(variant.items) } });
+			connect(webhook, source);
+		}
 		if (variant.kind === 'empty') {
 			nodes.push({ id: uuid(measured), name: measured, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [500, y], parameters: {} });
 			connect(source, measured);
@@ -86,7 +86,7 @@ function buildWorkflow(variants, ctx) {
 				parameters: {
 					connection: variant.transport,
 					tool: { __rl: true, mode: 'name', value: 'echo' },
-					...ARGUMENT_STYLES[variant.args].parameters(),
+					...ARGUMENT_STYLES[variant.args].parameters(field),
 					options: { concurrency: variant.concurrency },
 				},
 				credentials: { [variant.transport === 'stdio' ? 'mcpServerStdioApi' : 'mcpServerHttpApi']: credential },
@@ -107,7 +107,7 @@ function buildWorkflow(variants, ctx) {
 					authentication: 'none',
 					tool: { __rl: true, mode: 'id', value: 'echo' },
 					inputMode: 'json',
-					jsonInput: '={{ JSON.stringify({ message: $json.message }) }}',
+					jsonInput: `={{ JSON.stringify({ message: $json.${field} }) }}`,
 					options: {},
 				},
 			});

@@ -66,17 +66,36 @@ function verifyOutput(variant, status, body) {
 }
 
 /**
- * The variants in the order of one round: the empty workflow first, the others rotated by a share
- * of the list each round. The first n8n run after a round's raw loops (n8n idle for half a minute,
- * its heap shrunk by the idle-time GC) is slower than the rest; without the rotation one variant
- * always took that place (fields mapped, stdio, sequential: 1.22 against 1.03 ms per call for
- * Input Item in two full runs).
+ * The variants in the order of one round: the empty workflow first, the others shuffled (seeded by
+ * the round, so a rerun repeats the order). What runs just before a variant leaves work behind that
+ * lands in its time: the first n8n run after a round's raw loops is slower than the rest (n8n idle
+ * for half a minute, its heap shrunk by the idle-time GC), and a cold stdio execution ends by
+ * stopping a server process. A fixed order, or one only rotated each round, gave each variant
+ * nearly always the same predecessor (fields mapped, stdio, sequential: 1.22 against 1.03 ms per
+ * call for Input Item in two full runs; the warm one-item HTTP execution always ran right after
+ * the cold stdio one).
  */
-function roundOrder(variants, round, rounds) {
+function roundOrder(variants, round) {
 	const empty = variants.filter((v) => v.kind === 'empty');
 	const rest = variants.filter((v) => v.kind !== 'empty');
-	const shift = Math.floor((round * rest.length) / rounds);
-	return [...empty, ...rest.slice(shift), ...rest.slice(0, shift)];
+	const random = seededRandom(round + 1);
+	for (let i = rest.length - 1; i > 0; i--) {
+		const j = Math.floor(random() * (i + 1));
+		[rest[i], rest[j]] = [rest[j], rest[i]];
+	}
+	return [...empty, ...rest];
+}
+
+/** mulberry32: a small deterministic generator, enough to shuffle a round. */
+function seededRandom(seed) {
+	let state = seed >>> 0;
+	return () => {
+		state = (state + 0x6d2b79f5) >>> 0;
+		let t = state;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
 }
 
 class CallToolBench {
@@ -258,7 +277,7 @@ class CallToolBench {
 		}
 		const rounds = Math.max(this.rawReps, ...this.variants.map((v) => v.reps));
 		for (let round = 0; round < rounds; round++) {
-			for (const variant of roundOrder(this.variants, round, rounds)) {
+			for (const variant of roundOrder(this.variants, round)) {
 				if (round >= variant.reps) continue;
 				for (let i = 0; i < (variant.perRound ?? 1); i++) {
 					const sample = await this.runVariant(variant);

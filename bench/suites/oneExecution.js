@@ -12,7 +12,7 @@
 //             Agent with its OpenAI Chat Model and MCP Client Tool on the same fake model and server.
 //
 // Same harness as the Call Tool part (suites/callTool.js): one n8n, one webhook chain per variant,
-// every variant once per round in a rotating order, medians over the rounds after a warm-up run.
+// every variant once per round in a shuffled order (suites/callTool.js roundOrder), medians over the rounds after a warm-up run.
 
 const path = require('node:path');
 
@@ -27,6 +27,8 @@ const AGENT_MODEL = 'bench:echo*1';
 const AGENT_ANSWER = 'done after 1 turns';
 /** What the agents' webhooks receive (the agents read body.message). */
 const AGENT_BODY = { message: 'Echo something, then say you are done.' };
+/** A oneItem execution: the webhook's body is its one item (bench/lib/workflow.js says why). */
+const ONE_ITEM = { part: 'oneItem', concurrency: 1, items: 1, fromBody: true, body: { message: 'm0' } };
 /** Runs of the library and raw SDK one-call loops per round (one process per round). */
 const RAW_CALLS_PER_ROUND = 40;
 
@@ -34,10 +36,10 @@ function variants(parts, reps) {
 	const list = [];
 	if (parts.includes('oneItem')) {
 		for (const transport of ['stdio', 'http']) {
-			list.push({ key: `ours-${transport}-warm-1`, part: 'oneItem', kind: 'ours', transport, concurrency: 1, items: 1, reps, args: 'fields', keep: true });
-			list.push({ key: `ours-${transport}-cold-1`, part: 'oneItem', kind: 'ours', transport, concurrency: 1, items: 1, reps, args: 'fields', keep: false, credential: `${transport}Cold` });
+			list.push({ key: `ours-${transport}-warm-1`, ...ONE_ITEM, kind: 'ours', transport, reps, args: 'fields', keep: true });
+			list.push({ key: `ours-${transport}-cold-1`, ...ONE_ITEM, kind: 'ours', transport, reps, args: 'fields', keep: false, credential: `${transport}Cold` });
 		}
-		list.push({ key: 'builtin-http-1', part: 'oneItem', kind: 'builtin', transport: 'http', concurrency: 1, items: 1, reps });
+		list.push({ key: 'builtin-http-1', ...ONE_ITEM, kind: 'builtin', transport: 'http', reps });
 	}
 	if (parts.includes('agentN8n')) {
 		list.push({ key: 'agent-ours-http', part: 'agentN8n', kind: 'agentOurs', transport: 'http', items: 1, reps, model: AGENT_MODEL, body: AGENT_BODY });
