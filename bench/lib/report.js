@@ -266,20 +266,25 @@ function oneExecutionSection(one) {
 	const lib = (key) => one.noN8n?.[key]?.median;
 	const out = [];
 	const rows = [];
-	for (const [transport, name] of [['stdio', 'stdio (server-everything)'], ['http', 'Streamable HTTP (server-everything)']]) {
-		const warm = v(`ours-${transport}-warm-1`);
-		const cold = v(`ours-${transport}-cold-1`);
+	const lines = [
+		{ name: 'stdio (server-everything)', transport: 'stdio', warm: 'ours-stdio-warm-1', cold: 'ours-stdio-cold-1' },
+		{ name: 'Streamable HTTP (server-everything)', transport: 'http', warm: 'ours-http-warm-1', cold: 'ours-http-cold-1', builtin: 'builtin-http-1' },
+		{ name: 'Streamable HTTP, both nodes with a Bearer token credential (supplementary)', warm: 'ours-http-bearer-warm-1', builtin: 'builtin-http-bearer-1' },
+	];
+	for (const line of lines) {
+		const warm = v(line.warm);
+		const cold = line.cold ? v(line.cold) : undefined;
 		if (!warm && !cold) continue;
-		const builtin = transport === 'http' ? v('builtin-http-1') : undefined;
+		const builtin = line.builtin ? v(line.builtin) : undefined;
 		rows.push([
-			name,
+			line.name,
 			ms(cold?.nodeMs),
 			`**${ms(warm?.nodeMs)}**`,
-			transport === 'http' ? ms(builtin?.nodeMs) : '–',
-			ms(lib(`warm-${transport}`)),
-			ms(lib(`raw-warm-${transport}`)),
-			x(cold?.nodeMs / warm?.nodeMs, 0),
-			transport === 'http' ? x(builtin?.nodeMs / warm?.nodeMs) : '–',
+			builtin ? ms(builtin.nodeMs) : '–',
+			line.transport ? ms(lib(`warm-${line.transport}`)) : '–',
+			line.transport ? ms(lib(`raw-warm-${line.transport}`)) : '–',
+			cold ? x(cold.nodeMs / warm?.nodeMs, 0) : '–',
+			builtin ? x(builtin.nodeMs / warm?.nodeMs) : '–',
 			`${ms(cold?.wallMs)} / ${ms(warm?.wallMs)}${builtin ? ` / ${ms(builtin.wallMs)}` : ''}`,
 		]);
 	}
@@ -294,7 +299,7 @@ function oneExecutionSection(one) {
 			),
 			'',
 			`A webhook-triggered workflow (Webhook → the measured node, the webhook's body being the one item, as in the Agent rows below) per variant, in one n8n 2.41.1; no Code node in front, because n8n 2.x runs a Code node in its task runner and handles the runner's messages after the task while the next node runs, which added 1–2 ms of unrelated work to that node's time (ours and n8n's MCP Client alike; runs before 2026-11-30 had that node); the times are the node's own \`executionTime\` from n8n's execution data (credentials, connection or spawn, tools/list, the call, release or close), medians of ${v('ours-stdio-warm-1')?.reps ?? v('ours-http-warm-1')?.reps ?? '?'} runs after a warm-up run, every variant once per round in a shuffled order (seeded by the round, so that no variant always follows the same one). ` +
-				`Cold is MCP Call Tool with a copy of the credential whose *Keep Server Running* is off: a new connection (for stdio a new server process) per execution, as every execution ran before. ` +
+				`Cold is MCP Call Tool with a copy of the credential whose *Keep Server Running* is off: a new connection (for stdio a new server process) per execution, as every execution ran before. The Bearer row gives both nodes a credential with a token (ours: *Authentication* Bearer Token; n8n's: Bearer Auth), so that both read one from n8n's database, as against a server that needs a key; n8n's MCP Client on the main row has no credential to read. ` +
 				`The two columns without n8n come from a plain script run once per round against the same HTTP server (and its own stdio server): our library's whole one-item execution on a kept connection (credential data → pool → cached tools/list → validated call → release), and one \`callTool\` of the raw MCP SDK client on a warm connection, medians over ${one.rawCallsPerRound} calls per round.`,
 			'',
 		);

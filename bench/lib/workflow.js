@@ -9,12 +9,15 @@ const { ARGUMENT_STYLES } = require('./argumentStyles');
 const WORKFLOW_ID = 'mcpAgentBenchCall01';
 
 /** Credential ids for the peers (ours come from test/e2e/lib/fixtures.js). */
-const PEER_CREDENTIALS = { nodesMcpStdio: 'benchNodesMcpStdio1', openAi: 'benchN8nOpenAiFake1' };
+const PEER_CREDENTIALS = { nodesMcpStdio: 'benchNodesMcpStdio1', openAi: 'benchN8nOpenAiFake1', bearer: 'benchN8nBearerTok01' };
+/** The token both nodes send in the Bearer variants (server-everything ignores it). */
+const BENCH_TOKEN = 'bench-not-a-token';
 
 /** Our credentials only the one-execution part uses: Keep Server Running off, and the fake model. */
 const ONE_EXECUTION_CREDENTIALS = {
 	stdioCold: { id: 'benchStdioColdPath1', name: 'Bench everything (stdio, Keep Server Running off)' },
 	httpCold: { id: 'benchHttpColdPath01', name: 'Bench everything (HTTP, Keep Server Running off)' },
+	httpBearer: { id: 'benchHttpBearerTok1', name: 'Bench everything (HTTP, Bearer token)' },
 	agentOpenAi: { id: 'benchAgentOpenAiFk1', name: 'Bench fake model (MCP Agent: OpenAI API)' },
 };
 
@@ -104,12 +107,13 @@ function buildWorkflow(variants, ctx) {
 				parameters: {
 					serverTransport: 'httpStreamable',
 					endpointUrl: ctx.everythingUrl,
-					authentication: 'none',
+					authentication: variant.bearer ? 'bearerAuth' : 'none',
 					tool: { __rl: true, mode: 'id', value: 'echo' },
 					inputMode: 'json',
 					jsonInput: `={{ JSON.stringify({ message: $json.${field} }) }}`,
 					options: {},
 				},
+				...(variant.bearer ? { credentials: { httpBearerAuth: { id: PEER_CREDENTIALS.bearer, name: 'Bench everything (n8n Bearer Auth)' } } } : {}),
 			});
 			connect(source, measured);
 		} else if (variant.kind === 'nodesMcp') {
@@ -237,16 +241,19 @@ function peerCredentials({ everythingEntry }) {
 
 /**
  * The credentials of the one-execution part: ours with Keep Server Running off (the cold path, as
- * every execution ran before issue 13), ours and n8n's OpenAI credential pointed at the fake model.
+ * every execution ran before issue 13), ours and n8n's with a Bearer token (supplementary: both
+ * nodes read a credential), ours and n8n's OpenAI credential pointed at the fake model.
  */
 function oneExecutionCredentials({ everythingUrl, runMarker, fakeModelBaseUrl, ours }) {
-	const cold = (base, ref) => ({ ...base, id: ref.id, name: ref.name, data: { ...base.data, keepServerRunning: false } });
+	const copy = (base, ref, data) => ({ ...base, id: ref.id, name: ref.name, data: { ...base.data, ...data } });
 	const stdio = ours.find((c) => c.type === 'mcpServerStdioApi' && c.data.args.includes('stdio'));
 	const http = ours.find((c) => c.type === 'mcpServerHttpApi' && c.data.url === everythingUrl);
 	if (!stdio || !http || !stdio.data.environment.includes(runMarker)) throw new Error('bench: the e2e fixtures no longer hold the everything credentials');
 	return [
-		cold(stdio, ONE_EXECUTION_CREDENTIALS.stdioCold),
-		cold(http, ONE_EXECUTION_CREDENTIALS.httpCold),
+		copy(stdio, ONE_EXECUTION_CREDENTIALS.stdioCold, { keepServerRunning: false }),
+		copy(http, ONE_EXECUTION_CREDENTIALS.httpCold, { keepServerRunning: false }),
+		copy(http, ONE_EXECUTION_CREDENTIALS.httpBearer, { authentication: 'bearer', token: BENCH_TOKEN }),
+		{ id: PEER_CREDENTIALS.bearer, name: 'Bench everything (n8n Bearer Auth)', type: 'httpBearerAuth', data: { token: BENCH_TOKEN } },
 		{ ...ONE_EXECUTION_CREDENTIALS.agentOpenAi, type: 'mcpAgentOpenAiApi', data: { apiKey: 'bench-not-a-key', baseUrl: fakeModelBaseUrl, organization: '', project: '' } },
 		{ id: PEER_CREDENTIALS.openAi, name: 'Bench fake model (n8n OpenAI)', type: 'openAiApi', data: { apiKey: 'bench-not-a-key', url: fakeModelBaseUrl, header: false } },
 	];

@@ -40,6 +40,9 @@ function variants(parts, reps) {
 			list.push({ key: `ours-${transport}-cold-1`, ...ONE_ITEM, kind: 'ours', transport, reps, args: 'fields', keep: false, credential: `${transport}Cold` });
 		}
 		list.push({ key: 'builtin-http-1', ...ONE_ITEM, kind: 'builtin', transport: 'http', reps });
+		// Supplementary: both nodes with a Bearer token credential, so both read one from n8n's database.
+		list.push({ key: 'ours-http-bearer-warm-1', ...ONE_ITEM, kind: 'ours', transport: 'http', reps, args: 'fields', keep: true, credential: 'httpBearer' });
+		list.push({ key: 'builtin-http-bearer-1', ...ONE_ITEM, kind: 'builtin', transport: 'http', reps, bearer: true });
 	}
 	if (parts.includes('agentN8n')) {
 		list.push({ key: 'agent-ours-http', part: 'agentN8n', kind: 'agentOurs', transport: 'http', items: 1, reps, model: AGENT_MODEL, body: AGENT_BODY });
