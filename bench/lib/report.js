@@ -355,7 +355,7 @@ function worstCase(measured) {
 function renderReadmePerformance(results) {
 	const rows = (results.targets ?? []).filter((t) => !t.target.startsWith('supplementary:')).map((t) => [t.target, t.id.startsWith('agent-overhead') ? worstCase(t.measured) : t.measured, t.met === null ? '–' : t.met ? '✅ met' : '❌ missed']);
 	return [
-		`${runLine(results.meta)} Latest complete run of \`npm run bench\`; every table, the supplementary variants and the raw data are in [bench/results/latest.md](bench/results/latest.md), how each number is measured in [docs/performance.md](docs/performance.md). One shared machine: the ratios are the point, not the absolute numbers.`,
+		`${runLine(results.meta)} Latest complete run of \`npm run bench\`; every table and the supplementary variants are in [bench/results/latest.md](bench/results/latest.md) (raw data in [latest.json](bench/results/latest.json)), how each number is measured in [docs/performance.md](docs/performance.md). One shared machine: the ratios are the point, not the absolute numbers.`,
 		'',
 		table(['Target', 'Measured', 'Result'], rows, ['l', 'l', 'l']),
 	].join('\n');
