@@ -5,6 +5,7 @@ import type { InteractiveCallOptions, ServerInputRequest, ToolCallCompleted, Too
 import type { DeclinedRequest } from './legacyInputRequests';
 import { SAMPLING_DECLINED } from './inputRequestMessages';
 import { checkToolOutput } from './toolOutput';
+import { callToolOnLegacySession } from './legacyToolCall';
 import type { ToolDefinition } from '../tools/toolDefinition';
 
 /**
@@ -90,12 +91,12 @@ export function callInteractively(
 	};
 	const phase = `calling tool "${name}"`;
 	if (!connection.isModern) {
-		// The listed definition (without its output schema, as below) also spares the client its
-		// per-call look-up of the cached tools/list for an output validator: we check results ourselves.
-		const legacyOptions = tool ? { ...requestOptions, toolDefinition: mirroringDefinition(tool) } : requestOptions;
+		// Straight to the client's request with the session's own result validator (legacyToolCall.ts);
+		// we check results against the output schema ourselves.
+		const definition = mirroringDefinition(tool);
 		return connection.request(phase, (client) =>
-			connection.trackLegacyInput(() => client.callTool({ name, arguments: args }, legacyOptions)).then(({ value, declined }): CompletedCall => {
-				const result = value as Record<string, unknown>;
+			connection.trackLegacyInput(() => callToolOnLegacySession(client, { name, arguments: args }, requestOptions, definition)).then(({ value, declined }): CompletedCall => {
+				const result = value;
 				if (tool) checkToolOutput(tool, result);
 				if (!declined) return { kind: 'result', result };
 				const notes = declined.map((entry) => entry.note);

@@ -27,6 +27,7 @@ import { handleReviewWebhook } from '../../lib/approvals/reviewWebhook';
 import { hashReviewToken } from '../../lib/approvals/reviewToken';
 import { inputFieldName } from '../../lib/approvals/inputForm';
 import { browserPost } from '../support/approvalFixtures';
+import { spyOnToolCalls } from '../support/toolCallSpy';
 
 process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
 
@@ -182,9 +183,9 @@ describe('three servers with colliding tool names', () => {
 		expect(new Set(names).size).toBe(names.length);
 		expect(catalog.find((t) => t.providerName === 'beta__echo')).toMatchObject({ serverId: 'id-beta', serverName: 'beta', mcpName: 'echo' });
 
-		const alphaCalls = jest.spyOn(alpha.client, 'callTool');
-		const betaCalls = jest.spyOn(beta.client, 'callTool');
-		const filesCalls = jest.spyOn(files.client, 'callTool');
+		const alphaCalls = spyOnToolCalls(alpha.client);
+		const betaCalls = spyOnToolCalls(beta.client);
+		const filesCalls = spyOnToolCalls(files.client);
 		const kind: ProviderId = 'openaiChat';
 		const r = replies(kind);
 		const fake = await startFake(kind, [
@@ -206,12 +207,12 @@ describe('three servers with colliding tool names', () => {
 
 		expect(fake.rejected).toEqual([]);
 		expect(toolNamesIn(kind, fake.requests[0])).toEqual(names);
-		expect(alphaCalls.mock.calls.map((c) => c[0])).toEqual([{ name: 'get-env', arguments: {} }]);
-		expect(betaCalls.mock.calls.map((c) => c[0])).toEqual([
+		expect(alphaCalls.calls()).toEqual([{ name: 'get-env', arguments: {} }]);
+		expect(betaCalls.calls()).toEqual([
 			{ name: 'get-env', arguments: {} },
 			{ name: 'echo', arguments: { message: 'to beta' } },
 		]);
-		expect(filesCalls.mock.calls.map((c) => c[0])).toEqual([{ name: 'list_directory', arguments: { path: dir } }]);
+		expect(filesCalls.calls()).toEqual([{ name: 'list_directory', arguments: { path: dir } }]);
 
 		const results = toolResultsIn(kind, fake.requests[1]);
 		expect(results.map((x) => x.id)).toEqual(['x_alpha_env', 'x_beta_env', 'x_beta_echo', 'x_list', 'x_plain']);

@@ -2,9 +2,10 @@
  * The agent loop end to end for each provider API: the real SDK clients (createModelClient) talk to
  * wire-compatible fakes (test/support/fakeProviders.ts), the adapters build and parse the bodies,
  * and tools run on the real server-everything over stdio through runToolCalls. A spy on the MCP
- * client's callTool counts what actually reached the server.
+ * client's tools/call requests counts what actually reached the server.
  */
 import { McpConnection } from '../../lib/mcp/connection';
+import { spyOnToolCalls } from '../support/toolCallSpy';
 import { listAllTools } from '../../lib/mcp/listing';
 import { buildCatalog } from '../../lib/agent/catalog';
 import { createRun } from '../../lib/agent/step';
@@ -49,7 +50,7 @@ const BASE_SETTINGS: RunSettings = {
 
 let connection: McpConnection;
 let catalog: CatalogTool[];
-let callTool: jest.SpyInstance;
+let toolCalls: ReturnType<typeof spyOnToolCalls>;
 const fakes: FakeProvider[] = [];
 
 beforeAll(async () => {
@@ -63,11 +64,11 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-	callTool = jest.spyOn(connection.client, 'callTool');
+	toolCalls = spyOnToolCalls(connection.client);
 });
 
 afterEach(async () => {
-	callTool.mockRestore();
+	toolCalls.mockRestore();
 	await Promise.all(fakes.splice(0).map((fake) => fake.close()));
 });
 
@@ -137,7 +138,7 @@ describe.each(KINDS)('%s against its fake, with server-everything', (kind) => {
 		expect(final.usage).toEqual({ inputTokens: 450, outputTokens: 90, cacheReadTokens: 0, cacheWriteTokens: 0 });
 		expect(steps.map((s) => s.phase.name)).toEqual(['run_tools', 'call_model', 'run_tools', 'call_model', 'finished']);
 		expect(toolBatches.map((batch) => batch.map((c) => c.id))).toEqual([['call_1'], ['call_2']]);
-		expect(callTool).toHaveBeenCalledTimes(2);
+		expect(toolCalls.calls()).toHaveLength(2);
 
 		// What the SDK sent.
 		const [first, second, third] = fake.requests;
@@ -188,7 +189,7 @@ describe.each(KINDS)('%s against its fake, with server-everything', (kind) => {
 			r.text('ok'),
 		]);
 		expect(fake.rejected).toEqual([]);
-		expect(callTool).toHaveBeenCalledTimes(3);
+		expect(toolCalls.calls()).toHaveLength(3);
 		expect(toolResultsIn(kind, fake.requests[1])).toEqual([
 			{ id: 'p_slow', isError: false, text: 'Long running operation completed. Duration: 0.3 seconds, Steps: 1.' },
 			{ id: 'p_echo', isError: false, text: 'Echo: fast' },
@@ -211,7 +212,7 @@ describe.each(KINDS)('%s against its fake, with server-everything', (kind) => {
 		const { fake, final, toolBatches } = await runWith(kind, [r.toolCalls([{ id: 'u_1', name: 'no_such_tool', args: {} }]), r.text('sorry')]);
 		expect(fake.rejected).toEqual([]);
 		expect(toolBatches).toEqual([]);
-		expect(callTool).not.toHaveBeenCalled();
+		expect(toolCalls.calls()).toHaveLength(0);
 		expect(toolResultsIn(kind, fake.requests[1])).toEqual([
 			{ id: 'u_1', isError: true, text: 'Unknown tool "no_such_tool". Available tools: echo, get-sum, trigger-long-running-operation.' },
 		]);
@@ -230,8 +231,8 @@ describe.each(KINDS)('%s against its fake, with server-everything', (kind) => {
 			r.text('fixed'),
 		]);
 		expect(fake.rejected).toEqual([]);
-		expect(callTool).toHaveBeenCalledTimes(1);
-		expect(callTool.mock.calls[0][0]).toEqual({ name: 'echo', arguments: { message: 'valid' } });
+		expect(toolCalls.calls()).toHaveLength(1);
+		expect(toolCalls.calls()[0]).toEqual({ name: 'echo', arguments: { message: 'valid' } });
 		expect(toolResultsIn(kind, fake.requests[1])).toEqual([
 			{ id: 's_type', isError: true, text: 'Invalid arguments for tool "echo": arguments.message must be string (rule: type). The tool was not called; fix the arguments and try again.' },
 			{ id: 's_missing', isError: true, text: 'Invalid arguments for tool "get-sum": arguments.b is required (rule: required). The tool was not called; fix the arguments and try again.' },
@@ -246,7 +247,7 @@ describe.each(KINDS)('%s against its fake, with server-everything', (kind) => {
 		const loose = catalog.map((tool) => (tool.mcpName === 'get-sum' ? { ...tool, inputSchema: { type: 'object' } } : tool));
 		const { fake, final } = await runWith(kind, [r.toolCalls([{ id: 'e_1', name: 'get-sum', args: { a: 'two', b: 3 } }]), r.text('the tool failed')], { tools: loose });
 		expect(fake.rejected).toEqual([]);
-		expect(callTool).toHaveBeenCalledTimes(1);
+		expect(toolCalls.calls()).toHaveLength(1);
 		const [result] = toolResultsIn(kind, fake.requests[1]);
 		expect(result).toEqual({ id: 'e_1', isError: true, text: expect.stringMatching(/Input validation error/) });
 		if (kind === 'anthropic') {
@@ -358,7 +359,7 @@ describe.each(KINDS)('%s against its fake, with server-everything', (kind) => {
 			settings: { maxIterations: 2 },
 		});
 		expect(fake.requests).toHaveLength(2);
-		expect(callTool).toHaveBeenCalledTimes(2);
+		expect(toolCalls.calls()).toHaveLength(2);
 		expect(final.toolLog.map((e) => e.resultSummary)).toEqual(['Echo: round 0', 'Echo: round 1']);
 		expect(finished(final)).toMatchObject({ status: 'max_iterations', detail: 'stopped after 2 model calls (Max Iterations)' });
 	});
@@ -374,7 +375,7 @@ describe.each(KINDS)('%s against its fake, with server-everything', (kind) => {
 			{ settings: { tokenBudget: 100 } },
 		);
 		expect(fake.requests).toHaveLength(2);
-		expect(callTool).toHaveBeenCalledTimes(1);
+		expect(toolCalls.calls()).toHaveLength(1);
 		expect(final.toolLog.map((e) => e.id)).toEqual(['b_1']);
 		expect(finished(final)).toMatchObject({ status: 'token_budget_exceeded', stop: 'tool_use', detail: 'used 110 of 100 tokens' });
 	});
@@ -441,8 +442,8 @@ describe('OpenAI only: arguments that are not valid JSON', () => {
 		expect(fake.rejected).toEqual([]);
 		// The first turn had only the broken call: no tool batch at all.
 		expect(toolBatches.map((batch) => batch.map((c) => c.id))).toEqual([['j_good']]);
-		expect(callTool).toHaveBeenCalledTimes(1);
-		expect(callTool.mock.calls[0][0]).toEqual({ name: 'echo', arguments: { message: 'ok' } });
+		expect(toolCalls.calls()).toHaveLength(1);
+		expect(toolCalls.calls()[0]).toEqual({ name: 'echo', arguments: { message: 'ok' } });
 		const results = toolResultsIn(kind, fake.requests[2]);
 		expect(results.map((x) => [x.id, x.isError])).toEqual([['j_bad', true], ['j_bad2', true], ['j_good', false]]);
 		expect(results[0].text).toMatch(/^The arguments are not valid JSON: .+\. Send a JSON object\.$/);
