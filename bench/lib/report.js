@@ -261,10 +261,10 @@ function warmSection(warm) {
 }
 
 /** Part 'oneItem' and 'agentN8n': one small execution in n8n (suites/oneExecution.js). */
-function oneExecutionSection(one) {
+/** The one-item table (part 'oneItem'): cold, warm, n8n's MCP Client, no-n8n library and raw SDK; '' without data. */
+function oneExecutionTable(one) {
 	const v = (key) => (one.variants || []).find((e) => e.key === key);
 	const lib = (key) => one.noN8n?.[key]?.median;
-	const out = [];
 	const rows = [];
 	const lines = [
 		{ name: 'stdio (server-everything)', transport: 'stdio', warm: 'ours-stdio-warm-1', cold: 'ours-stdio-cold-1' },
@@ -288,15 +288,23 @@ function oneExecutionSection(one) {
 			`${ms(cold?.wallMs)} / ${ms(warm?.wallMs)}${builtin ? ` / ${ms(builtin.wallMs)}` : ''}`,
 		]);
 	}
-	if (rows.length) {
+	if (!rows.length) return '';
+	return table(
+		['Transport', 'MCP Call Tool, cold (Keep Server Running off)', 'MCP Call Tool, warm (default)', "n8n's MCP Client node", 'Our library on a kept connection, no n8n', 'Raw SDK `callTool`, warm connection', 'Cold ÷ warm', "n8n's MCP Client ÷ warm", 'Webhook round trip (cold / warm / MCP Client)'],
+		rows,
+		['l'],
+	);
+}
+
+function oneExecutionSection(one) {
+	const v = (key) => (one.variants || []).find((e) => e.key === key);
+	const out = [];
+	const oneItem = oneExecutionTable(one);
+	if (oneItem) {
 		out.push(
 			"### One one-item execution in n8n: kept connection vs cold path vs n8n's MCP Client vs the raw SDK",
 			'',
-			table(
-				['Transport', 'MCP Call Tool, cold (Keep Server Running off)', 'MCP Call Tool, warm (default)', "n8n's MCP Client node", 'Our library on a kept connection, no n8n', 'Raw SDK `callTool`, warm connection', 'Cold ÷ warm', "n8n's MCP Client ÷ warm", 'Webhook round trip (cold / warm / MCP Client)'],
-				rows,
-				['l'],
-			),
+			oneItem,
 			'',
 			`A webhook-triggered workflow (Webhook → the measured node, the webhook's body being the one item, as in the Agent rows below) per variant, in one n8n 2.41.1; no Code node in front, because n8n 2.x runs a Code node in its task runner and handles the runner's messages after the task while the next node runs, which added 1–2 ms of unrelated work to that node's time (ours and n8n's MCP Client alike; runs before 2026-11-30 had that node); the times are the node's own \`executionTime\` from n8n's execution data (credentials, connection or spawn, tools/list, the call, release or close), medians of ${v('ours-stdio-warm-1')?.reps ?? v('ours-http-warm-1')?.reps ?? '?'} runs after a warm-up run, every variant once per round in a shuffled order (seeded by the round, so that no variant always follows the same one). ` +
 				`Cold is MCP Call Tool with a copy of the credential whose *Keep Server Running* is off: a new connection (for stdio a new server process) per execution, as every execution ran before. The Bearer row gives both nodes a credential with a token (ours: *Authentication* Bearer Token; n8n's: Bearer Auth), so that both read one from n8n's database, as against a server that needs a key; n8n's MCP Client on the main row has no credential to read. ` +
@@ -349,15 +357,18 @@ function worstCase(measured) {
 }
 
 /**
- * The README's Performance section (between its bench markers): the run line and every target's
- * ratio; the supplementary rows, the tables and how each number is measured stay in latest.md.
+ * The README's Performance section (between its bench markers): the run line, every target's ratio
+ * and the one-item table (issue 13's warm, cold, n8n's MCP Client and raw SDK times); the
+ * supplementary rows, the other tables and how each number is measured stay in latest.md.
  */
 function renderReadmePerformance(results) {
+	const oneItem = results.oneExecution ? oneExecutionTable(results.oneExecution) : '';
 	const rows = (results.targets ?? []).filter((t) => !t.target.startsWith('supplementary:')).map((t) => [t.target, t.id.startsWith('agent-overhead') ? worstCase(t.measured) : t.measured, t.met === null ? '–' : t.met ? '✅ met' : '❌ missed']);
 	return [
-		`${runLine(results.meta)} Latest complete run of \`npm run bench\`; every table and the supplementary variants are in [bench/results/latest.md](bench/results/latest.md) (raw data in [latest.json](bench/results/latest.json)), how each number is measured in [docs/performance.md](docs/performance.md). One shared machine: the ratios are the point, not the absolute numbers.`,
+		`${runLine(results.meta)} Latest complete run of \`npm run bench\`; all tables in [bench/results/latest.md](bench/results/latest.md), the method in [docs/performance.md](docs/performance.md). One shared machine: the ratios are the point, not the absolute numbers.`,
 		'',
 		table(['Target', 'Measured', 'Result'], rows, ['l', 'l', 'l']),
+		...(oneItem ? ['', 'One one-item execution in n8n (node time; the columns without n8n are a plain script on the same server):', '', oneItem] : []),
 	].join('\n');
 }
 
