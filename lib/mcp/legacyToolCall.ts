@@ -7,8 +7,9 @@ import type { CallToolRequestParams, Client, RequestOptions, StandardSchemaV1, T
  * results), mirrors no headers (2026-07-28 only), and hands the request to `request()` without a
  * result schema, which then probes the era's validator with `undefined` on every call (a zod error
  * built and printed) before using it. Together about 13 µs a call: against an in-process server,
- * 70 µs per callTool and 56 µs per request() with a result schema, as the 1.x client's callTool
- * (the Agent's host overhead against the raw 1.x SDK loop went from 1.22× to about 1.1×).
+ * 70 µs per callTool and 56 µs per request() with a result schema, about what the 1.x client's
+ * callTool costs (the Agent's host overhead against the raw 1.x SDK loop went from 1.22× to about
+ * 1.1×).
  *
  * The result schema given to `request()` here is the session's own wire validator: the client's
  * negotiated codec, reached through its internal `_resolveOutboundCodec` (the SDK version is
