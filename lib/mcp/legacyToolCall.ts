@@ -8,8 +8,8 @@ import type { CallToolRequestParams, Client, RequestOptions, StandardSchemaV1, T
  * result schema, which then probes the era's validator with `undefined` on every call (a zod error
  * built and printed) before using it. Together about 13 µs a call: against an in-process server,
  * 70 µs per callTool and 56 µs per request() with a result schema, about what the 1.x client's
- * callTool costs (the Agent's host overhead against the raw 1.x SDK loop went from 1.22× to about
- * 1.1×).
+ * callTool costs (the Agent's host overhead against the raw 1.x SDK loop went from 1.22× to
+ * 1.11–1.15×).
  *
  * The result schema given to `request()` here is the session's own wire validator: the client's
  * negotiated codec, reached through its internal `_resolveOutboundCodec` (the SDK version is
