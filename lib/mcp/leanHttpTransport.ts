@@ -366,13 +366,8 @@ function mediaTypeOf(response: http.IncomingMessage): string {
 
 function readText(response: http.IncomingMessage): Promise<string> {
 	return new Promise((resolve, reject) => {
-		let body: Readable;
-		try {
-			body = bodyOrDrain(response);
-		} catch (error) {
-			reject(error);
-			return;
-		}
+		// A coding that cannot be decoded throws here, in the executor: the promise rejects with it.
+		const body = bodyOrDrain(response);
 		const chunks: Buffer[] = [];
 		let ended = false;
 		body.on('data', (chunk: Buffer) => chunks.push(chunk));
