@@ -1,9 +1,9 @@
 import { Client, SSEClientTransport, StreamableHTTPClientTransport, type RequestOptions, type Transport } from '@modelcontextprotocol/client';
 import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from './serverConfig';
 import { ProcessStdioTransport } from './processStdioTransport';
-import { explainMcpError, httpStatusOf, McpFailure } from './errors';
+import { answeredByServer, explainMcpError, httpStatusOf, McpFailure } from './errors';
 import { assertStdioAllowed } from './stdioPolicy';
-import { redactorForServer, type Redactor } from './secrets';
+import { describeServer, redactorForServer, type Redactor } from './secrets';
 import { LegacyInputRequests, type DeclinedRequest } from './legacyInputRequests';
 import type { InteractiveCallOptions, InteractiveToolCallOutcome } from './inputRequests';
 import type { ToolDefinition } from '../tools/toolDefinition';
@@ -100,11 +100,18 @@ export class McpConnection {
 	toolListVersion = 0;
 	/** True once the server announced a change (or the session was re-initialized) since the last listing. */
 	toolListStale = false;
+	/**
+	 * Counts those announcements: a listing clears toolListStale only when none arrived while it was
+	 * in flight (the announcement may overtake the answer, over HTTP on another stream).
+	 */
+	toolListChanges = 0;
 	/** When a request last failed for a reason other than the server's own answer (timeouts included). */
 	lastFailureAt = 0;
 	/** Called once when the transport closes on its own (the process exited, the stream dropped). */
 	onLost?: () => void;
 	private lost = false;
+	/** The session replacing an expired one, shared by every request that saw it expire. */
+	private reopening?: Promise<void>;
 
 	private constructor(
 		readonly config: McpServerConfig,
@@ -151,9 +158,7 @@ export class McpConnection {
 	}
 
 	private attach(session: LiveSession): void {
-		session.events.toolsChanged = () => {
-			this.toolListStale = true;
-		};
+		session.events.toolsChanged = () => this.markToolListStale();
 		session.events.lost = () => {
 			if (this.closed || session !== this.session || this.lost) return;
 			this.lost = true;
@@ -207,13 +212,14 @@ export class McpConnection {
 
 	/** As `request`, for callers that redact themselves (parts of an answer must stay byte-exact). */
 	requestUnredacted<T>(phase: string, run: (client: Client) => Promise<T>): Promise<T> {
+		const session = this.session;
 		let pending: Promise<T>;
 		try {
-			pending = run(this.session.client);
+			pending = run(session.client);
 		} catch (error) {
 			pending = Promise.reject(error);
 		}
-		return pending.catch((error: unknown) => this.retryOrExplain(error, phase, run));
+		return pending.catch((error: unknown) => this.retryOrExplain(error, phase, run, session));
 	}
 
 	/**
@@ -236,10 +242,10 @@ export class McpConnection {
 		return callInteractively(this, name, args, { timeoutMs: options.timeoutMs, signal: options.signal, continuation: options.continuation, publicOnly: true });
 	}
 
-	private async retryOrExplain<T>(error: unknown, phase: string, run: (client: Client) => Promise<T>): Promise<T> {
-		if (!this.isExpiredSession(error)) throw this.explain(error, phase);
-		await this.reopen();
+	private async retryOrExplain<T>(error: unknown, phase: string, run: (client: Client) => Promise<T>, session: LiveSession): Promise<T> {
+		if (!this.isExpiredSession(error, session)) throw this.explain(error, phase);
 		try {
+			await this.reopen(session);
 			return await run(this.session.client);
 		} catch (retryError) {
 			throw this.explain(retryError, phase);
@@ -247,7 +253,9 @@ export class McpConnection {
 	}
 
 	explain(error: unknown, phase: string): McpFailure {
-		this.lastFailureAt = Date.now();
+		// An error the server answered with says nothing about the connection; anything else
+		// (a timeout, a dropped stream) makes the pool ping before handing it out again.
+		if (!answeredByServer(error)) this.lastFailureAt = Date.now();
 		const stdio = this.session.stdio;
 		return explainMcpError(error, this.config, phase, stdio ? serverOutputOf(stdio) : undefined, stdio?.exitDescription);
 	}
@@ -259,17 +267,39 @@ export class McpConnection {
 		await endSession(this.session);
 	}
 
-	private isExpiredSession(error: unknown): boolean {
-		return this.config.kind === 'http' && httpStatusOf(error) === 404 && this.session.transport.sessionId !== undefined;
+	private isExpiredSession(error: unknown, session: LiveSession): boolean {
+		return this.config.kind === 'http' && httpStatusOf(error) === 404 && session.transport.sessionId !== undefined;
 	}
 
-	private async reopen(): Promise<void> {
-		const old = this.session;
+	/** The server said its tools changed, or the session they were listed on is gone. */
+	private markToolListStale(): void {
+		this.toolListStale = true;
+		this.toolListChanges++;
+	}
+
+	/**
+	 * A new session in place of `expired`. Requests that saw the same session expire at once share
+	 * one new session; one that saw it after the replacement just retries on the new one.
+	 */
+	private reopen(expired: LiveSession): Promise<void> {
+		if (this.session !== expired) return Promise.resolve();
+		this.reopening ??= this.replaceSession(expired).finally(() => {
+			this.reopening = undefined;
+		});
+		return this.reopening;
+	}
+
+	private async replaceSession(old: LiveSession): Promise<void> {
 		const next = await startSession(this.config, this.options);
+		if (this.closed) {
+			// Closed while the new session was starting (a shutdown): it must not outlive the connection.
+			await endSession(next);
+			throw new McpFailure(`The connection to MCP server ${describeServer(this.config)} was closed.`, 'protocol');
+		}
 		this.session = next;
 		this.attach(next);
 		// A new session may come with another tool list; the cached one is not trusted across it.
-		this.toolListStale = true;
+		this.markToolListStale();
 		await endSession(old).catch(() => undefined);
 	}
 }

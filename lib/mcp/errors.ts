@@ -209,6 +209,14 @@ function isJsonRpcError(error: unknown): boolean {
 }
 
 /**
+ * An error the server itself answered with (a JSON-RPC error, an answer that failed our checks), not
+ * a timeout or a closed connection: the connection it came over still works.
+ */
+export function answeredByServer(error: unknown): boolean {
+	return isJsonRpcError(error) && localSdkFailure(error) === undefined;
+}
+
+/**
  * The HTTP status behind a transport failure: the v2 client's SdkHttpError (`status`), SseError
  * (`code`), the v1 SDK's StreamableHTTPError / SseError (`code`), or a status in the message.
  */

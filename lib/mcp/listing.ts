@@ -69,6 +69,7 @@ export function checkedTools(result: unknown): { tools: ToolDefinition[]; nextCu
  */
 export async function listAllTools(connection: McpConnection): Promise<ToolDefinition[]> {
 	const tooMany = { maxItems: MAX_TOOLS_PER_SERVER, tooMany: (count: number) => tooManyTools(connection.server.name, count) };
+	const changesBefore = connection.toolListChanges;
 	const tools = await connection.request('listing tools', async (client) => {
 		if (connection.isModern) {
 			const { tools: listed } = await client.listTools(undefined, connection.requestOptions());
@@ -84,21 +85,22 @@ export async function listAllTools(connection: McpConnection): Promise<ToolDefin
 			}, tooMany),
 		);
 	});
-	return remember(connection, tools);
+	return remember(connection, tools, changesBefore);
 }
 
 /**
  * Keeps the listing on the connection for listToolsCached. A listing identical to the previous one
  * returns the previous array, so what callers derived from it (the Agent's catalog) stays valid.
  */
-function remember(connection: McpConnection, tools: ToolDefinition[]): ToolDefinition[] {
+function remember(connection: McpConnection, tools: ToolDefinition[], changesBefore: number): ToolDefinition[] {
 	const json = JSON.stringify(tools);
 	const previous = connection.listedTools;
 	const same = previous !== undefined && previous.json === json;
 	const kept = same ? previous.tools : tools;
 	if (!same) connection.toolListVersion++;
 	connection.listedTools = { tools: kept, listedAt: Date.now(), json };
-	connection.toolListStale = false;
+	// A change announced while this listing was in flight may not be in it: the next use lists again.
+	connection.toolListStale = connection.toolListChanges !== changesBefore;
 	if (connection.knownTools && !same) {
 		connection.knownTools.clear();
 		for (const tool of kept) connection.knownTools.set(tool.name, tool);

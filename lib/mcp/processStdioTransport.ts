@@ -38,6 +38,27 @@ export class ProcessExitError extends Error {
 }
 
 /**
+ * Every server process this process started and has not finished closing, pooled or not, still
+ * starting or running: at exit, where nothing asynchronous runs any more, each group gets SIGKILL
+ * (a server still in its handshake is in no pool yet).
+ */
+const started = new Set<ProcessStdioTransport>();
+let exitHookInstalled = false;
+
+function track(transport: ProcessStdioTransport): void {
+	started.add(transport);
+	if (exitHookInstalled) return;
+	exitHookInstalled = true;
+	process.once('exit', killEveryServer);
+}
+
+/** SIGKILL to the process group of every server started here and not closed yet; synchronous. */
+export function killEveryServer(): void {
+	for (const transport of started) transport.killNow();
+	started.clear();
+}
+
+/**
  * MCP stdio transport that starts the server in its own process group. The SDK's transport kills
  * only the direct child; servers started through npx or a shell script leave their real process
  * behind that way. Killing the group takes the whole tree. Non-JSON lines on stdout are kept as
@@ -78,6 +99,7 @@ export class ProcessStdioTransport implements Transport {
 				windowsHide: true,
 			});
 			this.child = child;
+			if (child.pid) track(this);
 			this.exitPromise = new Promise((done) => {
 				child.once('exit', () => done());
 				child.once('error', () => done());
@@ -189,6 +211,7 @@ export class ProcessStdioTransport implements Transport {
 		}
 		// The leader may be gone while grandchildren (npx -> node) still run in its group.
 		this.killGroup('SIGKILL');
+		started.delete(this);
 		return undefined;
 	}
 
@@ -208,6 +231,7 @@ export class ProcessStdioTransport implements Transport {
 	killNow(): void {
 		this.closing = true;
 		this.killGroup('SIGKILL');
+		started.delete(this);
 	}
 
 	private killGroup(signal: NodeJS.Signals): void {

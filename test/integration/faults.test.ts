@@ -337,6 +337,18 @@ describe('HTTP server faults', () => {
 		expect(stats).toMatchObject({ initializeRequests: 2, expiredSessions: 1 });
 	});
 
+	it('calls that see the session expire at the same time share one new session, and no session is left open', async () => {
+		const server = await http('expiring', { EXPIRE_AFTER_CALLS: '2' });
+		const connection = await open(httpConfig(server.url));
+		await call(connection, 'echo', { message: 'one' });
+		await call(connection, 'echo', { message: 'two' });
+		// Session 1 expires under the first of these; the second then finds it gone too.
+		const answers = await Promise.all(['a', 'b'].map((message) => call(connection, 'echo', { message })));
+		expect(answers.map((answer) => textOf(answer))).toEqual(['session 2: a', 'session 2: b']);
+		const stats = JSON.parse(textOf(await call(connection, 'stats'))) as { initializeRequests: number; expiredSessions: number; openSessions: number };
+		expect(stats).toMatchObject({ initializeRequests: 2, expiredSessions: 1, openSessions: 1 });
+	});
+
 	it('a JSON-RPC error that mentions "status code 404" is not taken for an expired session: the tool runs once', async () => {
 		const server = await http('expiring', { EXPIRE_AFTER_CALLS: '100' });
 		const connection = await open(httpConfig(server.url));

@@ -142,6 +142,48 @@ describe('connection pool: concurrent uses of one connection', () => {
 		await again.release();
 		expect(readPidFile(pidFile)).toHaveLength(1);
 	});
+
+	it('a server busy with one execution\'s synchronous call is neither pinged nor replaced when another execution arrives', async () => {
+		const pool = newPool({ pingAfterIdleMs: 50, pingTimeoutMs: 200 });
+		const config = credential('cred-a');
+		const first = await pool.acquire(config);
+		const connection = first.connection;
+		const block = (await listToolsCached(connection)).find((t) => t.name === 'block')!;
+		const ping = jest.spyOn(connection, 'ping');
+		// The server answers nothing (a ping included) for 1.5 s, long past the idle and ping bounds.
+		const busy = callToolValidated(connection, block, { ms: 1500 });
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		const second = await pool.acquire(config);
+		expect(second.connection).toBe(connection);
+		expect(ping).not.toHaveBeenCalled();
+		expect((await busy).content).toEqual([{ type: 'text', text: `blocked (pid ${connection.pid})` }]);
+		await Promise.all([first.release(), second.release()]);
+		expect(readPidFile(pidFile)).toHaveLength(1);
+	});
+
+	it('an error the server answered with does not make the next use ping; a timeout does', async () => {
+		const pool = newPool();
+		const config = credential('cred-a');
+		const lease = await pool.acquire(config);
+		const connection = lease.connection;
+		const ping = jest.spyOn(connection, 'ping');
+		const unknown = await connection.request('calling tool "nope"', (client) => client.callTool({ name: 'nope', arguments: {} })).then(
+			() => 'answered',
+			(error: Error) => error.message,
+		);
+		expect(unknown).toContain('unknown tool nope');
+		await lease.release();
+		const again = await pool.acquire(config);
+		expect(again.connection).toBe(connection);
+		expect(ping).not.toHaveBeenCalled();
+		const slow = (await listToolsCached(connection)).find((t) => t.name === 'slow')!;
+		await expect(callToolValidated(connection, slow, { ms: 1000 }, { timeoutMs: 50 })).rejects.toThrow(/did not answer in time/);
+		await again.release();
+		const third = await pool.acquire(config);
+		expect(third.connection).toBe(connection);
+		expect(ping).toHaveBeenCalledTimes(1);
+		await third.release();
+	});
 });
 
 describe('connection pool: failures', () => {
@@ -196,6 +238,16 @@ describe('connection pool: lifecycle', () => {
 		expect(pool.size).toBe(1);
 		expect(await waitForGone([pid], 3000)).toEqual([]);
 		expect(pool.size).toBe(0);
+	});
+
+	it('an idle shutdown longer than a timer can wait (about 24.8 days) does not end the process at once', async () => {
+		const pool = newPool();
+		const config = credential('cred-a', { idleShutdownMinutes: 50_000 });
+		const pid = pidOf(await echo(pool, config, 'x'));
+		// Node fires a timeout over 2^31 - 1 ms after 1 ms instead.
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		expect(isRunning(pid)).toBe(true);
+		expect(pool.size).toBe(1);
 	});
 
 	it('beyond the size limit the least recently used idle connection closes; one in use never does', async () => {
@@ -268,6 +320,24 @@ describe('cached tool lists', () => {
 			const second = await listToolsCached(connection);
 			expect(second).not.toBe(first);
 			expect(second.find((t) => t.name === 'echo')?.description).toBe('Echoes, changed');
+		} finally {
+			await lease.release();
+		}
+	});
+
+	it('a change announced while a listing is in flight is not lost: the next use lists again', async () => {
+		const pool = newPool();
+		// tools/list answers 400 ms after taking its snapshot: the change lands in between.
+		const lease = await pool.acquire(credential('a', {}, { POOL_LIST_DELAY_MS: '400' }));
+		try {
+			const connection = lease.connection;
+			const retool = (await listToolsCached(connection)).find((t) => t.name === 'retool')!;
+			const inFlight = listToolsCached(connection, { fresh: true });
+			await new Promise((resolve) => setTimeout(resolve, 100));
+			await callToolValidated(connection, retool, { description: 'Changed mid-listing', notify: true });
+			expect((await inFlight).find((t) => t.name === 'echo')?.description).toBe('Echoes the message');
+			expect(connection.toolListStale).toBe(true);
+			expect((await listToolsCached(connection)).find((t) => t.name === 'echo')?.description).toBe('Changed mid-listing');
 		} finally {
 			await lease.release();
 		}

@@ -19,7 +19,7 @@ afterAll(() => {
 	rmSync(workDir, { recursive: true, force: true });
 });
 
-async function startHost(end: 'exit' | 'signal' | 'hooked' | 'hooked-first', pidFile: string) {
+async function startHost(end: 'exit' | 'exit-while-starting' | 'signal' | 'hooked' | 'hooked-first', pidFile: string) {
 	const child = spawn(process.execPath, [path.join(FIXTURES_DIR, 'pool-host.js')], {
 		env: { ...process.env, [STDIO_ENABLE_VARIABLE]: 'true', POOL_PID_FILE: pidFile, POOL_HOST_END: end },
 		stdio: ['ignore', 'pipe', 'pipe'],
@@ -46,6 +46,13 @@ describe('pooled servers and the host process', () => {
 		expect(await exited).toEqual({ code: 0, signal: null });
 		expect(await waitForGone([serverPid], 3000)).toEqual([]);
 		expect(readPidFile(pidFile)).toEqual([serverPid]);
+	});
+
+	it('process.exit while a server is still starting (in no pool yet) kills it too', async () => {
+		const pidFile = path.join(workDir, 'exit-while-starting.txt');
+		const { serverPid, exited } = await startHost('exit-while-starting', pidFile);
+		expect(await exited).toEqual({ code: 0, signal: null });
+		expect(await waitForGone([serverPid], 3000)).toEqual([]);
 	});
 
 	it('SIGTERM with nobody else listening still ends the host, and the server with it', async () => {

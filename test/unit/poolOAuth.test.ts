@@ -32,17 +32,25 @@ function execution(token: string, refreshed: string) {
 	return { config, refreshes };
 }
 
-/** A pool whose "connections" only record the config they were opened with. */
-function fakePool() {
+/**
+ * A pool whose "connections" record the config they were opened with and, for each ping, the token
+ * it would carry (the real transport asks the auth provider before every request).
+ */
+function fakePool(now?: () => number) {
 	const opened: McpServerConfig[] = [];
+	const pingTokens: Array<string | undefined> = [];
 	const pool = new ConnectionPool({
 		maxSize: 5,
+		now,
 		open: async (config) => {
 			opened.push(config);
-			return { config, isAlive: true, lastFailureAt: 0, close: async () => undefined, killNow: () => undefined } as unknown as McpConnection;
+			const ping = async () => {
+				pingTokens.push(await ((config as HttpServerConfig).auth!.provider as AuthProvider).token());
+			};
+			return { config, isAlive: true, lastFailureAt: 0, ping, close: async () => undefined, killNow: () => undefined } as unknown as McpConnection;
 		},
 	});
-	return { pool, opened };
+	return { pool, opened, pingTokens };
 }
 
 describe('pooled OAuth connection', () => {
@@ -65,6 +73,20 @@ describe('pooled OAuth connection', () => {
 		expect(first.refreshes).toEqual([]);
 		expect(await provider.token()).toBe('at-second-new-0123456789');
 		await leaseB.release();
+		await pool.closeAll();
+	});
+
+	it('the health check after a long idle time pings with the arriving execution\'s tokens, not the finished one\'s', async () => {
+		let clock = 1_000_000;
+		const { pool, pingTokens } = fakePool(() => clock);
+		const first = execution('at-first-0123456789', 'at-first-new-0123456789');
+		const second = execution('at-second-0123456789', 'at-second-new-0123456789');
+		await (await pool.acquire(first.config)).release();
+		clock += 10 * 60_000;
+		const lease = await pool.acquire(second.config);
+		expect(pingTokens).toEqual(['at-second-0123456789']);
+		expect(first.refreshes).toEqual([]);
+		await lease.release();
 		await pool.closeAll();
 	});
 

@@ -9,8 +9,10 @@ import { SwappableAuth } from './swappableAuth';
  * `config.pooling.key`); several may use it at once, their requests kept apart by JSON-RPC ids, so
  * a call's timeout or cancellation ends only that call. Between uses it is checked: a connection
  * whose process exited or whose transport closed is replaced, and one that saw a failure or sat
- * idle for a while must answer a ping first. Unused connections close after the credential's idle
- * time; beyond the size limit the least recently used idle one closes first.
+ * idle for a while must answer a ping first (not while another execution uses it: a server busy
+ * with that execution's call may be slow to answer, and replacing the connection would end the
+ * call). Unused connections close after the credential's idle time; beyond the size limit the
+ * least recently used idle one closes first.
  */
 
 /** One use of a connection: `release` when done, never `connection.close()`. */
@@ -52,6 +54,8 @@ interface Entry {
 
 const DEFAULT_PING_AFTER_IDLE_MS = 30_000;
 const DEFAULT_PING_TIMEOUT_MS = 5_000;
+/** The longest delay setTimeout honours (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
 
 export class ConnectionPool {
 	private readonly entries = new Map<string, Entry>();
@@ -99,10 +103,11 @@ export class ConnectionPool {
 				this.remove(entry);
 				throw error;
 			}
-			if (round > 0 || (await this.healthy(entry, connection))) {
-				if (entry.auth && config.kind === 'http' && SwappableAuth.needed(config.auth)) entry.auth.use(config.auth);
-				return this.lease(entry, connection);
-			}
+			// This execution's tokens from now on, the health check's ping included: a refresh must never
+			// run on a finished execution's behalf (swappableAuth.ts).
+			if (entry.auth && config.kind === 'http' && SwappableAuth.needed(config.auth)) entry.auth.use(config.auth);
+			const inUse = entry.leases > 1;
+			if (round > 0 || (inUse ? connection.isAlive : await this.healthy(entry, connection))) return this.lease(entry, connection);
 			entry.leases--;
 			this.evict(entry);
 		}
@@ -244,11 +249,15 @@ export class ConnectionPool {
 		}
 	}
 
-	private startIdleTimer(entry: Entry): void {
+	private startIdleTimer(entry: Entry, remainingMs = entry.idleMs): void {
+		// Node fires a longer timeout after 1 ms: a long idle time waits in steps.
+		const step = Math.min(remainingMs, MAX_TIMEOUT_MS);
 		entry.idleTimer = setTimeout(() => {
 			entry.idleTimer = undefined;
-			if (entry.leases === 0) this.evict(entry);
-		}, entry.idleMs);
+			if (entry.leases > 0) return;
+			if (remainingMs > step) this.startIdleTimer(entry, remainingMs - step);
+			else this.evict(entry);
+		}, step);
 		// Never the reason a process stays up.
 		entry.idleTimer.unref();
 	}
