@@ -20,6 +20,12 @@ export interface ConnectedServers {
 	 * those that passed the scan and the pins (the others are in `withheld`), with their warnings.
 	 */
 	instructions: ServerInstructions[];
+	/**
+	 * Lists every server's tools again (never from a cache) and rebuilds the catalog, output schemas,
+	 * withheld tools and instructions in place: before an approved call is checked later in the same
+	 * execution, after other items' runs may have changed the servers' tools.
+	 */
+	relist(): Promise<void>;
 	/** Releases every connection: kept ones go back to the pool, the others close. */
 	close(): Promise<void>;
 }
@@ -69,8 +75,7 @@ export async function connectServers(handles: ServerHandle[], catalogOptions: Ca
 		const reason = (opened[failedIndex] as PromiseRejectedResult).reason;
 		throw prefixed(`MCP server "${handles[failedIndex].name}"`, reason);
 	}
-	try {
-		const fresh = connectOptions.toolLists !== 'cached';
+	const listAndBuild = async (fresh: boolean): Promise<BuiltCatalog> => {
 		const listed = await Promise.all(
 			handles.map(async (handle) => {
 				const connection = connections.get(handle.name) as McpConnection;
@@ -82,8 +87,18 @@ export async function connectServers(handles: ServerHandle[], catalogOptions: Ca
 			}),
 		);
 		// Only kept connections outlive this run; a catalog over a connection of its own is never asked for again.
-		const built = catalogFor(handles, connections, listed, catalogOptions, leases.every((lease) => lease.pooled));
-		return { connections, ...built, close: closeAll };
+		return catalogFor(handles, connections, listed, catalogOptions, leases.every((lease) => lease.pooled));
+	};
+	try {
+		const servers: ConnectedServers = {
+			connections,
+			...(await listAndBuild(connectOptions.toolLists !== 'cached')),
+			relist: async () => {
+				Object.assign(servers, await listAndBuild(true));
+			},
+			close: closeAll,
+		};
+		return servers;
 	} catch (error) {
 		await closeAll();
 		throw error;

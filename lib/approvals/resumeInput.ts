@@ -124,6 +124,15 @@ export function isWiredStraightBack(items: Array<Record<string, unknown>>, conte
 	});
 }
 
+/**
+ * Whether the item could continue a paused run by any route (a decision item, a request that comes
+ * back, a channel's answer): then its approved calls are checked against the tool listing, which
+ * must be current.
+ */
+export function mayResume(json: Record<string, unknown>): boolean {
+	return isApprovalDecision(json) || isApprovalRequest(json) || readChannelAnswer(json) !== undefined;
+}
+
 export function actionForItem(json: Record<string, unknown>, context: ResumeContext): ItemAction {
 	const { store, now } = context;
 	const nowIso = now.toISOString();

@@ -67,12 +67,12 @@ export function checkedTools(result: unknown): { tools: ToolDefinition[]; nextCu
  * drops tools whose `x-mcp-header` declarations are invalid (SEP-2243), and keeps the client's
  * tools index current. On 2025-era connections (no hints, no headers) page by page, unparsed.
  */
-export async function listAllTools(connection: McpConnection): Promise<ToolDefinition[]> {
+export async function listAllTools(connection: McpConnection, options: { refresh?: boolean } = {}): Promise<ToolDefinition[]> {
 	const tooMany = { maxItems: MAX_TOOLS_PER_SERVER, tooMany: (count: number) => tooManyTools(connection.server.name, count) };
 	const changesBefore = connection.toolListChanges;
 	const tools = await connection.request('listing tools', async (client) => {
 		if (connection.isModern) {
-			const { tools: listed } = await client.listTools(undefined, connection.requestOptions());
+			const { tools: listed } = await client.listTools(undefined, { ...connection.requestOptions(), cacheMode: options.refresh ? 'refresh' : 'use' });
 			const { tools: checked } = checkedTools({ tools: listed });
 			if (checked.length > MAX_TOOLS_PER_SERVER) throw new Error(tooMany.tooMany(checked.length));
 			return byName(checked);
@@ -130,7 +130,9 @@ export function listToolsCached(connection: McpConnection, options: CachedListin
 	if (!options.fresh && listed && !connection.toolListStale && now - listed.listedAt < (options.maxAgeMs ?? TOOL_LIST_MAX_AGE_MS)) {
 		return Promise.resolve(listed.tools);
 	}
-	return listAllTools(connection);
+	// Our own bound decides here, not a longer caching hint from the server: a listing asked for
+	// reaches the server (the resume path's fresh listing above all).
+	return listAllTools(connection, { refresh: true });
 }
 
 export function tooManyTools(serverName: string, count: number): string {

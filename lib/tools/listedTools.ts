@@ -23,13 +23,15 @@ export function describeTools(
 	server: ServerIdentity,
 	options: { trustAnnotations: boolean; providerFormats: boolean },
 ): ListedTool[] {
+	// Copies: the definitions are a kept connection's cached listing, shared with later executions,
+	// and a node downstream may edit its input items in place.
 	return tools.map((tool) => ({
 		name: tool.name,
 		...(tool.title !== undefined ? { title: tool.title } : {}),
 		...(tool.description !== undefined ? { description: tool.description } : {}),
-		inputSchema: tool.inputSchema,
-		...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
-		...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+		inputSchema: structuredClone(tool.inputSchema),
+		...(tool.outputSchema !== undefined ? { outputSchema: structuredClone(tool.outputSchema) } : {}),
+		...(tool.annotations !== undefined ? { annotations: structuredClone(tool.annotations) } : {}),
 		annotationsTrusted: options.trustAnnotations,
 		fingerprint: fingerprintTool(tool),
 		server,

@@ -15,8 +15,8 @@ import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
 import type { AgentState, CatalogTool, OpenApproval } from '../../lib/agent/types';
 import { buildApprovalRequest, isApprovalDecision, isApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { requestOrigin } from '../../lib/approvals/requestOrigin';
-import { openStore, savePausedRun, setReviewTokenHash, type PausedRunStore } from '../../lib/approvals/pausedRuns';
-import { actionForItem, isWiredStraightBack, type ItemAction } from '../../lib/approvals/resumeInput';
+import { hasPausedRuns, openStore, savePausedRun, setReviewTokenHash, type PausedRunStore } from '../../lib/approvals/pausedRuns';
+import { actionForItem, isWiredStraightBack, mayResume, type ItemAction } from '../../lib/approvals/resumeInput';
 import { reviewLink } from '../../lib/approvals/reviewToken';
 import type { ApprovalPolicy } from '../../lib/approvals/policy';
 import { parsePatternList } from '../../lib/tools/nameFilter';
@@ -318,15 +318,16 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 		connection = awaitedLater(providerConnection(this, provider, { maxRetries: firstOptions.maxRetries ?? AGENT_DEFAULTS.maxRetries, timeoutMs: 10 * 60_000 }));
 		sources = await collectToolSources(this);
 		n8nCatalog = buildN8nToolCatalog(sources.n8nTools, catalogOptions(approvalOptions, false));
-		// A resumed run re-checks approved calls against the server's current definitions: list fresh.
-		// A new run may use a kept connection's cached list (refreshed on list_changed and after 60 s).
-		const resuming = items.some((item) => isApprovalDecision(item.json) || isApprovalRequest(item.json));
+		// A resumed run re-checks approved calls against the server's current definitions: list fresh,
+		// whatever route the decision took (decision item, send-and-wait answer, Wait webhook). A new run
+		// may use a kept connection's cached list (refreshed on list_changed and after 60 s).
+		const resuming = hasPausedRuns(store) || items.some((item) => isApprovalDecision(item.json) || isApprovalRequest(item.json));
 		servers = await connectServers(sources.handles, catalogOptions(approvalOptions, firstOptions.appendServerInstructions === true), { toolLists: resuming ? 'fresh' : 'cached' });
 	} catch (error) {
 		return [failEveryItem(this, error), []];
 	}
 	const catalog = mergeCatalogs(servers.catalog, n8nCatalog.tools);
-	const withheld = [...servers.withheld, ...n8nCatalog.withheld];
+	let withheld = [...servers.withheld, ...n8nCatalog.withheld];
 	const finished: INodeExecutionData[] = [];
 	const needsApproval: INodeExecutionData[] = [];
 	const order: string[] = [];
@@ -342,6 +343,14 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 			let streaming = false;
 			try {
+				// The listing above is current for the first item only: an earlier item's run may have
+				// changed a server's tools (with or without list_changed). An item that may resume a
+				// paused run is checked against a new listing.
+				if (itemIndex > 0 && hasPausedRuns(store) && mayResume(items[itemIndex].json)) {
+					await servers.relist();
+					shared.catalog = mergeCatalogs(servers.catalog, n8nCatalog.tools);
+					shared.withheld = withheld = [...servers.withheld, ...n8nCatalog.withheld];
+				}
 				const action = actionFor.call(this, itemIndex, items[itemIndex], shared);
 				if (action.kind === 'replayed') continue;
 				if (action.kind === 'pending') {

@@ -40,7 +40,7 @@ function shape(context: IExecuteFunctions, itemIndex: number, key: string, entri
 }
 
 const listTools: Operation = async function (itemIndex, connection, once) {
-	const tools = await once.get('tools', () => listAllTools(connection));
+	const tools = await once.get('tools', () => listAllTools(connection, { refresh: true }));
 	const options = this.getNodeParameter('options', itemIndex, {}) as { providerFormats?: boolean };
 	const matches = nameMatcher(this, itemIndex);
 	const kept = tools.filter((tool) => matches(tool.name));

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { McpConnection } from '../../lib/mcp/connection';
-import { listAllTools } from '../../lib/mcp/listing';
+import { listAllTools, listToolsCached } from '../../lib/mcp/listing';
 import { callToolAnsweringInput, callToolValidated, InputRequestRefused } from '../../lib/mcp/toolCall';
 import { SAMPLING_DECLINED } from '../../lib/mcp/inputRequestMessages';
 import { FIXTURES_DIR, httpConfig, startSelfAnnouncingHttpFixture, stdioConfig, type RunningServer } from '../support/servers';
@@ -123,6 +123,16 @@ describe.each(['stdio', 'http'] as const)('MCP 2026-07-28 server over %s', (tran
 			await listAllTools(connection);
 			const after = JSON.parse(textOf(await callToolValidated(connection, statsTool, {}))).toolsList as number;
 			expect(after).toBe(before);
+		});
+
+		it('a listing the pool\'s cache asks for (a fresh one above all) reaches the server despite its caching hint', async () => {
+			const statsTool = connection.knownTools.get('stats')!;
+			const count = async () => JSON.parse(textOf(await callToolValidated(connection, statsTool, {}))).toolsList as number;
+			const before = await count();
+			await listAllTools(connection);
+			await listToolsCached(connection, { fresh: true });
+			await listToolsCached(connection, { now: () => Date.now() + 61_000 });
+			expect(await count()).toBe(before + 2);
 		});
 	}
 });

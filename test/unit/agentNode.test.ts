@@ -37,7 +37,7 @@ jest.mock('../../lib/agent/servers', () => {
 			};
 			const servers = handles.map((h) => ({ id: h.name, name: h.name, tools: [{ name: 'list_files', inputSchema: { type: 'object', properties: { path: { type: 'string' } } }, annotations: { readOnlyHint: true } }], trustAnnotations: true }));
 			const { tools, withheld } = buildCatalog(servers, options as never);
-			return { connections: new Map(handles.map((h) => [h.name, connection])), catalog: tools, outputSchemas: new Map(), withheld, instructions: [], close: async () => void serversClosed++ };
+			return { connections: new Map(handles.map((h) => [h.name, connection])), catalog: tools, outputSchemas: new Map(), withheld, instructions: [], relist: async () => undefined, close: async () => void serversClosed++ };
 		},
 	};
 });

@@ -147,3 +147,16 @@ describe('per-approval review secret (point 12, agent half)', () => {
 		expect(forged.reviewTokenHash).not.toBe(first.reviewTokenHash);
 	});
 });
+
+describe('the item does not share the catalog\'s objects', () => {
+	it('editing the item\'s schema or annotations in place (a node downstream may) leaves the catalog as it was', () => {
+		const catalog = tools();
+		catalog[0].annotations = { readOnlyHint: false, destructiveHint: true };
+		const req = request(pausedRun('anthropic', { command: 'ls' }, catalog));
+		const call = req.calls[0] as unknown as { inputSchema: { required?: string[] }; annotations: Record<string, unknown> };
+		delete call.inputSchema.required;
+		call.annotations.readOnlyHint = true;
+		expect(catalog[0].inputSchema).toEqual(schema);
+		expect(catalog[0].annotations).toEqual({ readOnlyHint: false, destructiveHint: true });
+	});
+});
