@@ -161,17 +161,19 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 
 	private async handleResponse(message: JSONRPCMessage, options: TransportSendOptions | undefined, response: http.IncomingMessage): Promise<void> {
 		const status = response.statusCode ?? 0;
-		// Not processed: the SDK follows its redirect policy and runs its auth handling on a resend.
-		if ((status >= 300 && status < 400) || status === 401 || status === 403) {
+		// Not processed: the SDK follows its redirect policy on a resend. (A 401 or 403 is not resent:
+		// this path carries no OAuth, so the SDK would only fail the same way, as below.)
+		if (status >= 300 && status < 400) {
 			response.resume();
 			return this.inner.send(message, options);
 		}
+		// As the SDK: a body that cannot be read leaves the status to speak (a 404 still re-initializes).
 		if (status < 200 || status >= 300) {
-			const text = await readText(response);
+			const text = await readText(response).catch(() => '');
 			throw new SdkHttpError(SdkErrorCode.ClientHttpNotImplemented, `Error POSTing to endpoint: ${text}`, { status, statusText: response.statusMessage ?? '', text });
 		}
 		if (status === 202 || !expectsAnswer(message)) {
-			await readText(response);
+			await readText(response).catch(() => undefined);
 			return;
 		}
 		const contentType = response.headers['content-type'];
@@ -203,24 +205,24 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 		let ended = false;
 		const replayId = resumed && 'id' in message ? message.id : undefined;
 		const parser = new SseParser({
+			// Runs inside the body's 'data' listener: whatever a handler throws goes to onerror (as in
+			// the SDK), never up the socket's event emitter, where it would be uncaught.
 			onEvent: (event) => {
-				if (event.id) {
-					lastEventId = event.id;
-					options?.onresumptiontoken?.(event.id);
-				}
-				if (!event.data || (event.event && event.event !== 'message')) return;
-				let parsed: JSONRPCMessage;
 				try {
-					parsed = parseJSONRPCMessage(JSON.parse(event.data));
+					if (event.id) {
+						lastEventId = event.id;
+						options?.onresumptiontoken?.(event.id);
+					}
+					if (!event.data || (event.event && event.event !== 'message')) return;
+					const parsed = parseJSONRPCMessage(JSON.parse(event.data));
+					if (isJSONRPCResultResponse(parsed) || isJSONRPCErrorResponse(parsed)) {
+						answered = true;
+						if (replayId !== undefined) parsed.id = replayId;
+					}
+					this.onmessage?.(parsed);
 				} catch (error) {
 					this.onerror?.(error as Error);
-					return;
 				}
-				if (isJSONRPCResultResponse(parsed) || isJSONRPCErrorResponse(parsed)) {
-					answered = true;
-					if (replayId !== undefined) parsed.id = replayId;
-				}
-				this.onmessage?.(parsed);
 			},
 			onRetry: (ms) => (retryMs = ms),
 		});
@@ -233,10 +235,20 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 			if (!answered && lastEventId !== undefined) this.resume(message, options, { lastEventId, retryMs }, 0);
 			else options?.onRequestStreamEnd?.();
 		};
-		body.on('data', (chunk: Buffer) => parser.push(decoder.write(chunk)));
+		// A line too long for a string (over 512 MiB) ends the stream with an error, not the process.
+		const read = (text: () => string): boolean => {
+			try {
+				parser.push(text());
+				return true;
+			} catch (error) {
+				finish(error as Error);
+				body.destroy();
+				return false;
+			}
+		};
+		body.on('data', (chunk: Buffer) => read(() => decoder.write(chunk)));
 		body.on('end', () => {
-			parser.push(decoder.end());
-			finish();
+			if (read(() => decoder.end())) finish();
 		});
 		body.on('error', (error) => finish(error));
 		// After 'end' this changes nothing; without it, the stream was cut off.
@@ -373,7 +385,13 @@ function readText(response: http.IncomingMessage): Promise<string> {
 		body.on('data', (chunk: Buffer) => chunks.push(chunk));
 		body.on('end', () => {
 			ended = true;
-			resolve(Buffer.concat(chunks).toString('utf8'));
+			// Inside the stream's listener: a body too large for a string (over 512 MiB) must reject,
+			// not throw where nothing catches it.
+			try {
+				resolve(Buffer.concat(chunks).toString('utf8'));
+			} catch (error) {
+				reject(error);
+			}
 		});
 		body.on('error', reject);
 		// A connection cut in the middle of the body: settled either way.

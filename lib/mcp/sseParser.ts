@@ -2,7 +2,9 @@
  * An incremental Server-Sent Events parser (the WHATWG "event stream interpretation"), fed with
  * text as it arrives from a socket: lines end with CRLF, LF or CR (a CR at the end of a chunk may
  * be the first half of a CRLF), `:` starts a comment, an empty line dispatches the event, `data`
- * lines join with "\n", an `id` containing NUL is ignored, `retry` takes only digits.
+ * lines join with "\n", an `id` containing NUL is ignored, `retry` takes only digits. Linear in
+ * the stream's length however it is cut: only the new chunk is searched, and a line that spans
+ * chunks (a large result's base64) is joined once, when its end arrives.
  */
 
 export interface SseEvent {
@@ -19,7 +21,8 @@ export interface SseHandlers {
 }
 
 export class SseParser {
-	private buffer = '';
+	/** Pieces of the line being received. */
+	private pending: string[] = [];
 	/** A chunk ended on CR: a LF at the start of the next one belongs to the same line end. */
 	private pendingCr = false;
 	private event: string | undefined;
@@ -39,35 +42,38 @@ export class SseParser {
 		}
 		if (this.pendingCr && text.startsWith('\n')) text = text.slice(1);
 		this.pendingCr = false;
-		this.buffer += text;
 		let start = 0;
-		for (;;) {
-			const lf = this.buffer.indexOf('\n', start);
-			const cr = this.buffer.indexOf('\r', start);
-			if (lf === -1 && cr === -1) break;
+		// The next LF and CR at or after `start`, each searched again only once passed.
+		let lf = text.indexOf('\n');
+		let cr = text.indexOf('\r');
+		while (lf !== -1 || cr !== -1) {
 			let end: number;
 			let next: number;
 			if (cr !== -1 && (lf === -1 || cr < lf)) {
 				end = cr;
-				if (cr + 1 === this.buffer.length) {
+				if (cr + 1 === text.length) {
 					this.pendingCr = true;
 					next = cr + 1;
 				} else {
-					next = this.buffer.charCodeAt(cr + 1) === 10 ? cr + 2 : cr + 1;
+					next = text.charCodeAt(cr + 1) === 10 ? cr + 2 : cr + 1;
 				}
 			} else {
 				end = lf;
 				next = lf + 1;
 			}
-			this.line(this.buffer.slice(start, end));
+			const piece = text.slice(start, end);
+			this.line(this.pending.length > 0 ? this.pending.join('') + piece : piece);
+			this.pending = [];
 			start = next;
+			if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
+			if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
 		}
-		this.buffer = this.buffer.slice(start);
+		if (start < text.length) this.pending.push(start === 0 ? text : text.slice(start));
 	}
 
 	/** The stream ended: an event without its closing blank line is dropped, as the spec says. */
 	end(): void {
-		this.buffer = '';
+		this.pending = [];
 		this.data = [];
 		this.event = undefined;
 		this.id = undefined;

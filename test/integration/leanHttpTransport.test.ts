@@ -274,6 +274,54 @@ describe('lean-http-server fixture', () => {
 		expect(await call(connection, 'echo', { message: 'after 500' })).toBe('echo: after 500');
 	});
 
+	it('fails a call answered 401 without sending it again (no OAuth on this path: the SDK could only fail the same way)', async () => {
+		const server = await startLean();
+		const connection = await open(httpConfig(server.url));
+		const sdkSends = spyOnSdkSends(leanOf(connection));
+
+		const failure = await failureOf(call(connection, 'status401'));
+		expect(failure.kind).toBe('unauthorized');
+		expect(failure.httpStatus).toBe(401);
+		expect(toolPosts(await statsOf(server), 'status401')).toHaveLength(1);
+		expect(toolCallsIn(sdkSends)).toEqual([]);
+		expect(await call(connection, 'echo', { message: 'after 401' })).toBe('echo: after 401');
+	});
+
+	it('keeps the status of an error answer whose body cannot be decoded (an empty gzip body)', async () => {
+		const server = await startLean();
+		const connection = await open(httpConfig(server.url));
+
+		const failure = await failureOf(call(connection, 'gzip500Empty'));
+		expect(failure.kind).toBe('http-status');
+		expect(failure.httpStatus).toBe(500);
+		expect(await call(connection, 'echo', { message: 'still usable' })).toBe('echo: still usable');
+	});
+
+	it('reports what a message handler throws to onerror, never as an uncaught exception from the socket', async () => {
+		const server = await startLean();
+		const connection = await open(httpConfig(server.url));
+		const lean = leanOf(connection);
+		const handle = lean.onmessage!;
+		const report = lean.onerror;
+		const errors: string[] = [];
+		lean.onerror = (error) => {
+			errors.push(error.message);
+			report?.(error);
+		};
+		// After the client took the answer: the call completes, and the throw has to go somewhere.
+		lean.onmessage = (message, extra) => {
+			handle(message, extra);
+			throw new Error('a handler failed');
+		};
+		try {
+			expect(await call(connection, 'echo', { message: 'answered' })).toBe('echo: answered');
+		} finally {
+			lean.onmessage = handle;
+			lean.onerror = report;
+		}
+		expect(errors).toContain('a handler failed');
+	});
+
 	it('hands a call answered 307 to the SDK, which follows the redirect: the tool runs once', async () => {
 		const server = await startLean();
 		const connection = await open(httpConfig(server.url));

@@ -196,3 +196,18 @@ describe('SseParser: dispatch and stream boundaries', () => {
 		expect(events).toEqual([{ data: 'x' }]);
 	});
 });
+
+describe('large answers', () => {
+	it('reads a 4 MB data line cut into 1,000 chunks, around line ends of every kind, exactly', () => {
+		const payload = 'x'.repeat(4 * 1024 * 1024);
+		const stream = `id: 1\r\ndata: ${payload}\r\ndata: second\rdata: third\n\n`;
+		const size = Math.ceil(stream.length / 1000);
+		const chunks: string[] = [];
+		for (let at = 0; at < stream.length; at += size) chunks.push(stream.slice(at, at + size));
+		const { events } = parse(chunks);
+		expect(events).toHaveLength(1);
+		expect(events[0].id).toBe('1');
+		expect(events[0].data.length).toBe(payload.length + '\nsecond\nthird'.length);
+		expect(events[0].data.endsWith('x\nsecond\nthird')).toBe(true);
+	});
+});
