@@ -1,11 +1,14 @@
 import { CHANNEL_REASON_LABEL, readPerCallChoices, type PerCallChoice } from './channelForm';
+import { REVIEW_TOKEN_PARAM } from './reviewToken';
 
 /**
  * Answers from n8n's own channels, which approve or deny every pending call of one approval at once:
  * - send-and-wait nodes (Slack, Gmail, Telegram, Form...) output `{ data: { approved } }`; n8n signs
  *   their links and builds their buttons, so `data.approved` is theirs;
  * - a Wait node "on webhook call" outputs the request as `{ headers, params, query, body }`; only a
- *   POSTed `body.approved` decides.
+ *   POSTed `body.approved` decides, and only with the approval's review secret (`reviewToken` in
+ *   the query, as the review URL carries it, or in the body): n8n 1.x does not sign a Wait node's
+ *   resume URL, and execution ids are sequential.
  *
  * Nothing decides from a query string or from a GET: link previews (Slack, Teams, mail scanners)
  * open every URL they see, so `<resume URL>?approved=true` must change nothing. A GET has no body,
@@ -27,6 +30,10 @@ export interface ChannelDecision {
 	argsHashes?: string[];
 	/** Per-call choices from the custom form; `approved` is then true when any call is approved. */
 	perCall?: PerCallChoice[];
+	/** POSTed to a Wait node: then it must carry the approval's review secret. */
+	viaWebhook?: boolean;
+	/** The review secret the request carried (query or body), if any. */
+	reviewToken?: string;
 }
 
 export type ChannelAnswer =
@@ -79,6 +86,7 @@ export function readChannelAnswer(json: Json): ChannelAnswer | undefined {
 	const approved = perCall ? perCall.some((c) => c.choice === 'approve') : asBoolean(source.approved);
 	if (approved === undefined) return { kind: 'no-decision', ...(approvalId ? { approvalId } : {}) };
 	const reason = text(source, 'reason') ?? (perCall ? text(source, CHANNEL_REASON_LABEL) : undefined);
+	const reviewToken = webhook ? ((isObject(json.query) ? text(json.query, REVIEW_TOKEN_PARAM) : undefined) ?? text(source, REVIEW_TOKEN_PARAM)) : undefined;
 	const reviewer = text(source, 'reviewer');
 	const codes = list(source, 'code') ?? list(source, 'codes');
 	const argsHashes = list(source, 'argsHash') ?? list(source, 'argsHashes');
@@ -92,6 +100,8 @@ export function readChannelAnswer(json: Json): ChannelAnswer | undefined {
 			...(codes ? { codes } : {}),
 			...(argsHashes ? { argsHashes } : {}),
 			...(perCall ? { perCall } : {}),
+			...(webhook ? { viaWebhook: true } : {}),
+			...(reviewToken ? { reviewToken } : {}),
 		},
 	};
 }

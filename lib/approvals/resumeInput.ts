@@ -4,7 +4,8 @@ import type { AgentState, CatalogTool, ReviewDecision } from '../agent/types';
 import { callCode, isApprovalDecision, isApprovalRequest } from './approvalRequest';
 import { readChannelAnswer, type ChannelDecision } from './channelDecision';
 import { perCallProblem } from './channelForm';
-import { peekPausedRun, restorePausedRun, takePausedRun, type PausedRun, type PausedRunStore } from './pausedRuns';
+import { hasPausedRuns, peekPausedRun, restorePausedRun, takePausedRun, type PausedRun, type PausedRunStore } from './pausedRuns';
+import { reviewTokenMatches } from './reviewToken';
 import { McpAgentError } from '../errors';
 
 /**
@@ -44,6 +45,8 @@ export const NOTICE_NO_DECISION =
 	'The approval channel resumed without a decision (a GET, or a link preview opening the URL); decisions in a URL are ignored. The calls are still pending.';
 export const NOTICE_INPUT_ON_PAGE =
 	'The approval channel approved, but a tool server asked for input that only a person can give on the review page (or by an API POST); an approval in a chat or e-mail does not answer it. Nothing was decided: open the review link to answer.';
+export const NOTICE_WEBHOOK_WITHOUT_SECRET =
+	'A decision was POSTed to the Wait node without this approval\'s review secret, so it was not applied (on n8n 1.x anyone who can reach n8n could POST to a Wait node\'s URL). POST to the request\'s reviewUrl, which carries the secret, or add "reviewToken" to the body. The calls are still pending.';
 export const NOTICE_STILL_OPEN =
 	'Another approval of this execution ended the wait first (it was decided, or it expired); this one has not expired and its calls are still pending.';
 
@@ -164,6 +167,9 @@ export function actionForItem(json: Record<string, unknown>, context: ResumeCont
 	const answer = readChannelAnswer(json);
 	if (!answer) return { kind: 'start' };
 	const named = answer.kind === 'decision' ? answer.decision.approvalId : answer.approvalId;
+	// This execution never paused a run: an item that looks like an answer (a Webhook trigger's body
+	// with an `approved` field, an HTTP result with `data.approved`) is a new run's input.
+	if (!named && !hasPausedRuns(store) && store.decided.length === 0) return { kind: 'start' };
 	// Paired back to the "Needs approval" item it answers; with a single pending approval, that one.
 	const index = context.pairedIndex;
 	const approvalId =
@@ -185,6 +191,7 @@ export function actionForItem(json: Record<string, unknown>, context: ResumeCont
 	const decision = answer.decision;
 	const run = peekPausedRun(store, approvalId);
 	if (run) {
+		if (decision.viaWebhook && !reviewTokenMatches(decision.reviewToken, run.reviewTokenHash)) return stillPending(context, approvalId, run, NOTICE_WEBHOOK_WITHOUT_SECRET);
 		const problem = bindingProblem(decision, run.state);
 		if (problem) return stillPending(context, approvalId, run, problem);
 		// Fail closed: an approve cannot answer a server's input request (it carries no values), so nothing is applied.

@@ -56,6 +56,7 @@ export function httpConfigFromCredential(data: CredentialData): HttpServerConfig
 }
 
 function httpBase(data: CredentialData, url: string): HttpServerConfig {
+	refuseUserInfo(url);
 	const transport = (text(data, 'transport') || 'streamableHttp') as HttpTransportKind;
 	return {
 		kind: 'http',
@@ -66,6 +67,22 @@ function httpBase(data: CredentialData, url: string): HttpServerConfig {
 		connectTimeoutMs: positiveNumber(data, 'connectTimeout', DEFAULT_CONNECT_TIMEOUT_MS),
 		requestTimeoutMs: positiveNumber(data, 'requestTimeout', DEFAULT_REQUEST_TIMEOUT_MS),
 	};
+}
+
+/**
+ * `https://token@host/...` or `https://user:password@host/...`: fetch refuses such a URL and quotes
+ * it whole in its error. Refused here, without quoting it.
+ */
+function refuseUserInfo(url: string): void {
+	let parsed: URL;
+	try {
+		parsed = new URL(url);
+	} catch {
+		return;
+	}
+	if (parsed.username || parsed.password) {
+		throw new ConfigFormatError('The URL in the credential contains a user name or password (before an "@"), which HTTP clients do not send. Remove it from the URL and put the token under Authentication (Bearer Token or Custom Headers) instead.');
+	}
 }
 
 function clientCredentialsOf(data: CredentialData) {

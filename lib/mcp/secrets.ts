@@ -62,7 +62,7 @@ function decoded(part: string): string {
 	}
 }
 
-/** The secret parts of a URL: password, token-like path segments, credential-like query values. */
+/** The secret parts of a URL: password (and a user name that stands for a token), token-like path segments, credential-like query values. */
 export function urlSecrets(raw: string): string[] {
 	let url: URL;
 	try {
@@ -72,6 +72,8 @@ export function urlSecrets(raw: string): string[] {
 		return raw.trim() ? [raw.trim()] : [];
 	}
 	const secrets: string[] = [];
+	// A user name alone, or one that looks like a token, is a token put where a user name goes.
+	if (url.username && (!url.password || looksLikeToken(decoded(url.username)))) secrets.push(url.username, decoded(url.username));
 	if (url.password) {
 		secrets.push(url.password, decoded(url.password));
 		secrets.push(Buffer.from(`${decoded(url.username)}:${decoded(url.password)}`).toString('base64'));

@@ -10,7 +10,11 @@ import { CHANNEL_REASON_LABEL } from '../../lib/approvals/channelForm';
 import { awaitingPerson } from '../../lib/agent/step';
 import { readChannelAnswer, readChannelDecision } from '../../lib/approvals/channelDecision';
 import { openStore, savePausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
-import { actionForItem, isWiredStraightBack, NOTICE_NO_DECISION, NOTICE_STILL_OPEN, ResumeRefused } from '../../lib/approvals/resumeInput';
+import { actionForItem, isWiredStraightBack, NOTICE_NO_DECISION, NOTICE_STILL_OPEN, NOTICE_WEBHOOK_WITHOUT_SECRET, ResumeRefused } from '../../lib/approvals/resumeInput';
+import { hashReviewToken } from '../../lib/approvals/reviewToken';
+
+/** The review secret of every paused run below (its review URL carries it as `reviewToken`). */
+const REVIEW_TOKEN = 'per-approval-secret-0123456789';
 
 const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
 const tools: CatalogTool[] = [{ providerName: 'delete_file', mcpName: 'delete_file', serverId: 'fs', serverName: 'fs', inputSchema: schema, annotationsTrusted: false, fingerprint: 'sha256:aaa' }];
@@ -34,7 +38,7 @@ function paused(approvalId: string, expiresAt: string, path = 'b'): AgentState {
 
 function storeWith(...runs: Array<[string, AgentState]>): PausedRunStore {
 	const store = openStore({});
-	for (const [id, state] of runs) savePausedRun(store, id, state, REQUESTED, 'f'.repeat(64));
+	for (const [id, state] of runs) savePausedRun(store, id, state, REQUESTED, hashReviewToken(REVIEW_TOKEN));
 	store.lastOrder = runs.map(([id]) => id);
 	return store;
 }
@@ -56,9 +60,9 @@ describe('readChannelDecision: what may decide', () => {
 	});
 
 	it('a Wait-node POST body and a send-and-wait `data` decide', () => {
-		expect(readChannelDecision(webhook({ approved: 'false' }, { approved: true, reviewer: 'Ana' }))).toEqual({ approved: true, reviewer: 'Ana' });
+		expect(readChannelDecision(webhook({ approved: 'false' }, { approved: true, reviewer: 'Ana' }))).toEqual({ approved: true, reviewer: 'Ana', viaWebhook: true });
 		expect(readChannelDecision({ data: { approved: false } })).toEqual({ approved: false });
-		expect(readChannelDecision(webhook({}, { approved: 'true', code: 'ab12cd34, EF56ab78', argsHash: ['sha256:1'] }))).toEqual({ approved: true, codes: ['ab12cd34', 'EF56ab78'], argsHashes: ['sha256:1'] });
+		expect(readChannelDecision(webhook({ reviewToken: 'abc' }, { approved: 'true', code: 'ab12cd34, EF56ab78', argsHash: ['sha256:1'] }))).toEqual({ approved: true, codes: ['ab12cd34', 'EF56ab78'], argsHashes: ['sha256:1'], viaWebhook: true, reviewToken: 'abc' });
 	});
 
 	it('a send-and-wait answer without `approved` and a bare GET are channel answers without a decision', () => {
@@ -81,13 +85,29 @@ describe('actionForItem: channel answers', () => {
 		expect(actionForItem(webhook({}, { message: 'hi' }), context(openStore({})))).toEqual({ kind: 'start' });
 	});
 
-	it('a POSTed body decides, paired by item index', () => {
+	it('a POSTed body decides, paired by item index, when the request carries the approval\'s review secret', () => {
 		const store = storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')], ['ap2', paused('ap2', '2026-01-02T00:00:00.000Z', 'c')]);
-		const action = actionForItem(webhook({}, { approved: true }), context(store, BEFORE_EXPIRY, 1));
+		const action = actionForItem(webhook({ reviewToken: REVIEW_TOKEN }, { approved: true }), context(store, BEFORE_EXPIRY, 1));
 		expect(action.kind).toBe('continue');
 		const state = action.kind === 'continue' ? action.state : undefined;
 		expect(state?.phase.name === 'run_tools' && state.phase.calls[0].review?.status).toBe('approved');
 		expect(Object.keys(store.runs)).toEqual(['ap1']);
+	});
+
+	it('a POSTed body without the review secret, or with another one, decides nothing (n8n 1.x does not sign a Wait node\'s URL)', () => {
+		for (const [query, body] of [[{}, { approved: true }], [{ reviewToken: 'guessed' }, { approved: true }], [{}, { approved: true, reviewToken: 'guessed' }]]) {
+			const store = storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')]);
+			expect(actionForItem(webhook(query, body), context(store))).toMatchObject({ kind: 'pending', approvalId: 'ap1', notice: NOTICE_WEBHOOK_WITHOUT_SECRET });
+			expect(Object.keys(store.runs)).toEqual(['ap1']);
+		}
+		const store = storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')]);
+		expect(actionForItem(webhook({}, { approved: false, reviewToken: REVIEW_TOKEN }), context(store)).kind).toBe('continue');
+	});
+
+	it('an item that only looks like an answer starts a new run when this execution paused nothing', () => {
+		for (const item of [webhook({}, { approved: false, prompt: 'check this expense' }), { data: { approved: 'true', id: 7 } }]) {
+			expect(actionForItem(item, context(openStore({})))).toEqual({ kind: 'start' });
+		}
 	});
 
 	it('a decision naming the code of the pending call applies; another code is not applied and the call stays pending', () => {

@@ -2,7 +2,7 @@ import { ConfigFormatError, parseArguments, parseEnvironment, parseHeaders } fro
 import { httpConfigFromCredential, stdioConfigFromCredential } from '../../lib/mcp/credentialData';
 import { explainMcpError, McpFailure } from '../../lib/mcp/errors';
 import { OutputTail } from '../../lib/mcp/outputTail';
-import { createRedactor, describeServer, describeUrl, looksLikeToken, REDACTED, redactorForServer, serverSecrets } from '../../lib/mcp/secrets';
+import { createRedactor, describeServer, describeUrl, looksLikeToken, REDACTED, redactorForServer, serverSecrets, urlSecrets } from '../../lib/mcp/secrets';
 import type { HttpServerConfig, StdioServerConfig } from '../../lib/mcp/serverConfig';
 
 const TOKEN = 'sk-live-abcdef1234567890';
@@ -185,5 +185,32 @@ describe('OutputTail', () => {
 		tail.write(`${'y'.repeat(490)}${TOKEN}\npartial ${TOKEN}`);
 		expect(tail.text()).toBe(`${'y'.repeat(490)}${REDACTED}\npartial ${REDACTED}`);
 		expect(tail.text()).not.toContain('sk-l');
+	});
+});
+
+describe('a token in the URL\'s user name', () => {
+	it('is a secret when it stands alone or looks like a token; an ordinary user name with a password is not', () => {
+		const token = 'ghp_ABCDEFghijkl1234567890abcdefXYZ';
+		expect(urlSecrets(`https://${token}@mcp.example.com/mcp`)).toContain(token);
+		expect(urlSecrets(`https://${token}:x-oauth-basic@mcp.example.com/mcp`)).toContain(token);
+		expect(urlSecrets('https://apikey123@mcp.example.com/mcp')).toContain('apikey123');
+		expect(urlSecrets('https://bob:hunter22@mcp.example.com/mcp')).not.toContain('bob');
+	});
+});
+
+describe('a URL with a user name or password in the HTTP credential', () => {
+	it('is refused when the credential is read, without quoting the URL (fetch would refuse it and quote it whole)', () => {
+		const token = 'ghp_ABCDEFghijkl1234567890abcdefXYZ';
+		for (const url of [`https://${token}@mcp.example.com/mcp`, `https://bob:${token}@mcp.example.com/mcp`]) {
+			let message = '';
+			try {
+				httpConfigFromCredential({ url, authentication: 'none' });
+			} catch (error) {
+				message = (error as Error).message;
+			}
+			expect(message).toContain('contains a user name or password');
+			expect(message).not.toContain(token);
+		}
+		expect(httpConfigFromCredential({ url: 'https://mcp.example.com/mcp', authentication: 'none' }).url).toBe('https://mcp.example.com/mcp');
 	});
 });

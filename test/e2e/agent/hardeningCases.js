@@ -112,7 +112,7 @@ module.exports = function hardeningCases(e2e, ctx, h) {
 		// The run stays waiting: a Wait node resumed by GET can never approve. n8n stops it at the end.
 	});
 
-	e2e('a GET never decides: a Wait node resumed by POST ignores a GET with approved=true, then a POSTed { approved: true } runs the call', async () => {
+	e2e('a GET never decides: a Wait node resumed by POST ignores a GET with approved=true; a POSTed { approved: true } without the review secret decides nothing; with it, the call runs', async () => {
 		await ctx.n8n.trigger('agent-waitnode', { plan: plan([call('record', { label: 'waitpost-1' })]) });
 		const pending = await ctx.inbox.next('pending', 'waitnode');
 		await waitFor('the execution to wait', async () => (await latestStatus(ctx.ids.waitnode)) === 'waiting', { timeoutMs: 30000, intervalMs: 300 });
@@ -122,11 +122,23 @@ module.exports = function hardeningCases(e2e, ctx, h) {
 		assert.equal(preview.status, 404, 'n8n 2.41.1 answers a GET to a POST Wait node with 404');
 		assert.equal(await latestStatus(ctx.ids.waitnode), 'waiting');
 		assert.ok(!counterLabels().includes('waitpost-1'));
-		let response;
-		await waitFor('the Wait node to accept the answer', async () => {
-			response = await fetch(waitNodeUrl(pending.reviewUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approved: true }) });
-			return response.status === 200;
-		}, { timeoutMs: 30000, intervalMs: 300 });
+		const post = async (url) => {
+			let response;
+			await waitFor('the Wait node to accept the answer', async () => {
+				response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approved: true }) });
+				await response.text();
+				return response.status === 200;
+			}, { timeoutMs: 30000, intervalMs: 300 });
+		};
+		// The Wait node's own URL, without the approval's secret (on n8n 1.x anyone can POST there).
+		await post(waitNodeUrl(pending.reviewUrl));
+		const unsigned = await next('waitnode');
+		assert.equal(unsigned.kind, 'pending', `a POST without the review secret must not decide: ${JSON.stringify(unsigned.message).slice(0, 500)}`);
+		assert.match(unsigned.message.notice, /review secret/);
+		assert.ok(!counterLabels().includes('waitpost-1'));
+		await waitFor('the execution to wait again', async () => (await latestStatus(ctx.ids.waitnode)) === 'waiting', { timeoutMs: 30000, intervalMs: 300 });
+		// The review URL: the same Wait node URL with the approval's secret.
+		await post(unsigned.message.reviewUrl);
 		const done = await ctx.inbox.next('done', 'waitnode');
 		assert.deepEqual(counterLabels().filter((l) => l === 'waitpost-1'), ['waitpost-1']);
 		assert.equal(done.toolCalls[0].review.decision, 'approved');
