@@ -37,6 +37,12 @@ export class AttemptLimiter {
 		this.windows.set(key, { failures: 1, resetAt: now + this.options.windowMs });
 	}
 
+	/** Takes back one failure of `key` (an attempt reserved before its outcome was known, that did not fail). */
+	refund(key: string, now = Date.now()): void {
+		const current = this.windows.get(key);
+		if (current && current.resetAt > now && current.failures > 0) current.failures -= 1;
+	}
+
 	private prune(now: number): void {
 		for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
 		const maxKeys = this.options.maxKeys ?? 10_000;

@@ -160,7 +160,7 @@ function renderRequest(approvalId: string, call: PendingCallView, item: InputReq
 			const schema = view.kind === 'form' ? JSON.stringify(view.requestedSchema, null, 2) : '';
 			const typed = state.previous[field('json')];
 			body = `<p class="meta">The requested values do not fit a simple form; enter them as a JSON object matching this schema:</p><pre>${showText(schema)}</pre>
-<textarea name="${field('json')}" rows="6">${showText(typeof typed === 'string' ? typed : '{}')}</textarea>`;
+<textarea name="${field('json')}" rows="6">\n${escapeHtml(typeof typed === 'string' ? typed : '{}')}</textarea>`;
 		}
 	}
 	const labels = ACTION_LABELS[kind];

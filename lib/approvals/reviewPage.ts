@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { callCode, type ApprovalRequest, type ContextToolResult, type PendingCallView } from './approvalRequest';
 import { renderArgumentsView } from './argumentsView';
 import { editFieldName, renderEditFields } from './editForm';
-import { hiddenCharacterFlag, showName, showText } from './html';
+import { escapeHtml, hiddenCharacterFlag, showName, showText } from './html';
+import { visibleJson } from './summaryFormat';
 import { renderCallInput } from './inputForm';
 import { REVIEW_STYLE } from './reviewStyle';
 import { riskBadges, riskLevel } from './riskBadges';
@@ -103,11 +104,14 @@ const MAX_PREFILLED_JSON_NOTE = (size: number) => `<p class="meta">The arguments
 
 /** The Edit panel: fields generated from the schema (with JSON as an alternative), or JSON alone. */
 function renderEditBox(request: ApprovalRequest, call: PendingCallView, previous: Record<string, string>, editErrors: Record<string, string[]>, argsField: string): string {
-	const args = JSON.stringify(call.arguments, null, 2) ?? 'undefined';
+	// Invisible and control characters as \u escapes: visible to the reviewer, and JSON.parse turns
+	// them back into the same characters, so submitting the box unchanged changes nothing.
+	const args = call.arguments === undefined ? 'undefined' : visibleJson(call.arguments);
 	// Every textarea is posted with the form; large arguments are not copied into it, so the form stays small.
 	const prefill = args.length <= MAX_PREFILLED_ARGUMENT_CHARS ? args : '';
 	const hint = prefill ? '' : MAX_PREFILLED_JSON_NOTE(args.length);
-	const textarea = `<textarea name="${argsField}" rows="8" aria-label="Edited arguments as JSON">${showText(previous[argsField] ?? prefill)}</textarea>`;
+	// What the reviewer typed comes back exactly as typed (after an error), never rewritten.
+	const textarea = `<textarea name="${argsField}" rows="8" aria-label="Edited arguments as JSON">\n${escapeHtml(previous[argsField] ?? prefill)}</textarea>`;
 	const fields = renderEditFields(request.approvalId, call.callId, call.inputSchema, call.arguments, { previous, fieldErrors: editErrors });
 	if (!fields) return `<div class="edit-box"><p class="meta">Edit the arguments as JSON; they are checked against the tool's schema when you submit.</p>${hint}${textarea}</div>`;
 	const useJson = editFieldName('editjson', request.approvalId, call.callId);
@@ -124,7 +128,7 @@ function renderDecision(request: ApprovalRequest, call: PendingCallView, previou
 		`<input type="radio" name="${id}" value="${value}" class="pick ${value}" id="${id}-${value}"${chosen === value ? ' checked' : ''} required><label for="${id}-${value}">${label}</label>`;
 	return `<fieldset class="decide"><legend>Your decision on ${showName(call.title ?? call.tool)}</legend>
 ${radio('approve', 'Approve')}${radio('deny', 'Deny')}${radio('edit', 'Edit')}
-<div class="reason-box"><label for="${field('reason')}">Reason <span class="meta">(optional; the model is told)</span></label><textarea id="${field('reason')}" name="${field('reason')}" rows="2" maxlength="${MAX_REASON_CHARS}">${showText(previous[field('reason')] ?? '')}</textarea></div>
+<div class="reason-box"><label for="${field('reason')}">Reason <span class="meta">(optional; the model is told)</span></label><textarea id="${field('reason')}" name="${field('reason')}" rows="2" maxlength="${MAX_REASON_CHARS}">\n${escapeHtml(previous[field('reason')] ?? '')}</textarea></div>
 ${renderEditBox(request, call, previous, editErrors, field('args'))}
 </fieldset>`;
 }
@@ -219,7 +223,7 @@ export function renderReviewPage(requests: ApprovalRequest[], options: ReviewPag
 	// The first submit button is what Enter in a text field presses: "Submit decisions", never "Approve all".
 	const bulk = reviewable
 		? `<p class="meta">Or decide at once every call you have not set above (calls you set keep your choice):</p>
-<label for="bulkReason">Reason for "Deny all" <span class="meta">(optional)</span></label><textarea id="bulkReason" name="bulkReason" rows="2" maxlength="${MAX_REASON_CHARS}">${showText(previous.bulkReason ?? '')}</textarea>
+<label for="bulkReason">Reason for "Deny all" <span class="meta">(optional)</span></label><textarea id="bulkReason" name="bulkReason" rows="2" maxlength="${MAX_REASON_CHARS}">\n${escapeHtml(previous.bulkReason ?? '')}</textarea>
 <div class="buttons"><button type="submit" name="bulk" value="approve" class="all-approve" formnovalidate>Approve all</button><button type="submit" name="bulk" value="deny" class="all-deny" formnovalidate>Deny all</button></div>`
 		: '';
 	const form = count

@@ -42,8 +42,10 @@ export function parseReviewSubmission(
 	options: { now: string; reviewer?: string },
 ): SubmissionResult {
 	const previous = valuesToShowAgain(body);
-	const fromJson = Array.isArray(body.decisions) ? indexJsonDecisions(body.decisions as JsonDecision[]) : undefined;
 	const errors: string[] = [];
+	const fromJson = Array.isArray(body.decisions) ? indexJsonDecisions(body.decisions as JsonDecision[], errors) : undefined;
+	// A form field sent twice arrives as a list: which value the person meant is unknown, so nothing is decided.
+	if (!fromJson) for (const [key, value] of Object.entries(body)) if (Array.isArray(value)) errors.push(`The form field ${key} was sent more than once.`);
 	const inputErrors: Record<string, string[]> = {};
 	const editErrors: Record<string, string[]> = {};
 	// Only a form post has the bulk buttons; an API client names every decision.
@@ -150,9 +152,15 @@ export function valuesToShowAgain(body: Record<string, unknown>): Record<string,
 	return previous;
 }
 
-function indexJsonDecisions(list: JsonDecision[]): Map<string, JsonDecision> {
+/** The API's decisions by approval and call; a call named twice is an error (which one was meant?). */
+function indexJsonDecisions(list: JsonDecision[], errors: string[]): Map<string, JsonDecision> {
 	const map = new Map<string, JsonDecision>();
-	for (const entry of list) if (entry && typeof entry === 'object') map.set(`${String(entry.approvalId)}/${String(entry.callId)}`, entry);
+	for (const entry of list) {
+		if (!entry || typeof entry !== 'object') continue;
+		const key = `${String(entry.approvalId)}/${String(entry.callId)}`;
+		if (map.has(key)) errors.push(`The call ${key} has more than one decision.`);
+		map.set(key, entry);
+	}
 	return map;
 }
 

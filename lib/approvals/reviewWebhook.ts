@@ -111,9 +111,12 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 			const minutes = Math.ceil(waitMs / 60_000);
 			return page(429, [`Too many failed sign-in attempts for this review. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`], previous);
 		}
+		// Counted as failed before the sign-in is even tried, and given back unless it is refused: sign-ins
+		// sent all at once cannot each pass the check above while the earlier ones are still pending.
+		for (const key of keys) limiter.recordFailure(key, now.getTime());
 		const signIn = await (input.signIn ?? verifyN8nSignIn)(body, { workflowId: input.workflowId, allowedReviewers: input.allowedReviewers });
+		if (signIn.ok || signIn.kind !== 'rejected') for (const key of keys) limiter.refund(key, now.getTime());
 		if (!signIn.ok) {
-			if (signIn.kind === 'rejected') for (const key of keys) limiter.recordFailure(key, now.getTime());
 			return page(signIn.kind === 'rejected' ? 401 : signIn.kind === 'rateLimited' ? 429 : 503, [signIn.error], previous);
 		}
 		reviewer = signIn.reviewer;

@@ -1,5 +1,6 @@
 import { hashArguments } from '../../lib/approvals/argumentHash';
 import type { ApprovalRequest } from '../../lib/approvals/approvalRequest';
+import { AttemptLimiter } from '../../lib/approvals/attemptLimiter';
 import { argumentChanges } from '../../lib/approvals/decisionPage';
 import { editFieldName } from '../../lib/approvals/editForm';
 import { fieldName, renderReviewPage } from '../../lib/approvals/reviewPage';
@@ -187,6 +188,79 @@ describe('review page: deciding', () => {
 		});
 		const answer = await post(request, body);
 		expect(answer.decisions?.[0].decisions[1]).toMatchObject({ decision: 'edit', arguments: { to: 'x@example.com', subject: 'S' } });
+	});
+});
+
+describe('review page: editing as JSON keeps every character', () => {
+	const args = { text: 'Great job \u2764\uFE0F', path: 'fam \u{1F468}\u200D\u{1F469}', note: 'x\u0085y' };
+
+	it('the JSON box shows invisible characters as \\u escapes, and submitting it unchanged gives back the same arguments', async () => {
+		const request = approvalRequest({ calls: [pendingCall('c1', args, { inputSchema: { type: 'object' } })] });
+		const page = await get(request);
+		expect(page.html).toContain('\\ufe0f');
+		const answer = await post(request, formPost(page.html, { set: { reviewer: 'Ana', [decision(request, 'c1')]: 'edit' } }));
+		expect(answer.status).toBe(200);
+		const [decided] = answer.decisions![0].decisions;
+		expect(decided.arguments ?? args).toEqual(args);
+	});
+
+	it('"Edit as JSON instead" under the fields does the same', async () => {
+		const schema = { type: 'object', properties: { text: { type: 'string' }, path: { type: 'string' }, note: { type: 'string' } } };
+		const request = approvalRequest({ calls: [pendingCall('c1', args, { inputSchema: schema })] });
+		const page = await get(request);
+		const useJson = editFieldName('editjson', request.approvalId, 'c1');
+		expect(page.html).toContain(`name="${useJson}"`);
+		const answer = await post(request, formPost(page.html, { set: { reviewer: 'Ana', [decision(request, 'c1')]: 'edit' }, check: [useJson] }));
+		expect(answer.status).toBe(200);
+		const [decided] = answer.decisions![0].decisions;
+		expect(decided.arguments ?? args).toEqual(args);
+	});
+});
+
+describe('review page: a call decided twice in one submission', () => {
+	it('is refused, by the JSON API and by a form that sent a field twice, and nothing is decided', async () => {
+		const request = twoCalls();
+		const [c1, c2] = request.calls;
+		const api = await post(request, {
+			reviewer: 'Ana',
+			decisions: [
+				{ approvalId: 'ap1', callId: 'c1', argsHash: c1.argsHash, decision: 'approve' },
+				{ approvalId: 'ap1', callId: 'c2', argsHash: c2.argsHash, decision: 'deny' },
+				{ approvalId: 'ap1', callId: 'c2', argsHash: c2.argsHash, decision: 'approve' },
+			],
+		});
+		expect(api.status).toBe(400);
+		expect(api.decisions).toBeUndefined();
+		expect(api.html).toContain('The call ap1/c2 has more than one decision.');
+		const page = await get(request);
+		const form = formPost(page.html, { set: { reviewer: 'Ana', [decision(request, 'c1')]: 'approve' } });
+		const twice = await post(request, { ...form, [decision(request, 'c2')]: ['deny', 'approve'] });
+		expect(twice.status).toBe(400);
+		expect(twice.decisions).toBeUndefined();
+		expect(twice.html).toContain('was sent more than once');
+	});
+});
+
+describe('review page: sign-in attempts', () => {
+	it('sign-ins sent all at once are limited like sign-ins sent one after another; one that succeeds costs no attempt', async () => {
+		const request = approvalRequest({ calls: [pendingCall('c1', { path: '/data/a' })] });
+		const page = await get(request);
+		const body = formPost(page.html, { set: { reviewer: 'Ana', [decision(request, 'c1')]: 'approve' } });
+		const limiter = new AttemptLimiter({ maxFailures: 5, windowMs: 15 * 60_000 });
+		let tried = 0;
+		const refused = async () => {
+			tried++;
+			await new Promise((resolve) => setTimeout(resolve, 20));
+			return { ok: false as const, kind: 'rejected' as const, error: 'wrong password' };
+		};
+		const submit = (signIn: typeof refused | (() => Promise<{ ok: true; reviewer: string }>)) =>
+			handleReviewWebhook({ method: 'POST', headers: {}, query: { reviewToken: TOKEN }, body, pending: [request], requireSignIn: true, allowedReviewers: [], workflowId: 'wf', now: NOW, signIn, limiter });
+		const ok = async () => ({ ok: true as const, reviewer: 'ana@example.com' });
+		expect((await submit(ok)).status).toBe(200);
+		const answers = await Promise.all(Array.from({ length: 40 }, () => submit(refused)));
+		expect(tried).toBe(5);
+		expect(answers.filter((answer) => answer.status === 401)).toHaveLength(5);
+		expect(answers.filter((answer) => answer.status === 429)).toHaveLength(35);
 	});
 });
 

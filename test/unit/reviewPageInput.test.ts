@@ -228,7 +228,7 @@ describe('review page: URL mode, hostile text, integrity, JSON API', () => {
 		const { request } = paused({ addr: nested });
 		const { html } = await hook(request, 'GET');
 		const json = inputFieldName('json', 'ap1', 'c1', 'addr');
-		expect(html).toContain(`<textarea name="${json}" rows="6">{}</textarea>`);
+		expect(html).toContain(`<textarea name="${json}" rows="6">\n{}</textarea>`);
 		const bad = await hook(request, 'POST', browserPost(html, { reviewer: 'Ana', [action('addr')]: 'accept', [json]: '{"address": {}}' }));
 		expect(bad.status).toBe(400);
 		expect(bad.html).toContain('address.city: is required');
