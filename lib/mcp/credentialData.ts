@@ -106,7 +106,11 @@ export function oauthConfigFromCredential(data: CredentialData, host: HostTokens
 	const url = text(data, 'serverUrl').trim();
 	return {
 		...httpBase(data, url),
-		auth: hostTokenAuth(host, { credentialLabel: host.label, checkGrant: host.skipGrantCheck ? undefined : (tokens) => checkStoredGrantIssuer(url, tokens) }),
+		auth: hostTokenAuth(host, {
+			credentialLabel: host.label,
+			clientSecret: text(data, 'clientSecret'),
+			checkGrant: host.skipGrantCheck ? undefined : (tokens) => checkStoredGrantIssuer(url, tokens),
+		}),
 	};
 }
 

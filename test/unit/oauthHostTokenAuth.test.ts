@@ -60,14 +60,21 @@ describe('hostTokenAuth', () => {
 		expect(calls()).toBe(1);
 	});
 
-	it('refreshes once on a 401; a 401 on the refreshed token means reconnect, without another refresh', async () => {
-		const { provider, calls } = host({ access_token: 'at-1', refresh_token: 'rt-1' }, async () => ({ access_token: 'at-2', refresh_token: 'rt-2' }));
+	it('refreshes on a 401; a 401 right after a refresh is retried with the new token, without another refresh', async () => {
+		let clock = 1_000_000;
+		let issued = 1;
+		const { provider, calls } = host({ access_token: 'at-1', refresh_token: 'rt-1' }, async () => ({ access_token: `at-${++issued}`, refresh_token: `rt-${issued}` }), () => clock);
+		// Two requests went out with at-1; both come back 401, the second after the first one's refresh.
 		await provider.onUnauthorized?.(unauthorized);
 		expect(await provider.token()).toBe('at-2');
-		const refused = await mcpFailureOf(provider.onUnauthorized!(unauthorized));
-		expect(refused.kind).toBe('reconnect');
-		expect(refused.message).toBe('The OAuth credential "Linear" was refused by the MCP server even after a token refresh. Open the credential and click "Connect my account" again (or "Reconnect").');
+		await provider.onUnauthorized?.(unauthorized);
+		expect(await provider.token()).toBe('at-2');
 		expect(calls()).toBe(1);
+		// Later in the same run (n8n 1.x stores no expiry): the renewed token expired too, and is renewed on its 401.
+		clock += 10 * 60_000;
+		await provider.onUnauthorized?.(unauthorized);
+		expect(await provider.token()).toBe('at-3');
+		expect(calls()).toBe(2);
 	});
 
 	it('n8n\'s "needs to be reconnected" and a raw invalid_grant both become the reconnect message', async () => {
@@ -93,6 +100,43 @@ describe('hostTokenAuth', () => {
 		expect(redactor.text('at-first-0123456789 rt-first-0123456789')).toBe('[redacted] [redacted]');
 		await (config.auth?.provider as AuthProvider).onUnauthorized?.(unauthorized);
 		expect(redactor.text('at-first-0123456789 / at-second-0123456789 / rt-second-0123456789')).toBe('[redacted] / [redacted] / [redacted]');
+	});
+});
+
+describe('the OAuth credential\'s client secret', () => {
+	it('is redacted from a failed refresh that quotes it, also after many token rotations', async () => {
+		const clientSecret = 'cs_9f8e7d6c5b4a3210ZYXWVUTS';
+		let issued = 0;
+		let fail = false;
+		const data = { serverUrl: 'https://mcp.example.com/mcp', clientSecret, oauthTokenData: { access_token: 'at-0-0123456789', refresh_token: 'rt-0-0123456789' } };
+		let clock = 1_000_000;
+		const now = Date.now;
+		// hostTokenAuth reads the clock it was given at creation (Date.now here).
+		Date.now = () => clock;
+		const config = oauthConfigFromCredential(data, {
+			initial: data.oauthTokenData,
+			skipGrantCheck: true,
+			refresh: async () => {
+				if (fail) throw new Error(`token endpoint said: bad request (client_id=svc&client_secret=${clientSecret})`);
+				issued++;
+				return { access_token: `at-${issued}-0123456789`, refresh_token: `rt-${issued}-0123456789` };
+			},
+		});
+		const provider = config.auth!.provider as AuthProvider;
+		try {
+			for (let i = 0; i < 40; i++) {
+				clock += 60_000;
+				await provider.onUnauthorized!(unauthorized);
+			}
+			fail = true;
+			clock += 60_000;
+			const failure = await provider.onUnauthorized!(unauthorized).then(() => undefined, (error: unknown) => error);
+			const explained = explainMcpError(failure, config, 'calling tool x');
+			expect(explained.message).toContain('could not be refreshed');
+			expect(explained.message).not.toContain(clientSecret);
+		} finally {
+			Date.now = now;
+		}
 	});
 });
 

@@ -4,6 +4,7 @@
  * n8n's own helper (refreshOAuth2Token, bound to the context that owns the credential) whose
  * result is used at once; the MCP Server sub-node hands the Agent a config that does the same.
  */
+import { createServer, type Server } from 'node:http';
 import type { AuthProvider } from '@modelcontextprotocol/client';
 import type { IExecuteFunctions, INode, ISupplyDataFunctions } from 'n8n-workflow';
 import { OAUTH_CREDENTIAL } from '../../lib/mcp/credentialData';
@@ -23,7 +24,17 @@ const NODE: INode = {
 	credentials: { [OAUTH_CREDENTIAL]: { id: 'c1', name: 'Linear (OAuth)' } },
 };
 
-const STORED = { serverUrl: 'http://127.0.0.1:9/mcp', transport: 'streamableHttp', oauthTokenData: { access_token: 'at-stored-0123456789', refresh_token: 'rt-stored-0123456789', expires_in: 3600 } };
+const STORED = { serverUrl: '', transport: 'streamableHttp', oauthTokenData: { access_token: 'at-stored-0123456789', refresh_token: 'rt-stored-0123456789', expires_in: 3600 } };
+
+// A server that publishes no OAuth metadata (404 everywhere): the stored grant's issuer check has
+// nothing to check against, and the token is used as n8n stored it.
+let server: Server;
+beforeAll(async () => {
+	server = createServer((_req, res) => res.writeHead(404).end());
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	STORED.serverUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 function context(refreshed: unknown) {
 	const refreshCalls: Array<{ self: unknown; type: string }> = [];
@@ -55,7 +66,7 @@ describe('Server Connection "HTTP with OAuth"', () => {
 	it('sends the stored token and refreshes through n8n\'s helper on the node\'s own context', async () => {
 		const { ctx, refreshCalls } = context({ access_token: 'at-new-0123456789', refresh_token: 'rt-new-0123456789' });
 		const config = (await resolveServerConfig(ctx as unknown as IExecuteFunctions)) as HttpServerConfig;
-		expect(config.url).toBe('http://127.0.0.1:9/mcp');
+		expect(config.url).toBe(STORED.serverUrl);
 		const provider = config.auth?.provider as AuthProvider;
 		expect(await provider.token()).toBe('at-stored-0123456789');
 		await provider.onUnauthorized?.(unauthorized);

@@ -90,6 +90,22 @@ describe('pooled OAuth connection', () => {
 		await pool.closeAll();
 	});
 
+	it('when the newest execution finishes first, the one still running takes its auth back', async () => {
+		const { pool, opened } = fakePool();
+		const first = execution('at-first-0123456789', 'at-first-new-0123456789');
+		const second = execution('at-second-0123456789', 'at-second-new-0123456789');
+		const leaseA = await pool.acquire(first.config);
+		const leaseB = await pool.acquire(second.config);
+		await leaseB.release();
+		const provider = (opened[0] as HttpServerConfig).auth!.provider as AuthProvider;
+		expect(await provider.token()).toBe('at-first-0123456789');
+		await provider.onUnauthorized!(unauthorized);
+		expect(first.refreshes).toEqual(['at-first-0123456789']);
+		expect(second.refreshes).toEqual([]);
+		await leaseA.release();
+		await pool.closeAll();
+	});
+
 	it('redacts every token the kept connection has carried, old and refreshed', async () => {
 		const { pool, opened } = fakePool();
 		const first = execution('at-first-0123456789', 'at-first-new-0123456789');

@@ -38,6 +38,8 @@ export interface HostTokenAuthOptions {
 	 * skipped, lib/mcp/oauth/storedGrantCheck.ts); a rejection keeps the token from being used.
 	 */
 	checkGrant?: (data: HostTokenData | undefined) => Promise<void>;
+	/** The credential's own OAuth client secret: never a token, but redacted like one (a failed refresh may quote it). */
+	clientSecret?: string;
 	now?: () => number;
 }
 
@@ -64,6 +66,9 @@ export function expiresSoon(data: HostTokenData | undefined, now: number): boole
 	const buffer = Number.isFinite(lifetimeMs) && lifetimeMs > 0 ? Math.min(REFRESH_BUFFER_MS, lifetimeMs * REFRESH_BUFFER_RATIO) : REFRESH_BUFFER_MS;
 	return now + buffer >= expiresAt;
 }
+
+/** How long after a refresh a 401 is taken for a request that carried the token before it. */
+const RECENT_REFRESH_MS = 30_000;
 
 export const RECONNECT_REMEDY = 'Open the credential and click "Connect my account" again (or "Reconnect").';
 
@@ -92,9 +97,11 @@ export function hostTokenAuth(source: HostTokenSource, options: HostTokenAuthOpt
 	const ledger = new SecretLedger();
 	let data = source.initial;
 	ledger.add(accessTokenOf(data), refreshTokenOf(data));
+	// Kept apart from the ledger, which forgets its oldest values as tokens rotate.
+	const clientSecret = options.clientSecret?.trim() ? [options.clientSecret] : [];
 	let inFlight: Promise<void> | undefined;
-	/** The access token a 401-triggered refresh produced: refused again, it means reconnect. */
-	let refreshedAfterRejection: string | undefined;
+	/** When the last refresh completed (see onUnauthorized). */
+	let refreshedAt: number | undefined;
 	let grantChecked: Promise<void> | undefined;
 
 	const reconnect = (why: string) => new McpFailure(`${label} ${why}. ${RECONNECT_REMEDY}`, 'reconnect');
@@ -115,6 +122,7 @@ export function hostTokenAuth(source: HostTokenSource, options: HostTokenAuthOpt
 			}
 			if (!accessTokenOf(next)) throw reconnect('has no access token after a refresh');
 			data = next;
+			refreshedAt = now();
 			ledger.add(accessTokenOf(next), refreshTokenOf(next));
 		})().finally(() => {
 			inFlight = undefined;
@@ -131,14 +139,18 @@ export function hostTokenAuth(source: HostTokenSource, options: HostTokenAuthOpt
 			if (!token) throw reconnect('is not connected yet (no access token)');
 			return token;
 		},
+		/**
+		 * A 401: refresh, and the SDK sends the request once more (a second 401 fails it: the server
+		 * refuses even the renewed token). Right after a refresh (another request's, or one running
+		 * now), the refused request most likely carried the token before it: it is retried with the
+		 * current token instead, so concurrent requests do not each burn a refresh, and a token that
+		 * expires later in a long run is still renewed on its 401 (n8n 1.x stores no expiry).
+		 */
 		async onUnauthorized() {
-			const rejected = accessTokenOf(data);
-			if (rejected && rejected === refreshedAfterRejection) {
-				throw reconnect('was refused by the MCP server even after a token refresh');
-			}
+			if (inFlight) return inFlight;
+			if (refreshedAt !== undefined && now() - refreshedAt < RECENT_REFRESH_MS) return;
 			if (!refreshTokenOf(data)) throw reconnect('was refused by the MCP server and holds no refresh token to renew it');
 			await refresh();
-			refreshedAfterRejection = accessTokenOf(data);
 		},
 	};
 
@@ -147,7 +159,7 @@ export function hostTokenAuth(source: HostTokenSource, options: HostTokenAuthOpt
 		provider,
 		onInsufficientScope: 'throw',
 		remedy: RECONNECT_REMEDY,
-		secrets: () => ledger.list(),
+		secrets: () => [...ledger.list(), ...clientSecret],
 		get secretsVersion() {
 			return ledger.version;
 		},

@@ -12,7 +12,10 @@ import type { HostTokenData } from './hostTokenAuth';
  * server's authorization server and check both; a grant that fails is not used. This is the part
  * our code can enforce: the code was already redeemed by then, but its token never reaches the
  * MCP server. Where no metadata can be found (endpoints entered by hand), there is nothing to
- * check against and the grant is used as n8n stored it.
+ * check against and the grant is used as n8n stored it. Where metadata exists but cannot be loaded
+ * now (a server error, a network failure), the check fails closed: the grant waits for a run in
+ * which it can be checked, since skipping it is what an attacker who can break the connection
+ * would want.
  */
 
 /** Grants that passed, per process: checked once, not on every execution. */
@@ -31,7 +34,13 @@ export async function checkStoredGrantIssuer(serverUrl: string, data: HostTokenD
 		if (error instanceof IssuerMismatchError) {
 			throw new McpFailure(`The authorization server of ${where} publishes metadata whose issuer does not match the address it was fetched from (RFC 8414): its tokens are not used. Ask the server's operator; reconnecting does not help.`, 'oauth');
 		}
-		return; // no metadata to check against: n8n's flow used endpoints entered by hand
+		// An answer that is not JSON (a web page served for every path) is no metadata either.
+		if ((error as Error | undefined)?.name === 'SyntaxError') return;
+		const status = /\bHTTP (\d{3})\b/.exec(error instanceof Error ? error.message : '')?.[1];
+		throw new McpFailure(
+			`The stored authorization of ${where} could not be checked: the OAuth metadata of its authorization server could not be loaded (${status ? `HTTP ${status}` : 'network error'}). Its tokens are not used until the check passes; try again later.`,
+			'oauth',
+		);
 	}
 	const metadata = info.authorizationServerMetadata;
 	if (!metadata) return;

@@ -1,5 +1,6 @@
 import { McpConnection } from '../connection';
 import type { McpServerConfig } from '../serverConfig';
+import type { McpAuth } from '../oauth/types';
 import { SwappableAuth } from './swappableAuth';
 
 /**
@@ -105,9 +106,11 @@ export class ConnectionPool {
 			}
 			// This execution's tokens from now on, the health check's ping included: a refresh must never
 			// run on a finished execution's behalf (swappableAuth.ts).
-			if (entry.auth && config.kind === 'http' && SwappableAuth.needed(config.auth)) entry.auth.use(config.auth);
+			const auth = entry.auth && config.kind === 'http' && SwappableAuth.needed(config.auth) ? config.auth : undefined;
+			if (auth) entry.auth?.use(auth);
 			const inUse = entry.leases > 1;
-			if (round > 0 || (inUse ? connection.isAlive : await this.healthy(entry, connection))) return this.lease(entry, connection);
+			if (round > 0 || (inUse ? connection.isAlive : await this.healthy(entry, connection))) return this.lease(entry, connection, auth);
+			if (auth) entry.auth?.release(auth);
 			entry.leases--;
 			this.evict(entry);
 		}
@@ -211,7 +214,7 @@ export class ConnectionPool {
 		return connection.isAlive;
 	}
 
-	private lease(entry: Entry, connection: McpConnection): McpLease {
+	private lease(entry: Entry, connection: McpConnection, auth?: McpAuth): McpLease {
 		let released = false;
 		return {
 			connection,
@@ -219,6 +222,7 @@ export class ConnectionPool {
 			release: async () => {
 				if (released) return;
 				released = true;
+				if (auth) entry.auth?.release(auth);
 				entry.leases--;
 				this.touch(entry);
 				// Requests that completed prove the server answers; a failure since then is kept for the check.

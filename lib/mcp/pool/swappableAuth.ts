@@ -9,7 +9,8 @@ const REMEMBERED_AUTHS = 8;
  * credential). Each execution brings its own auth, bound to its own context: n8n's refresh helper
  * runs on the context of the execution that owns the credential, and a finished execution's context
  * must not be the one asked for a refresh later. So the pool swaps the newest execution's auth in
- * on every use, and the transport's provider always asks the current one.
+ * on every use, and the transport's provider always asks the current one; when that execution
+ * releases the connection while others still use it, the newest of theirs takes over.
  *
  * Redaction covers every token any of the recent auths has held, old ones included: a server may
  * echo a token it received before the swap.
@@ -21,6 +22,8 @@ export class SwappableAuth implements McpAuth {
 	readonly provider: AuthProvider;
 	private current: McpAuth;
 	private readonly held: McpAuth[];
+	/** The auths of the executions using the connection now, oldest first (one entry per use). */
+	private readonly inUse: McpAuth[] = [];
 	private swaps = 0;
 
 	constructor(initial: McpAuth) {
@@ -43,11 +46,26 @@ export class SwappableAuth implements McpAuth {
 		return auth?.kind === 'host';
 	}
 
+	/** An execution starts using the connection with its auth. */
 	use(next: McpAuth): void {
+		this.inUse.push(next);
+		this.switchTo(next);
+	}
+
+	/** That execution is done: if its auth was the current one, the newest still in use takes over. */
+	release(auth: McpAuth): void {
+		const at = this.inUse.lastIndexOf(auth);
+		if (at !== -1) this.inUse.splice(at, 1);
+		if (auth === this.current && this.inUse.length > 0) this.switchTo(this.inUse[this.inUse.length - 1]);
+	}
+
+	private switchTo(next: McpAuth): void {
 		if (next === this.current) return;
 		this.current = next;
-		this.held.push(next);
-		if (this.held.length > REMEMBERED_AUTHS) this.held.shift();
+		if (!this.held.includes(next)) {
+			this.held.push(next);
+			if (this.held.length > REMEMBERED_AUTHS) this.held.shift();
+		}
 		this.swaps++;
 	}
 

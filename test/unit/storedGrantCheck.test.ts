@@ -1,0 +1,57 @@
+/**
+ * The issuer check of a grant n8n redeemed (lib/mcp/oauth/storedGrantCheck.ts), against a loopback
+ * server whose OAuth metadata can be made to load, fail or be absent: a grant whose issuer cannot be
+ * checked right now is not used (fail closed); one where no metadata exists at all is.
+ */
+import { createServer, type Server } from 'node:http';
+import { McpFailure } from '../../lib/mcp/errors';
+import { checkStoredGrantIssuer } from '../../lib/mcp/oauth/storedGrantCheck';
+
+type Mode = 'metadata' | 'server-error' | 'absent' | 'web-page';
+let mode: Mode = 'metadata';
+let server: Server;
+let base = '';
+let run = 0;
+
+beforeAll(async () => {
+	server = createServer((req, res) => {
+		const url = req.url ?? '';
+		const metadata = { issuer: `${base}/as`, authorization_endpoint: `${base}/as/authorize`, token_endpoint: `${base}/as/token`, response_types_supported: ['code'], authorization_response_iss_parameter_supported: true };
+		const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+		if (mode === 'absent') res.writeHead(404).end();
+		else if (mode === 'web-page') res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><p>Welcome');
+		else if (url.startsWith('/.well-known/oauth-protected-resource')) json({ resource: `${base}/mcp`, authorization_servers: [`${base}/as`] });
+		else if (!url.includes('oauth-authorization-server') && !url.includes('openid-configuration')) res.writeHead(404).end();
+		else if (mode === 'server-error') res.writeHead(500).end('down');
+		else json(metadata);
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+/** Each check under a URL of its own: a grant that passed is remembered per process. */
+const check = (iss: string) => checkStoredGrantIssuer(`${base}/mcp?run=${++run}`, { access_token: 'at', callbackQueryString: { iss } });
+const failureOf = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as McpFailure);
+
+it('a grant from another issuer is refused when the metadata loads; the right one passes', async () => {
+	mode = 'metadata';
+	expect((await failureOf(check('https://evil.example')))?.kind).toBe('reconnect');
+	await expect(check(`${base}/as`)).resolves.toBeUndefined();
+});
+
+it('metadata that cannot be loaded now fails the check, naming the status, without using the grant', async () => {
+	mode = 'server-error';
+	const failure = await failureOf(check('https://evil.example'));
+	expect(failure).toBeInstanceOf(McpFailure);
+	expect(failure?.kind).toBe('oauth');
+	expect(failure?.message).toContain('could not be checked');
+	expect(failure?.message).toContain('HTTP 500');
+});
+
+it('where no metadata exists (404, or a web page for every path) the grant is used as n8n stored it', async () => {
+	for (const absent of ['absent', 'web-page'] as const) {
+		mode = absent;
+		await expect(check('https://anything.example')).resolves.toBeUndefined();
+	}
+});
