@@ -158,6 +158,7 @@ export class McpConnection {
 	}
 
 	private attach(session: LiveSession): void {
+		session.legacyInput.redact = (text) => this.redactor.text(text);
 		session.events.toolsChanged = () => this.markToolListStale();
 		session.events.lost = () => {
 			if (this.closed || session !== this.session || this.lost) return;

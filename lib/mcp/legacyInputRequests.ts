@@ -20,11 +20,18 @@ export interface DeclinedRequest {
 
 export class LegacyInputRequests {
 	private readonly open = new Set<DeclinedRequest[]>();
+	/**
+	 * Removes the server configuration's secrets from a request's text before it is cut into a note
+	 * (a secret cut in two would be redacted in neither half). Set by the connection.
+	 */
+	redact: (text: string) => string = (text) => text;
 
 	/** Registers the answering handlers on a client (before it connects). */
 	install(client: Client): void {
 		client.setRequestHandler('elicitation/create', (request) => {
-			const asked = describeInputRequest('elicitation/create', request.params as Record<string, unknown>);
+			const params = request.params as Record<string, unknown> | undefined;
+			const message = typeof params?.message === 'string' ? this.redact(params.message) : params?.message;
+			const asked = describeInputRequest('elicitation/create', params ? { ...params, message } : params);
 			this.record({ request: asked, note: legacyInputDeclinedNote(asked) });
 			return { action: 'decline' };
 		});

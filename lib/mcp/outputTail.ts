@@ -5,6 +5,8 @@
 export class OutputTail {
 	private lines: string[] = [];
 	private partial = '';
+	/** A line too long to wait for was kept in part: the rest of it, up to its newline, is dropped. */
+	private droppingRest = false;
 
 	/**
 	 * `redact` runs on each whole line before it is cut to maxLineLength: a secret the server prints
@@ -17,12 +19,22 @@ export class OutputTail {
 	) {}
 
 	write(chunk: string): void {
-		const parts = (this.partial + chunk).split(/\r?\n/);
+		let text = chunk;
+		if (this.droppingRest) {
+			const newline = text.indexOf('\n');
+			if (newline === -1) return;
+			this.droppingRest = false;
+			text = text.slice(newline + 1);
+		}
+		const parts = (this.partial + text).split(/\r?\n/);
 		this.partial = parts.pop() ?? '';
 		for (const line of parts) this.push(line);
 		if (this.partial.length > this.maxLineLength * 4) {
+			// Shown only up to maxLineLength anyway. The rest is not shown as a line of its own: a
+			// secret cut in two there would be redacted in neither piece.
 			this.push(this.partial);
 			this.partial = '';
+			this.droppingRest = true;
 		}
 	}
 

@@ -154,14 +154,26 @@ export function providerSecrets(credential: { apiKey?: string; baseUrl?: string 
 	return [credential.apiKey ?? '', ...(credential.baseUrl ? urlSecrets(credential.baseUrl) : [])];
 }
 
-/** The forms a secret takes when echoed: as is, URL-encoded, form-encoded, JSON-escaped, whitespace-collapsed. */
+/**
+ * The forms a secret takes when echoed: as is; URL-encoded (encodeURIComponent's, with lower-case
+ * hex too, and the form encoding of URLSearchParams, which also encodes !'()~ and spaces as +);
+ * JSON-escaped (JavaScript's, and with <, >, & and ' as \u escapes, as Go and others write them);
+ * whitespace-collapsed.
+ */
 function encodings(secret: string): string[] {
 	const uri = encodeURIComponent(secret);
+	const form = new URLSearchParams({ s: secret }).toString().slice(2);
+	const json = JSON.stringify(secret).slice(1, -1);
+	const lowerHex = (encoded: string) => encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
 	return [
 		secret,
 		uri,
+		lowerHex(uri),
 		uri.replace(/%20/g, '+'),
-		JSON.stringify(secret).slice(1, -1),
+		form,
+		lowerHex(form),
+		json,
+		json.replace(/[<>&']/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`),
 		secret.replace(/\s+/g, ' ').trim(),
 	];
 }

@@ -77,6 +77,24 @@ describe('a v1-SDK legacy server over stdio', () => {
 	});
 });
 
+describe('a legacy server whose input request quotes a secret', () => {
+	it('the note is cut after the secret is redacted, so no part of it is left', async () => {
+		const secret = 'tok_0123456789abcdefSECRET';
+		const connection = await McpConnection.open(
+			fixtureStdio(LEGACY, { API_KEY: secret, LEGACY_ASK_MESSAGE: `${'y'.repeat(290)} ${secret} end` }, { connectTimeoutMs: 3000, secretEnvNames: ['API_KEY'] }),
+		);
+		try {
+			const outcome = await connection.callToolInteractive('ask_person', {});
+			expect(outcome.kind).toBe('result');
+			const notes = JSON.stringify(outcome.kind === 'result' ? outcome.notes : undefined);
+			expect(notes).toContain('yyy');
+			expect(notes).not.toContain(secret.slice(0, 6));
+		} finally {
+			await connection.close();
+		}
+	});
+});
+
 describe('a v1-SDK legacy HTTP+SSE server', () => {
 	let server: RunningServer;
 	beforeAll(async () => {

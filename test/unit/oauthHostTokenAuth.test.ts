@@ -103,6 +103,16 @@ describe('hostTokenAuth', () => {
 	});
 });
 
+describe('private_key_jwt keys and their algorithm', () => {
+	it('an ES algorithm takes a key on its own curve only, and says which one it needs', () => {
+		const pem = (namedCurve: string) => generateKeyPairSync('ec', { namedCurve }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+		expect(() => readPrivateKey(pem('P-256'), 'ES256')).not.toThrow();
+		expect(() => readPrivateKey(pem('P-384'), 'ES384')).not.toThrow();
+		expect(() => readPrivateKey(pem('P-384'), 'ES256')).toThrow('ES256 needs a prime256v1 key (P-256)');
+		expect(() => readPrivateKey(pem('P-256'), 'ES512')).toThrow('ES512 needs a secp521r1 key (P-521)');
+	});
+});
+
 describe('the OAuth credential\'s client secret', () => {
 	it('is redacted from a failed refresh that quotes it, also after many token rotations', async () => {
 		const clientSecret = 'cs_9f8e7d6c5b4a3210ZYXWVUTS';

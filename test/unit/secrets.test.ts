@@ -186,6 +186,13 @@ describe('OutputTail', () => {
 		expect(tail.text()).toBe(`${'y'.repeat(490)}${REDACTED}\npartial ${REDACTED}`);
 		expect(tail.text()).not.toContain('sk-l');
 	});
+
+	it('a line too long to wait for: no piece of it, a secret cut in two included, shows as a line of its own', () => {
+		const tail = new OutputTail(20, 500, createRedactor([TOKEN]).text);
+		tail.write(`${'x'.repeat(1995)}${TOKEN.slice(0, 12)}`);
+		tail.write(`${TOKEN.slice(12)} done\nnext line\n`);
+		expect(tail.text()).toBe(`${'x'.repeat(500)}…\nnext line`);
+	});
 });
 
 describe('a token in the URL\'s user name', () => {
@@ -212,5 +219,21 @@ describe('a URL with a user name or password in the HTTP credential', () => {
 			expect(message).not.toContain(token);
 		}
 		expect(httpConfigFromCredential({ url: 'https://mcp.example.com/mcp', authentication: 'none' }).url).toBe('https://mcp.example.com/mcp');
+	});
+});
+
+describe('a secret echoed in another encoding', () => {
+	it('is redacted form-encoded, with lower-case percent escapes, and JSON-escaped the way Go writes it', () => {
+		const secret = 'p4ss~word!(x)&<y>';
+		const redactor = createRedactor([secret]);
+		for (const echoed of [
+			new URLSearchParams({ key: secret }).toString().slice('key='.length),
+			encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+			'p4ss~word!(x)\\u0026\\u003cy\\u003e',
+			encodeURIComponent(secret),
+			JSON.stringify(secret).slice(1, -1),
+		]) {
+			expect(redactor.text(`before ${echoed} after`)).toBe(`before ${REDACTED} after`);
+		}
 	});
 });

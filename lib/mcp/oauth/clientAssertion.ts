@@ -14,6 +14,9 @@ export type PrivateKeyJwtAlgorithm = (typeof PRIVATE_KEY_JWT_ALGORITHMS)[number]
 
 const LIFETIME_SECONDS = 300;
 
+/** The curve of each ES algorithm, as Node names it. */
+const EC_CURVES: Record<string, string> = { ES256: 'prime256v1', ES384: 'secp384r1', ES512: 'secp521r1' };
+
 /** Reads the PEM once, so a wrong key fails at the start with a message that never quotes it. */
 export function readPrivateKey(pem: string, algorithm: string): KeyObject {
 	if (!(PRIVATE_KEY_JWT_ALGORITHMS as readonly string[]).includes(algorithm)) {
@@ -28,6 +31,12 @@ export function readPrivateKey(pem: string, algorithm: string): KeyObject {
 	const type = key.asymmetricKeyType;
 	const fits = algorithm.startsWith('ES') ? type === 'ec' : algorithm === 'EdDSA' ? type === 'ed25519' || type === 'ed448' : type === 'rsa' || type === 'rsa-pss';
 	if (!fits) throw new McpFailure(`The private key in the credential is a ${type ?? 'unknown'} key, which cannot sign ${algorithm}.`, 'config');
+	// Each ES algorithm has its own curve (RFC 7518 §3.4); another curve signs, but no server accepts it.
+	const curve = key.asymmetricKeyDetails?.namedCurve;
+	const wanted = EC_CURVES[algorithm];
+	if (wanted && curve !== wanted) {
+		throw new McpFailure(`The private key in the credential is on the ${curve ?? 'unknown'} curve; ${algorithm} needs a ${wanted} key (${algorithm === 'ES256' ? 'P-256' : algorithm === 'ES384' ? 'P-384' : 'P-521'}).`, 'config');
+	}
 	return key;
 }
 
