@@ -69,6 +69,27 @@ function tooManyCalls(index: number): string {
 }
 
 /**
+ * Results, reviews and decisions are bound to a call by its id: two calls of one turn with the same
+ * id (or none) could not be told apart, so a decision for one would also run the other. A
+ * conforming provider never sends that; a broken or hostile compatible server might.
+ */
+function ambiguousId(id: string): string {
+	return `This tool call's id (${JSON.stringify(id)}) is ${id ? 'shared with another call of the same turn' : 'empty'}, so its result and any review could not be bound to it: it was not run. Request it again with a unique id if it is still needed.`;
+}
+
+/** Ids that more than one call of the turn has, and the empty id. */
+function ambiguousIds(calls: ModelTurn['toolCalls']): Set<string> {
+	const seen = new Set<string>();
+	const ambiguous = new Set<string>();
+	for (const call of calls) {
+		const id = typeof call.id === 'string' ? call.id : '';
+		if (!id || seen.has(id)) ambiguous.add(id);
+		seen.add(id);
+	}
+	return ambiguous;
+}
+
+/**
  * Calls that may run now: valid, not yet run, needing no review or approved, and not waiting for a
  * person's input (a call whose input was answered runs again, with the answers).
  */
@@ -167,9 +188,11 @@ function afterModelTurn(previous: AgentState, turn: ModelTurn): AgentState {
 		return finish(state, 'token_budget_exceeded', turn.stop, `used ${state.usage.inputTokens + state.usage.outputTokens} of ${tokenBudget} tokens`);
 	}
 	if (turn.toolCalls.length > 0 && (turn.stop === 'tool_use' || turn.stop === 'end_turn' || turn.stop === 'other')) {
-		const calls = turn.toolCalls.map((call, index): PlannedCall =>
-			index < MAX_TOOL_CALLS_PER_TURN ? planCall(state, call) : { id: call.id, providerName: call.name, arguments: call.rawArguments, rejection: tooManyCalls(index) },
-		);
+		const ambiguous = ambiguousIds(turn.toolCalls);
+		const calls = turn.toolCalls.map((call, index): PlannedCall => {
+			const rejection = ambiguous.has(typeof call.id === 'string' ? call.id : '') ? ambiguousId(call.id) : index >= MAX_TOOL_CALLS_PER_TURN ? tooManyCalls(index) : undefined;
+			return rejection ? { id: call.id, providerName: call.name, arguments: call.rawArguments, rejection } : planCall(state, call);
+		});
 		const phase: RunToolsPhase = { name: 'run_tools', calls, assistantText: turn.text, outcomes: {}, durations: {}, decidedApprovals: [] };
 		// A call that was not rejected is still to run: `state` is this step's own new object, so it takes the phase.
 		if (calls.some((call) => !call.rejection)) {

@@ -1,7 +1,7 @@
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome } from '../agent/types';
 import { toOpenAiChatTool } from '../tools/providerFormats';
 import type { ProviderAdapter } from './types';
-import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, numberOr0, parseJsonArguments, resultText } from './shared';
+import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, callId, isRecord, numberOr0, parseJsonArguments, resultText } from './shared';
 
 const STOPS: Record<string, StopKind> = {
 	stop: 'end_turn',
@@ -47,12 +47,12 @@ export const openAiChat: ProviderAdapter = {
 		const response = body as { choices?: Array<{ message?: Record<string, unknown>; finish_reason?: string }>; usage?: Record<string, unknown> };
 		const choice = response.choices?.[0] ?? {};
 		const message = choice.message ?? {};
-		const rawCalls = Array.isArray(message.tool_calls) ? (message.tool_calls as Array<Record<string, unknown>>) : [];
+		const rawCalls = Array.isArray(message.tool_calls) ? (message.tool_calls as unknown[]).filter(isRecord) : [];
 		const toolCalls = rawCalls
 			.filter((call) => call.type === undefined || call.type === 'function')
 			.map((call) => {
 				const fn = (call.function ?? {}) as { name?: string; arguments?: unknown };
-				return { id: String(call.id), name: String(fn.name), rawArguments: fn.arguments };
+				return { id: callId(call.id), name: String(fn.name), rawArguments: fn.arguments };
 			});
 		const refusal = typeof message.refusal === 'string' && message.refusal ? message.refusal : undefined;
 		const usage = response.usage ?? {};
@@ -66,7 +66,7 @@ export const openAiChat: ProviderAdapter = {
 			toolCalls,
 			stop: refusal ? 'refusal' : STOPS[choice.finish_reason ?? ''] ?? 'other',
 			usage: {
-				inputTokens: numberOr0(usage.prompt_tokens) - cached,
+				inputTokens: Math.max(0, numberOr0(usage.prompt_tokens) - cached),
 				outputTokens: numberOr0(usage.completion_tokens),
 				cacheReadTokens: cached,
 				cacheWriteTokens: 0,

@@ -1,7 +1,7 @@
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome } from '../agent/types';
 import { toOpenAiResponsesTool } from '../tools/providerFormats';
 import type { ProviderAdapter } from './types';
-import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, numberOr0, parseJsonArguments, resultText } from './shared';
+import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, callId, isRecord, numberOr0, parseJsonArguments, resultText } from './shared';
 
 function openAiResponsesTools(tools: CatalogTool[]) {
 	return tools.map((tool) => toOpenAiResponsesTool(asToolDefinition(tool), tool.providerName));
@@ -48,19 +48,19 @@ export const openAiResponses: ProviderAdapter = {
 			incomplete_details?: { reason?: string } | null;
 			usage?: Record<string, unknown>;
 		};
-		const output = Array.isArray(response.output) ? response.output : [];
+		const output = Array.isArray(response.output) ? (response.output as unknown[]).filter(isRecord) : [];
 		let text = '';
 		let refusal: string | undefined;
 		for (const item of output) {
 			if (item.type !== 'message' || !Array.isArray(item.content)) continue;
-			for (const part of item.content as Array<Record<string, unknown>>) {
+			for (const part of (item.content as unknown[]).filter(isRecord)) {
 				if (part.type === 'output_text') text += String(part.text ?? '');
 				if (part.type === 'refusal') refusal = String(part.refusal ?? '');
 			}
 		}
 		const toolCalls = output
 			.filter((item) => item.type === 'function_call')
-			.map((item) => ({ id: String(item.call_id), name: String(item.name), rawArguments: item.arguments }));
+			.map((item) => ({ id: callId(item.call_id), name: String(item.name), rawArguments: item.arguments }));
 		const reason = response.incomplete_details?.reason;
 		const stop: StopKind = refusal
 			? 'refusal'
@@ -79,7 +79,7 @@ export const openAiResponses: ProviderAdapter = {
 			toolCalls,
 			stop,
 			usage: {
-				inputTokens: numberOr0(usage.input_tokens) - cached,
+				inputTokens: Math.max(0, numberOr0(usage.input_tokens) - cached),
 				outputTokens: numberOr0(usage.output_tokens),
 				cacheReadTokens: cached,
 				cacheWriteTokens: 0,

@@ -56,8 +56,19 @@ export function parseJsonArguments(raw: unknown): { ok: true; value: unknown } |
 	}
 }
 
+/** A token count as reported: a finite number, never below 0 (a compatible server may send anything). */
 export function numberOr0(value: unknown): number {
-	return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+	return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+/** Plain objects only: a null or a string where a block belongs is skipped, not read. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A call id as the provider gave it, or '' (the loop refuses calls it cannot tell apart). */
+export function callId(value: unknown): string {
+	return typeof value === 'string' ? value : '';
 }
 
 export function dataUrl(image: { mimeType: string; data: string }): string {

@@ -415,6 +415,38 @@ describe('human review', () => {
 	});
 });
 
+describe('tool calls whose id is not unique in their turn', () => {
+	const policy = { mode: 'listed' as const, listed: ['files.write'], alwaysAsk: [], neverAsk: [] };
+
+	it('are none of them run or reviewed (a decision for one would run the other); unique ids beside them are unaffected', () => {
+		const state = step(
+			run({ approval: policy }),
+			modelTurn({
+				toolCalls: [
+					{ id: 'dup', name: WRITE, rawArguments: { path: '/etc/passwd' } },
+					{ id: 'dup', name: WRITE, rawArguments: { path: '/tmp/harmless' } },
+					{ id: '', name: 'echo', rawArguments: { message: 'no id' } },
+					{ id: 'r', name: 'echo', rawArguments: { message: 'fine' } },
+				],
+				stop: 'tool_use',
+			}),
+		);
+		const phase = phaseOf(state, 'run_tools');
+		expect(phase.calls.map((call) => [call.id, call.rejection ? 'rejected' : call.review?.status ?? 'runs'])).toEqual([
+			['dup', 'rejected'],
+			['dup', 'rejected'],
+			['', 'rejected'],
+			['r', 'runs'],
+		]);
+		expect(phase.calls[0].rejection).toContain('shared with another call of the same turn');
+		expect(phase.calls[2].rejection).toContain('is empty');
+		expect(nextEffect(state)).toEqual({ type: 'run_tools', calls: [expect.objectContaining({ id: 'r' })] });
+		const after = step(state, { type: 'tool_outcomes', outcomes: [ok('r', 'Echo: fine')] });
+		expect(after.phase.name).toBe('call_model');
+		expect(after.toolLog.filter((entry) => entry.id === 'dup').every((entry) => entry.isError)).toBe(true);
+	});
+});
+
 describe('approval expiry in the state logic (issue 10, point 7)', () => {
 	const policy = { mode: 'listed' as const, listed: ['files.write'], alwaysAsk: [], neverAsk: [] };
 	const opened = () =>
