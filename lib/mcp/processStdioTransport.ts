@@ -10,6 +10,8 @@ export interface ProcessStdioOptions {
 	cwd?: string;
 	/** Removes secrets from what the server writes, before it is kept for error messages. */
 	redact?: (text: string) => string;
+	/** The longest stdout line read (MAX_LINE_CHARS unless a test says otherwise). */
+	maxLineChars?: number;
 }
 
 /** Environment variables a child needs to find its tools; the rest of n8n's environment (its secrets) is not passed. */
@@ -36,6 +38,9 @@ export class ProcessExitError extends Error {
 		this.name = 'ProcessExitError';
 	}
 }
+
+/** The longest stdout line (one JSON-RPC message) read, in characters. */
+const MAX_LINE_CHARS = 128 * 1024 * 1024;
 
 /**
  * Every server process this process started and has not finished closing, pooled or not, still
@@ -74,6 +79,7 @@ export class ProcessStdioTransport implements Transport {
 	private child?: ChildProcess;
 	/** Pieces of the line being received; joined once its newline arrives. */
 	private pending: string[] = [];
+	private pendingLength = 0;
 	private exited = false;
 	private closing = false;
 	private modern = false;
@@ -151,16 +157,36 @@ export class ProcessStdioTransport implements Transport {
 	 * large message (a 1,000-tool list is ~1 MB) costs O(size), not O(size × chunks).
 	 */
 	private readStdout(chunk: string): void {
+		if (this.closing) return;
 		let start = 0;
 		let newline: number;
 		while ((newline = chunk.indexOf('\n', start)) !== -1) {
 			const piece = chunk.slice(start, newline);
 			const line = this.pending.length > 0 ? this.pending.join('') + piece : piece;
 			this.pending = [];
+			this.pendingLength = 0;
 			start = newline + 1;
 			this.readLine(line.endsWith('\r') ? line.slice(0, -1) : line);
 		}
-		if (start < chunk.length) this.pending.push(start === 0 ? chunk : chunk.slice(start));
+		if (start < chunk.length) {
+			this.pending.push(start === 0 ? chunk : chunk.slice(start));
+			this.pendingLength += chunk.length - start;
+			if (this.pendingLength > (this.options.maxLineChars ?? MAX_LINE_CHARS)) this.refuseLongLine();
+		}
+	}
+
+	/**
+	 * A line longer than any message we would read: held, it would grow n8n's memory without bound
+	 * and at last fail to join into one string where nothing catches it. The server is stopped, and
+	 * the calls open on it fail saying why.
+	 */
+	private refuseLongLine(): void {
+		this.pending = [];
+		this.pendingLength = 0;
+		const limit = this.options.maxLineChars ?? MAX_LINE_CHARS;
+		this.exitDescription = `the server wrote a line of more than ${limit >= 1024 * 1024 ? `${Math.round(limit / (1024 * 1024))} MB` : `${limit} characters`} to stdout (a message too large to read), so it was stopped`;
+		this.onerror?.(new ProcessExitError(this.exitDescription, null, null));
+		void this.close();
 	}
 
 	private readLine(line: string): void {

@@ -178,11 +178,16 @@ function encodings(secret: string): string[] {
 	];
 }
 
+/** Lines of a secret of several lines shorter than this (a PEM's closing line) are not redacted on their own. */
+const MIN_SECRET_LINE_LENGTH = 16;
+
 export function createRedactor(secrets: Iterable<string | undefined>): Redactor {
 	const needles = new Set<string>();
 	for (const secret of secrets) {
 		if (typeof secret !== 'string') continue;
 		for (const form of encodings(secret.trim())) if (form.length >= MIN_SECRET_LENGTH) needles.add(form);
+		// A secret of several lines (a PEM key) is printed, and kept in output tails, line by line.
+		for (const line of secret.split(/\r?\n|\r/)) if (line.trim().length >= MIN_SECRET_LINE_LENGTH && line.trim() !== secret.trim()) needles.add(line.trim());
 	}
 	if (needles.size === 0) return INACTIVE;
 	// Longest first, so that "Bearer x" is replaced whole before "x" would leave "Bearer [redacted]".

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { ConfigFormatError, parseArguments, parseEnvironment, parseHeaders } from '../../lib/mcp/commandLine';
 import { httpConfigFromCredential, stdioConfigFromCredential } from '../../lib/mcp/credentialData';
 import { explainMcpError, McpFailure } from '../../lib/mcp/errors';
@@ -235,5 +236,18 @@ describe('a secret echoed in another encoding', () => {
 		]) {
 			expect(redactor.text(`before ${echoed} after`)).toBe(`before ${REDACTED} after`);
 		}
+	});
+});
+
+describe('a secret of several lines (a PEM private key)', () => {
+	it('is redacted line by line where it is printed line by line, as in a stderr tail', () => {
+		const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+		const pem = privateKey.trim();
+		const tail = new OutputTail(20, 500, createRedactor([pem]).text);
+		tail.write(`bad key ${pem}\nexiting\n`);
+		const shown = tail.text();
+		const body = pem.split('\n').slice(1, -1);
+		expect(body.filter((line) => shown.includes(line))).toEqual([]);
+		expect(shown).toContain('exiting');
 	});
 });
