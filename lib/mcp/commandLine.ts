@@ -53,6 +53,13 @@ function splitWords(text: string, field: string): string[] {
 			continue;
 		}
 		if (ch === '\\' && i + 1 < text.length) {
+			// A backslash at the end of a line continues the command on the next, as in a shell
+			// (commands copied from a README); inside double quotes too.
+			const next = text[i + 1];
+			if (next === '\n' || (next === '\r' && text[i + 2] === '\n')) {
+				i += next === '\n' ? 1 : 2;
+				continue;
+			}
 			current += text[++i];
 			inWord = true;
 			continue;
@@ -65,7 +72,8 @@ function splitWords(text: string, field: string): string[] {
 		if (ch === '"' || ch === "'") {
 			quote = ch;
 			inWord = true;
-		} else if (/\s/.test(ch)) {
+		} else if (ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r') {
+			// Only the separators a shell knows: a no-break space or a BOM stays in its word.
 			if (inWord) words.push(current);
 			current = '';
 			inWord = false;
@@ -81,7 +89,8 @@ function splitWords(text: string, field: string): string[] {
 
 /**
  * Environment variables: a JSON object of strings, or one NAME=value per line (blank lines and
- * lines starting with # are skipped; the value is everything after the first "=", verbatim).
+ * lines starting with # are skipped; the value is everything after the first "=", verbatim but for
+ * spaces at the ends of the line).
  * Error messages name the line but never echo a value, since values may be secrets.
  */
 export function parseEnvironment(text: string, field = 'Environment Variables'): Record<string, string> {
@@ -94,27 +103,30 @@ export function parseEnvironment(text: string, field = 'Environment Variables'):
 		} catch {
 			throw new ConfigFormatError(`${field}: starts with "{" but is not a valid JSON object`);
 		}
-		const env: Record<string, string> = {};
+		// No prototype while filling: "__proto__" is then a variable name like any other.
+		const env: Record<string, string> = Object.create(null) as Record<string, string>;
 		for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) {
 			checkVariableName(name, field);
 			if (typeof value !== 'string') throw new ConfigFormatError(`${field}: the value of ${name} must be a string`);
 			checkNoNul(value, `${field}: the value of ${name}`);
 			env[name] = value;
 		}
-		return env;
+		return { ...env };
 	}
-	const env: Record<string, string> = {};
+	const env: Record<string, string> = Object.create(null) as Record<string, string>;
 	trimmed.split(/\r?\n/).forEach((line, index) => {
+		// Spaces around the line are indentation or a slip of the editor; use JSON to keep them.
 		const content = line.trim();
 		if (content === '' || content.startsWith('#')) return;
 		const eq = content.indexOf('=');
 		if (eq <= 0) throw new ConfigFormatError(`${field}: line ${index + 1} must look like NAME=value`);
 		const name = content.slice(0, eq).trim();
 		checkVariableName(name, field, index + 1);
-		env[name] = content.slice(eq + 1);
-		checkNoNul(env[name], `${field}: the value of ${name}`);
+		const value = content.slice(eq + 1);
+		checkNoNul(value, `${field}: the value of ${name}`);
+		env[name] = value;
 	});
-	return env;
+	return { ...env };
 }
 
 function checkVariableName(name: string, field: string, line?: number): void {

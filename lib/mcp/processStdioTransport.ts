@@ -97,13 +97,22 @@ export class ProcessStdioTransport implements Transport {
 		for (const name of INHERITED_ENV) if (process.env[name] !== undefined) env[name] = process.env[name] as string;
 		Object.assign(env, this.options.env);
 		await new Promise<void>((resolve, reject) => {
-			const child = spawn(this.options.command, this.options.args, {
-				cwd: this.options.cwd || undefined,
-				env,
-				stdio: ['pipe', 'pipe', 'pipe'],
-				detached: process.platform !== 'win32',
-				windowsHide: true,
-			});
+			let child: ChildProcess;
+			try {
+				child = spawn(this.options.command, this.options.args, {
+					cwd: this.options.cwd || undefined,
+					env,
+					stdio: ['pipe', 'pipe', 'pipe'],
+					detached: process.platform !== 'win32',
+					windowsHide: true,
+				});
+			} catch (error) {
+				// Some failures are thrown at once instead of emitted (a Working Directory that is a file, E2BIG).
+				this.exited = true;
+				this.exitDescription = this.spawnFailure(error as NodeJS.ErrnoException);
+				reject(new ProcessExitError(this.exitDescription, null, null));
+				return;
+			}
 			this.child = child;
 			if (child.pid) track(this);
 			this.exitPromise = new Promise((done) => {
@@ -111,11 +120,7 @@ export class ProcessStdioTransport implements Transport {
 				child.once('error', () => done());
 			});
 			child.once('error', (error: NodeJS.ErrnoException) => {
-				const reason = error.code === 'ENOENT'
-					? `command "${this.options.command}" was not found (check the path, or that it is on n8n's PATH)`
-					: error.code === 'EACCES'
-						? `command "${this.options.command}" is not executable`
-						: `could not start "${this.options.command}": ${error.message}`;
+				const reason = this.spawnFailure(error);
 				this.exited = true;
 				this.exitDescription = reason;
 				const wrapped = new ProcessExitError(reason, null, null);
@@ -150,6 +155,20 @@ export class ProcessStdioTransport implements Transport {
 				// EPIPE after the server died; the exit handler reports it.
 			});
 		});
+	}
+
+	/** Why the process could not start, naming the credential field involved. */
+	private spawnFailure(error: NodeJS.ErrnoException): string {
+		const { command, cwd } = this.options;
+		// Node reports a missing working directory as ENOENT too: with one set, both are named.
+		if (error.code === 'ENOENT') {
+			return cwd
+				? `command "${command}" was not found, or the Working Directory "${cwd}" does not exist (check both, and that the command is on n8n's PATH)`
+				: `command "${command}" was not found (check the path, or that it is on n8n's PATH)`;
+		}
+		if (error.code === 'ENOTDIR' && cwd) return `could not start "${command}": the Working Directory "${cwd}" is not a directory`;
+		if (error.code === 'EACCES') return `command "${command}" is not executable`;
+		return `could not start "${command}": ${error.code ?? error.message}`;
 	}
 
 	/**

@@ -139,6 +139,13 @@ describe('stdio server faults', () => {
 		expect(failure.message).toContain('was not found');
 	});
 
+	it('a Working Directory that does not exist, or is a file, is named with the problem', async () => {
+		const missing = await failureOf(McpConnection.open(stdioConfig(process.execPath, ['-e', ''], { cwd: '/nonexistent/working-dir' })), 'spawn-failed');
+		expect(missing.message).toContain('or the Working Directory "/nonexistent/working-dir" does not exist');
+		const file = await failureOf(McpConnection.open(stdioConfig(process.execPath, ['-e', ''], { cwd: process.execPath })), 'spawn-failed');
+		expect(file.message).toContain(`the Working Directory "${process.execPath}" is not a directory`);
+	});
+
 	it('a tool that hangs fails with kind timeout after the request timeout, and the connection stays usable', async () => {
 		const connection = await open(fixture('stdio-fault-server.js', {}, { requestTimeoutMs: 300 }));
 		const started = Date.now();

@@ -22,6 +22,16 @@ describe('parseArguments', () => {
 		expect(parseArguments('--root\n/data/files\r\n--read-only\n')).toEqual(['--root', '/data/files', '--read-only']);
 	});
 
+	it('joins lines ended by a backslash, as a shell does (commands copied from a README), with LF or CRLF', () => {
+		expect(parseArguments('-y \\\n@modelcontextprotocol/server-filesystem \\\n/data')).toEqual(['-y', '@modelcontextprotocol/server-filesystem', '/data']);
+		expect(parseArguments('-y \\\r\n@pkg \\\r\n/data')).toEqual(['-y', '@pkg', '/data']);
+		expect(parseArguments('--a=b\\\nc')).toEqual(['--a=bc']);
+	});
+
+	it('splits only on the separators a shell knows: a no-break space or a BOM stays in its word', () => {
+		expect(parseArguments('--name=Jean\u00a0Dupont \ufeffx')).toEqual(['--name=Jean\u00a0Dupont', '\ufeffx']);
+	});
+
 	it('keeps quoted spaces together, in double and single quotes', () => {
 		expect(parseArguments('--name "My Server" --dir \'/tmp/with space\'')).toEqual(['--name', 'My Server', '--dir', '/tmp/with space']);
 		expect(parseArguments('--opt="a b"c')).toEqual(['--opt=a bc']);
@@ -69,6 +79,13 @@ describe('parseEnvironment', () => {
 	it('reads NAME=value lines, skipping blanks and comments, value verbatim after the first =', () => {
 		const text = ['# credentials', 'API_KEY=abc=def==', '', '  DEBUG=1  ', 'EMPTY=', 'URL=https://x.test/?a=b#c', '_under=score'].join('\r\n');
 		expect(parseEnvironment(text)).toEqual({ API_KEY: 'abc=def==', DEBUG: '1', EMPTY: '', URL: 'https://x.test/?a=b#c', _under: 'score' });
+	});
+
+	it('takes "__proto__" as a variable name like any other, in both formats', () => {
+		expect(parseEnvironment('__proto__=x\nA=1')).toEqual(Object.assign(Object.create(null), { ['__proto__']: 'x', A: '1' }) as Record<string, string>);
+		const fromJson = parseEnvironment('{"__proto__":"x","A":"1"}');
+		expect(Object.keys(fromJson).sort()).toEqual(['A', '__proto__']);
+		expect(fromJson.A).toBe('1');
 	});
 
 	it('reads a JSON object of strings', () => {
