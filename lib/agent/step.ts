@@ -69,6 +69,32 @@ function tooManyCalls(index: number): string {
 }
 
 /**
+ * Images a run passes to the model in all: each is sent again on every later turn and stored with a
+ * paused run, and providers refuse requests with too many (Anthropic: 100). Each tool result is
+ * capped on its own too (toolOutcome.ts); this bounds a turn of many calls, and the run.
+ */
+export const MAX_RUN_IMAGES = 20;
+export const MAX_RUN_IMAGE_BYTES = 8_000_000;
+
+/** The outcome with the images the run's budget still allows (counted into `sent`); the others become notes. */
+function withinImageBudget(outcome: ToolOutcome, sent: { count: number; bytes: number }): ToolOutcome {
+	if (outcome.images.length === 0) return outcome;
+	const kept: ToolOutcome['images'] = [];
+	const notes: string[] = [];
+	for (const image of outcome.images) {
+		const bytes = Math.floor((image.data.length * 3) / 4);
+		if (sent.count + 1 > MAX_RUN_IMAGES || sent.bytes + bytes > MAX_RUN_IMAGE_BYTES) {
+			notes.push(`[image omitted: ${image.mimeType}, this run already passed ${sent.count} images (${sent.bytes} bytes) to the model, the most one run passes]`);
+			continue;
+		}
+		sent.count += 1;
+		sent.bytes += bytes;
+		kept.push(image);
+	}
+	return notes.length ? { ...outcome, images: kept, text: [outcome.text, ...notes].filter(Boolean).join('\n') } : outcome;
+}
+
+/**
  * Results, reviews and decisions are bound to a call by its id: two calls of one turn with the same
  * id (or none) could not be told apart, so a decision for one would also run the other. A
  * conforming provider never sends that; a broken or hostile compatible server might.
@@ -140,8 +166,10 @@ export function step(state: AgentState, event: AgentEvent): AgentState {
 	switch (event.type) {
 		case 'tool_outcomes': {
 			const outcomes = { ...phase.outcomes };
+			const images = { count: state.imagesSent?.count ?? 0, bytes: state.imagesSent?.bytes ?? 0 };
 			// Indexed loops: no iterator objects in the per-turn path.
-			for (let i = 0; i < event.outcomes.length; i++) setEntry(outcomes, event.outcomes[i].id, noteEdits(phase, event.outcomes[i]));
+			for (let i = 0; i < event.outcomes.length; i++) setEntry(outcomes, event.outcomes[i].id, noteEdits(phase, withinImageBudget(event.outcomes[i], images)));
+			if (images.count !== (state.imagesSent?.count ?? 0)) state = { ...state, imagesSent: images };
 			const durations = { ...phase.durations };
 			if (event.durations) {
 				const ids = Object.keys(event.durations);

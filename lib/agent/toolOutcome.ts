@@ -15,6 +15,9 @@ export interface OutcomeLimits {
 
 export const DEFAULT_OUTCOME_LIMITS: OutcomeLimits = { maxChars: AGENT_DEFAULTS.maxToolResultChars, maxImageBytes: 1_000_000, maxImages: 8, maxTotalImageBytes: 4_000_000 };
 
+/** An image media type as the providers take one (type/subtype, no parameters or stray text). */
+const IMAGE_MIME_TYPE = /^image\/[A-Za-z0-9][A-Za-z0-9.+-]{0,60}$/;
+
 /** Cuts text to `max` characters with a marker the model (and the reviewer) can see. */
 export function capText(text: string, max: number): string {
 	if (max <= 0 || text.length <= max) return text;
@@ -27,7 +30,9 @@ export function capText(text: string, max: number): string {
  * everything capped before it reaches the model or the stored state.
  */
 export function toolOutcomeFromMcp(id: string, result: Record<string, unknown>, limits: OutcomeLimits): ToolOutcome {
-	const blocks = Array.isArray(result.content) ? (result.content as Array<Record<string, unknown>>) : [];
+	// A null or a string where a block belongs is a server's mistake: reported, not read.
+	const raw = Array.isArray(result.content) ? (result.content as unknown[]) : [];
+	const blocks = raw.filter((block): block is Record<string, unknown> => typeof block === 'object' && block !== null && !Array.isArray(block));
 	// The common result: one text block.
 	if (blocks.length === 1 && blocks[0].type === 'text') {
 		return { id, isError: result.isError === true, text: capText(String(blocks[0].text ?? ''), limits.maxChars), images: [] };
@@ -37,6 +42,7 @@ export function toolOutcomeFromMcp(id: string, result: Record<string, unknown>, 
 	const maxImages = limits.maxImages ?? (DEFAULT_OUTCOME_LIMITS.maxImages as number);
 	const maxTotal = limits.maxTotalImageBytes ?? (DEFAULT_OUTCOME_LIMITS.maxTotalImageBytes as number);
 	let imageBytes = 0;
+	if (blocks.length < raw.length) parts.push(`[${raw.length - blocks.length} content block(s) that are not objects omitted]`);
 	for (const block of blocks) {
 		switch (block.type) {
 			case 'text':
@@ -45,12 +51,14 @@ export function toolOutcomeFromMcp(id: string, result: Record<string, unknown>, 
 			case 'image': {
 				const data = String(block.data ?? '');
 				const bytes = Math.floor((data.length * 3) / 4);
-				if (bytes > limits.maxImageBytes) parts.push(`[image omitted: ${block.mimeType}, ${bytes} bytes is over the limit]`);
+				const mimeType = typeof block.mimeType === 'string' ? block.mimeType : '';
+				if (!IMAGE_MIME_TYPE.test(mimeType)) parts.push(`[image omitted: its type ${JSON.stringify(mimeType.slice(0, 60))} is not an image type]`);
+				else if (bytes > limits.maxImageBytes) parts.push(`[image omitted: ${block.mimeType}, ${bytes} bytes is over the limit]`);
 				else if (images.length >= maxImages) parts.push(`[image omitted: ${block.mimeType}, more than ${maxImages} images in one tool result]`);
 				else if (imageBytes + bytes > maxTotal) parts.push(`[image omitted: ${block.mimeType}, the images of one tool result would exceed ${maxTotal} bytes]`);
 				else {
 					imageBytes += bytes;
-					images.push({ mimeType: String(block.mimeType ?? 'image/png'), data });
+					images.push({ mimeType, data });
 				}
 				break;
 			}

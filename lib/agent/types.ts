@@ -209,6 +209,8 @@ export interface AgentState {
 		| { name: 'finished'; status: RunStatus; stop?: StopKind; text: string; detail?: string; structured?: unknown };
 	/** Text of the most recent assistant turn, kept for the final output. */
 	lastText: string;
+	/** Images passed to the model so far in this run (absent: none yet, or a state saved before this was counted). */
+	imagesSent?: { count: number; bytes: number };
 }
 
 /** The phase of a run whose tool calls are being run or reviewed. */

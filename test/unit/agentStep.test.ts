@@ -3,7 +3,7 @@
  * outcomes. No network, no servers.
  */
 import { buildCatalog } from '../../lib/agent/catalog';
-import { createRun, MAX_TOOL_CALLS_PER_TURN, nextEffect, step, stripCodeFence } from '../../lib/agent/step';
+import { createRun, MAX_RUN_IMAGES, MAX_TOOL_CALLS_PER_TURN, nextEffect, step, stripCodeFence } from '../../lib/agent/step';
 import type { AgentEvent, AgentState, CatalogTool, ModelTurn, RunSettings, ToolOutcome, Usage } from '../../lib/agent/types';
 import { hashArguments } from '../../lib/approvals/argumentHash';
 import type { ProviderId } from '../../lib/providers/types';
@@ -444,6 +444,19 @@ describe('tool calls whose id is not unique in their turn', () => {
 		const after = step(state, { type: 'tool_outcomes', outcomes: [ok('r', 'Echo: fine')] });
 		expect(after.phase.name).toBe('call_model');
 		expect(after.toolLog.filter((entry) => entry.id === 'dup').every((entry) => entry.isError)).toBe(true);
+	});
+});
+
+describe('images a run passes to the model', () => {
+	it('are capped for the whole run, a turn of many calls included; the others become notes the model reads', () => {
+		const calls = Array.from({ length: 30 }, (_, i) => ({ id: `c${i}`, name: 'echo', rawArguments: { message: String(i) } }));
+		let state = step(run(), modelTurn({ toolCalls: calls, stop: 'tool_use' }));
+		const image = { mimeType: 'image/png', data: 'A'.repeat(4000) };
+		state = step(state, { type: 'tool_outcomes', outcomes: calls.map((call) => ({ id: call.id, isError: false, text: `shot ${call.id}`, images: [image] })) });
+		expect(state.imagesSent).toEqual({ count: MAX_RUN_IMAGES, bytes: MAX_RUN_IMAGES * 3000 });
+		const transcript = JSON.stringify(state.transcript);
+		expect(transcript.split('"type":"image"').length - 1).toBe(MAX_RUN_IMAGES);
+		expect(transcript).toContain(`[image omitted: image/png, this run already passed ${MAX_RUN_IMAGES} images`);
 	});
 });
 

@@ -24,6 +24,17 @@ describe('images in one Agent tool result', () => {
 	});
 });
 
+describe('malformed content blocks in an Agent tool result', () => {
+	it('a block that is not an object is reported, and an image whose type is not an image type is left out', () => {
+		const outcome = toolOutcomeFromMcp('c1', { content: [null, 'x', { type: 'text', text: 'ok' }, { type: 'image', data: base64Of(3), mimeType: 'text/html' }, { type: 'image', data: base64Of(3), mimeType: 'x'.repeat(5_000_000) }] }, DEFAULT_OUTCOME_LIMITS);
+		expect(outcome.images).toEqual([]);
+		expect(outcome.text).toContain('[2 content block(s) that are not objects omitted]');
+		expect(outcome.text).toContain('ok');
+		expect(outcome.text).toContain('[image omitted: its type "text/html" is not an image type]');
+		expect(outcome.text.length).toBeLessThan(500);
+	});
+});
+
 describe('binary contents in one MCP Call Tool result', () => {
 	it('stores at most 32 binaries and replaces the rest with a visible note', () => {
 		const content = Array.from({ length: 34 }, () => ({ type: 'image', data: base64Of(3), mimeType: 'image/png' }));
