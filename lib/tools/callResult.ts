@@ -59,12 +59,34 @@ const EXTENSIONS: Record<string, string> = {
 	'application/gzip': 'gz', 'application/json': 'json', 'text/plain': 'txt',
 };
 
+/**
+ * The binary's file name: the resource's own (the last part of its URI, decoded) when it is a plain
+ * name with an extension, else `<property>.<extension>`. A server chooses that name, and a workflow
+ * may use it in a path or a header: separators (either slash), control characters, leading dots
+ * and anything but letters, digits, space, . _ - are not kept.
+ */
 function fileNameFor(base: string, mimeType: string, uri?: string): string {
 	if (uri) {
-		const last = uri.split(/[?#]/)[0].split('/').filter(Boolean).pop();
-		if (last && /\.[a-z0-9]{1,6}$/i.test(last)) return last;
+		const last = uri.split(/[?#]/)[0].split('/').filter(Boolean).pop() ?? '';
+		let decoded = last;
+		try {
+			decoded = decodeURIComponent(last);
+		} catch {
+			// not percent-encoded after all: the raw text, checked as it is
+		}
+		if (/^[\p{L}\p{N} _-][\p{L}\p{N} ._-]{0,99}$/u.test(decoded) && /\.[a-z0-9]{1,6}$/i.test(decoded)) return decoded;
 	}
 	return `${base}.${EXTENSIONS[mimeType] ?? 'bin'}`;
+}
+
+/**
+ * A binary's media type as the server gave it, when it is a plain type/subtype (and, for an image
+ * or audio block, of that kind); anything else, such as text with line breaks, is replaced by a
+ * neutral type.
+ */
+function binaryMimeType(mimeType: unknown, kind?: 'image' | 'audio'): string {
+	if (typeof mimeType !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9.+-]{0,60}\/[A-Za-z0-9][A-Za-z0-9.+-]{0,60}$/.test(mimeType)) return 'application/octet-stream';
+	return !kind || mimeType.toLowerCase().startsWith(`${kind}/`) ? mimeType : 'application/octet-stream';
 }
 
 export function parseJsonText(text: string): unknown {
@@ -110,14 +132,14 @@ export function extractToolResult(tool: string, result: Record<string, unknown>,
 			texts.push(block.text);
 			content.push(block);
 		} else if ((block.type === 'image' || block.type === 'audio') && typeof block.data === 'string') {
-			const mimeType = block.mimeType ?? 'application/octet-stream';
+			const mimeType = binaryMimeType(block.mimeType, block.type);
 			const stored = addBinary(block.data, mimeType);
 			const { data: _omit, ...rest } = block;
 			content.push({ ...rest, ...stored });
 		} else if (block.type === 'resource' && block.resource) {
 			const { blob, ...resourceRest } = block.resource;
 			if (typeof blob === 'string') {
-				const stored = addBinary(blob, block.resource.mimeType ?? 'application/octet-stream', block.resource.uri);
+				const stored = addBinary(blob, binaryMimeType(block.resource.mimeType), block.resource.uri);
 				content.push({ ...block, resource: resourceRest, ...stored });
 			} else {
 				content.push(block);

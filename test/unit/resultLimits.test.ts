@@ -35,6 +35,33 @@ describe('malformed content blocks in an Agent tool result', () => {
 	});
 });
 
+describe('binary names and types a server chooses (MCP Call Tool)', () => {
+	it('a file name is kept only when it is a plain name; a media type only when it is one, of the block\'s kind', () => {
+		const blob = base64Of(3);
+		const resource = (uri: string, mimeType = 'application/pdf') => ({ type: 'resource', resource: { uri, mimeType, blob } });
+		const output = extractToolResult('files', {
+			content: [
+				resource('file:///docs/report%202026.pdf'),
+				resource('file:///x/..\\..\\windows\\evil.exe'),
+				resource('file:///x/a%0d%0aSet-Cookie: x=1.txt'),
+				resource('file:///x/%2e%2e%2fescape.sh'),
+				resource('file:///x/.hidden.txt'),
+				resource('file:///x/plain.txt', 'text/plain\r\nX-Evil: 1'),
+				{ type: 'image', data: blob, mimeType: 'text/html' },
+			],
+		});
+		expect(output.binaries.map((b) => [b.fileName, b.mimeType])).toEqual([
+			['report 2026.pdf', 'application/pdf'],
+			['data_1.pdf', 'application/pdf'],
+			['data_2.pdf', 'application/pdf'],
+			['data_3.pdf', 'application/pdf'],
+			['data_4.pdf', 'application/pdf'],
+			['plain.txt', 'application/octet-stream'],
+			['data_6.bin', 'application/octet-stream'],
+		]);
+	});
+});
+
 describe('binary contents in one MCP Call Tool result', () => {
 	it('stores at most 32 binaries and replaces the rest with a visible note', () => {
 		const content = Array.from({ length: 34 }, () => ({ type: 'image', data: base64Of(3), mimeType: 'image/png' }));
