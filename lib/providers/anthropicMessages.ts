@@ -84,9 +84,12 @@ export const anthropicMessages: ProviderAdapter = {
 			else if (block.type === 'tool_use') toolCalls.push({ id: callId(block.id), name: String(block.name), rawArguments: block.input });
 		}
 		const usage = response.usage ?? {};
+		// Arguments that were not JSON (a streamed answer keeps them as text, streamedResponses.ts) go
+		// back in the transcript as {}: the API takes only an object there; the loop tells the model why.
+		const replayed = content.map((block) => (block.type === 'tool_use' && typeof block.input === 'string' ? { ...block, input: {} } : block));
 		return {
 			// An empty assistant message would be rejected on the next request.
-			transcriptItems: content.length > 0 ? [{ role: 'assistant', content }] : [],
+			transcriptItems: replayed.length > 0 ? [{ role: 'assistant', content: replayed }] : [],
 			text,
 			toolCalls,
 			stop: STOPS[response.stop_reason ?? ''] ?? 'other',

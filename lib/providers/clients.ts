@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { createRedactor, providerSecrets } from '../mcp/secrets';
 import { explainProviderError } from './errors';
 import type { ModelClient, ProviderId } from './types';
+import { anthropicMessageFromEvents, chatCompletionFromChunks } from './streamedResponses';
 
 export interface ProviderConnection {
 	provider: ProviderId;
@@ -118,12 +119,9 @@ export function buildModelClient(connection: ProviderConnection): ModelClient {
 		});
 		return {
 			send: (body, signal) => sendWith(() => client.messages.create(body as never, signal ? { signal } : undefined)),
+			// Raw events, put together here (streamedResponses.ts): the SDK's helper throws on arguments that are not JSON.
 			stream: (body, onText, signal) =>
-				wrap(() => {
-					const stream = client.messages.stream(body as never, signal ? { signal } : undefined);
-					stream.on('text', (delta) => onText(delta));
-					return stream.finalMessage();
-				}),
+				wrap(async () => anthropicMessageFromEvents((await client.messages.create({ ...(body as object), stream: true } as never, signal ? { signal } : undefined)) as unknown as AsyncIterable<unknown>, onText)),
 			listModels: () =>
 				wrap(async () => {
 					const models: Array<{ id: string; name?: string }> = [];
@@ -161,13 +159,15 @@ export function buildModelClient(connection: ProviderConnection): ModelClient {
 	}
 	return {
 		send: (body, signal) => sendWith(() => client.chat.completions.create(body as never, signal ? { signal } : undefined)),
+		// Raw chunks, put together here (streamedResponses.ts): the SDK's helper throws on a strict tool's arguments that are not JSON.
+		// Usage arrives in a last chunk only when asked for.
 		stream: (body, onText, signal) =>
-			wrap(() => {
-				// Usage arrives in a last chunk only when asked for.
-				const stream = client.chat.completions.stream({ ...body, stream_options: { include_usage: true } } as never, signal ? { signal } : undefined);
-				stream.on('content.delta', (event) => onText(event.delta));
-				return stream.finalChatCompletion();
-			}),
+			wrap(async () =>
+				chatCompletionFromChunks(
+					(await client.chat.completions.create({ ...(body as object), stream: true, stream_options: { include_usage: true } } as never, signal ? { signal } : undefined)) as unknown as AsyncIterable<unknown>,
+					onText,
+				),
+			),
 		listModels,
 	};
 }

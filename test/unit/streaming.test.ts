@@ -123,6 +123,31 @@ describe.each(KINDS)('streaming with %s', (kind) => {
 	});
 });
 
+describe.each(['anthropic', 'openaiChat'] as ProviderId[])('streaming with %s: arguments that are not JSON', (kind) => {
+	it('end the stream like any answer; the loop gets them as text to refuse, and the replayed transcript stays valid', async () => {
+		const { head, tail } = eventsFor(kind);
+		// The same events, with the arguments' text made invalid JSON: {"city": Oslo}.
+		const broken = [...head, ...tail].map((event) => {
+			const [first, data] = event.split('data: ');
+			if (data.startsWith('[DONE]')) return event;
+			const json = JSON.stringify(JSON.parse(data)).replace('\\"Oslo\\"}', 'Oslo}').replace('{\\"city\\":\\"Oslo\\"}', '{\\"city\\": Oslo}');
+			return `${first}data: ${json}\n\n`;
+		});
+		expect(broken.join('')).toContain('Oslo}');
+		const { response, release } = sseResponse(broken, []);
+		release();
+		const fetch = (async () => response) as unknown as typeof globalThis.fetch;
+		const client = createModelClient({ provider: kind, apiKey: 'sk-test', baseUrl: 'http://fake.invalid/v1', maxRetries: 0, timeoutMs: 5000, fetch });
+		// A strict tool, as the Agent sends most (the OpenAI SDK's helper parses those arguments itself).
+		const tools = kind === 'openaiChat' ? [{ type: 'function', function: { name: 'get_weather', strict: true, parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } } }] : [];
+		const body = await client.stream!({ model: 'm', max_tokens: 10, messages: [], ...(tools.length ? { tools } : {}) }, () => undefined);
+		const turn = adapterFor(kind).parseResponse(body);
+		expect(turn.toolCalls).toHaveLength(1);
+		expect(adapterFor(kind).parseArguments(turn.toolCalls[0].rawArguments)).toMatchObject({ ok: false });
+		if (kind === 'anthropic') expect(JSON.stringify(turn.transcriptItems)).toContain('"input":{}');
+	});
+});
+
 describe('rate limits', () => {
 	it('the SDK waits what retry-after asks before retrying, and the final error carries it', async () => {
 		const times: number[] = [];
