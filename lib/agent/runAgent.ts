@@ -18,13 +18,32 @@ export interface AgentDrivers {
 	onText?(delta: string): void;
 }
 
+/** The run's last state when an error ended it, by error: what ran before the failure is not lost. */
+const statesAtFailure = new WeakMap<object, AgentState>();
+
+/** The state of the run an error (thrown by runAgent) ended, when it is known. */
+export function runStateAtFailure(error: unknown): AgentState | undefined {
+	return typeof error === 'object' && error !== null ? statesAtFailure.get(error) : undefined;
+}
+
 /**
  * Performs effects until the run finishes or needs a person (a review, or input a server asked for;
  * then the caller stores the state and pauses). Starting from a stored state continues exactly where it stopped: this
  * function holds nothing the state does not.
  */
 export async function runAgent(initial: AgentState, drivers: AgentDrivers): Promise<AgentState> {
-	let state = initial;
+	const progress = { state: initial };
+	try {
+		return await runEffects(progress, drivers);
+	} catch (error) {
+		// Tool calls may have run (their effects stand): the caller reports them with the error.
+		if (typeof error === 'object' && error !== null && !statesAtFailure.has(error)) statesAtFailure.set(error, progress.state);
+		throw error;
+	}
+}
+
+async function runEffects(progress: { state: AgentState }, drivers: AgentDrivers): Promise<AgentState> {
+	let state = progress.state;
 	const adapter = adapterFor(state.provider);
 	for (;;) {
 		const effect = nextEffect(state);
@@ -41,6 +60,7 @@ export async function runAgent(initial: AgentState, drivers: AgentDrivers): Prom
 			} catch (error) {
 				if (!isContextOverflow(error)) throw error;
 				state = step(state, { type: 'model_turn', turn: { transcriptItems: [], text: '', toolCalls: [], stop: 'context_exceeded', usage: { ...EMPTY_USAGE } } });
+				progress.state = state;
 				drivers.onStep?.(state);
 				continue;
 			}
@@ -49,6 +69,7 @@ export async function runAgent(initial: AgentState, drivers: AgentDrivers): Prom
 			const { outcomes, durations, inputRequired } = effect.calls.length > 0 ? await drivers.runTools(effect.calls) : { outcomes: [], durations: {}, inputRequired: undefined };
 			state = step(state, { type: 'tool_outcomes', outcomes, durations, ...(inputRequired ? { inputRequired } : {}) });
 		}
+		progress.state = state;
 		drivers.onStep?.(state);
 	}
 }

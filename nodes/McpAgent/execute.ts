@@ -5,7 +5,7 @@ import { mergeCatalogs, parsePinnedFingerprints, type CatalogOptions, type Withh
 import { buildN8nToolCatalog, groupN8nTools, isN8nTool, isToolkit, type N8nToolIndex, type N8nToolSource } from '../../lib/agent/n8nTools';
 import { isChatMemory, loadPriorTurns, saveExchange, type ChatMemory } from '../../lib/agent/memory';
 import { agentRunOutput, parseHistory } from '../../lib/agent/output';
-import { runAgent } from '../../lib/agent/runAgent';
+import { runAgent, runStateAtFailure } from '../../lib/agent/runAgent';
 import { connectServers, systemWithInstructions, type ConnectedServers } from '../../lib/agent/servers';
 import { isServerHandle, type ServerHandle } from '../../lib/agent/serverHandle';
 import { buildRunSettings, type RawAgentOptions } from '../../lib/agent/settings';
@@ -23,7 +23,7 @@ import { parsePatternList } from '../../lib/tools/nameFilter';
 import { createModelClient, type ProviderConnection } from '../../lib/providers/clients';
 import type { ModelClient, ProviderId } from '../../lib/providers/types';
 import { providerConnection } from './providerCredential';
-import { failEveryItem, failItem, toNodeError } from '../shared/nodeErrors';
+import { errorItem, failEveryItem, failItem, toNodeError } from '../shared/nodeErrors';
 import { itemParameter } from '../shared/itemParameter';
 import { AGENT_DEFAULTS } from '../../lib/agent/defaults';
 
@@ -180,6 +180,23 @@ function actionFor(this: IExecuteFunctions, itemIndex: number, item: INodeExecut
 	} catch (error) {
 		throw toNodeError(this, error, itemIndex);
 	}
+}
+
+/**
+ * An item's run that failed (a provider error after its retries, a malformed answer): when tool
+ * calls had already run, their effects stand, so the error says which, and with Continue On Fail
+ * the error item carries their log.
+ */
+function failedRun(context: IExecuteFunctions, error: unknown, itemIndex: number): INodeExecutionData {
+	const ran = runStateAtFailure(error)?.toolLog ?? [];
+	if (ran.length === 0) return failItem(context, error, itemIndex);
+	const nodeError = toNodeError(context, error, itemIndex);
+	const calls = ran.map((entry) => `${entry.tool}${entry.isError ? ' (failed)' : ''}`).join(', ');
+	nodeError.description = [nodeError.description, `Before this failure the run had made ${ran.length} tool call${ran.length === 1 ? '' : 's'}, whose effects stand: ${calls}.`].filter(Boolean).join(' ');
+	if (!context.continueOnFail()) throw nodeError;
+	const item = errorItem(nodeError, itemIndex);
+	(item.json as IDataObject).toolLog = ran as unknown as IDataObject[];
+	return item;
 }
 
 /** The "Needs Approval" item of a paused run, with its own review secret (only its hash is kept). */
@@ -406,7 +423,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 				if (memoryProblem) json.memoryError = memoryProblem;
 				finished.push({ json: json as IDataObject, pairedItem: { item: itemIndex } });
 			} catch (error) {
-				finished.push(failItem(this, error, itemIndex));
+				finished.push(failedRun(this, error, itemIndex));
 			} finally {
 				if (streaming) sendChunk(this, 'end', itemIndex);
 			}

@@ -449,6 +449,20 @@ describe('provider errors', () => {
 	});
 });
 
+describe('a run that fails after tool calls ran', () => {
+	it('says which calls ran (their effects stand), and with Continue On Fail the error item carries their log', async () => {
+		const failing = () => scriptModel([toolUse([{ id: 't1', name: 'list_files', input: { path: '/data' } }]), new ProviderError('Anthropic had a server error (503) and retries ran out: overloaded', 503)]);
+		failing();
+		const error = await run(fakeContext({ items: [{ chatInput: 'x' }], tools: [filesServer()] })).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect((error as NodeApiError).description).toContain('Before this failure the run had made 1 tool call, whose effects stand: list_files.');
+		failing();
+		const [done] = await run(fakeContext({ items: [{ chatInput: 'x' }], tools: [filesServer()], continueOnFail: true }));
+		expect(done[0].json.error).toMatch(/server error \(503\)/);
+		expect(done[0].json.toolLog).toEqual([expect.objectContaining({ tool: 'list_files', isError: false })]);
+	});
+});
+
 describe('per-execution parameters', () => {
 	const messagesSent = () => model.requests.map((request) => (request.messages as Array<{ content: unknown }>)[0].content);
 	const readsOf = (context: ReturnType<typeof fakeContext>, name: string) => context.parameterReads.filter(([read]) => read === name).map(([, index]) => index);
