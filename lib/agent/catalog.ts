@@ -217,13 +217,18 @@ function withProviderNames(tools: CatalogTool[]): CatalogTool[] {
 	const owners = new Map<string, number>();
 	for (const tool of tools) owners.set(tool.mcpName, (owners.get(tool.mcpName) ?? 0) + 1);
 	const taken = new Set<string>();
-	const named = tools.map((tool) => {
-		const wanted = (owners.get(tool.mcpName) ?? 0) > 1 ? `${slug(tool.serverName)}__${tool.mcpName}` : tool.mcpName;
-		let providerName = toProviderToolName(wanted);
-		for (let n = 2; taken.has(providerName); n++) providerName = toProviderToolName(`${wanted}_${n}`);
+	const wanted = tools.map((tool) => ((owners.get(tool.mcpName) ?? 0) > 1 ? `${slug(tool.serverName)}__${tool.mcpName}` : tool.mcpName));
+	const named: CatalogTool[] = new Array<CatalogTool>(tools.length);
+	const assign = (index: number) => {
+		let providerName = toProviderToolName(wanted[index]);
+		for (let n = 2; taken.has(providerName); n++) providerName = toProviderToolName(`${wanted[index]}_${n}`);
 		taken.add(providerName);
-		return { ...tool, providerName };
-	});
+		named[index] = { ...tools[index], providerName };
+	};
+	// Prefixed names first: a tool whose own name looks like "<other source>__<tool>" must not take
+	// that source's name and leave it a suffixed one (the model would call the wrong server's tool).
+	tools.forEach((tool, index) => wanted[index] !== tool.mcpName && assign(index));
+	tools.forEach((tool, index) => wanted[index] === tool.mcpName && assign(index));
 	return named.sort((a, b) => (a.providerName < b.providerName ? -1 : a.providerName > b.providerName ? 1 : 0));
 }
 
