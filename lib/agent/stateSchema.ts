@@ -49,5 +49,30 @@ export function migrateAgentState(stored: unknown, where: string): AgentState {
 		if (!migrate) throw new StoredStateError(`${where}: no migration from run state schema ${from}`);
 		state = { ...migrate(state), version: from + 1 };
 	}
+	const problem = shapeProblem(state);
+	if (problem) throw new StoredStateError(`${where}: the stored run is damaged (${problem}), so it is not resumed`);
 	return state as unknown as AgentState;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * What is wrong with the shape of a stored run, or undefined: the fields the loop reads are of the
+ * kind it reads them as. A state that was cut or edited fails here with a clear error instead of a
+ * TypeError somewhere in the loop. (Values are not judged: that is what the review checks do.)
+ */
+function shapeProblem(state: Record<string, unknown>): string | undefined {
+	if (typeof state.provider !== 'string') return 'no provider';
+	if (!isObject(state.settings)) return 'no settings';
+	for (const field of ['tools', 'transcript', 'toolLog'] as const) if (!Array.isArray(state[field])) return `no ${field} list`;
+	if (typeof state.iterations !== 'number') return 'no iteration count';
+	if (!isObject(state.usage)) return 'no usage';
+	const phase = state.phase;
+	if (!isObject(phase)) return 'no phase';
+	if (phase.name === 'call_model' || phase.name === 'finished') return undefined;
+	if (phase.name !== 'run_tools') return `an unknown phase ${JSON.stringify(phase.name)}`;
+	if (!Array.isArray(phase.calls) || !phase.calls.every((call) => isObject(call) && typeof call.id === 'string')) return 'tool calls that are not a list of calls';
+	for (const field of ['outcomes', 'durations'] as const) if (!isObject(phase[field])) return `no ${field}`;
+	if (!Array.isArray(phase.decidedApprovals)) return 'no list of decided approvals';
+	return undefined;
 }
