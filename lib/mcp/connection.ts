@@ -111,7 +111,7 @@ export class McpConnection {
 	onLost?: () => void;
 	private lost = false;
 	/** The session replacing an expired one, shared by every request that saw it expire. */
-	private reopening?: Promise<void>;
+	private reopening?: { expired: LiveSession; done: Promise<void> };
 
 	private constructor(
 		readonly config: McpServerConfig,
@@ -284,10 +284,14 @@ export class McpConnection {
 	 */
 	private reopen(expired: LiveSession): Promise<void> {
 		if (this.session !== expired) return Promise.resolve();
-		this.reopening ??= this.replaceSession(expired).finally(() => {
-			this.reopening = undefined;
-		});
-		return this.reopening;
+		if (this.closed) return Promise.reject(this.closedFailure());
+		if (this.reopening?.expired !== expired) {
+			const done = this.replaceSession(expired).finally(() => {
+				if (this.reopening?.done === done) this.reopening = undefined;
+			});
+			this.reopening = { expired, done };
+		}
+		return this.reopening.done;
 	}
 
 	private async replaceSession(old: LiveSession): Promise<void> {
@@ -295,13 +299,18 @@ export class McpConnection {
 		if (this.closed) {
 			// Closed while the new session was starting (a shutdown): it must not outlive the connection.
 			await endSession(next);
-			throw new McpFailure(`The connection to MCP server ${describeServer(this.config)} was closed.`, 'protocol');
+			throw this.closedFailure();
 		}
 		this.session = next;
 		this.attach(next);
 		// A new session may come with another tool list; the cached one is not trusted across it.
 		this.markToolListStale();
-		await endSession(old).catch(() => undefined);
+		// Not awaited by the requests waiting to retry: the new session serves them now.
+		void endSession(old).catch(() => undefined);
+	}
+
+	private closedFailure(): McpFailure {
+		return new McpFailure(`The connection to MCP server ${describeServer(this.config)} was closed.`, 'protocol');
 	}
 }
 

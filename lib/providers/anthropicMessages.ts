@@ -1,7 +1,7 @@
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome } from '../agent/types';
 import { toAnthropicTool } from '../tools/providerFormats';
 import type { ProviderAdapter } from './types';
-import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, callId, isRecord, numberOr0, parseJsonArguments, systemWithStructuredOutput } from './shared';
+import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, isRecord, numberOr0, parseJsonArguments, systemWithStructuredOutput, withCallIds } from './shared';
 
 const STOPS: Record<string, StopKind> = {
 	end_turn: 'end_turn',
@@ -75,13 +75,13 @@ export const anthropicMessages: ProviderAdapter = {
 
 	parseResponse(body): ModelTurn {
 		const response = body as { content?: Array<Record<string, unknown>>; stop_reason?: string; usage?: Record<string, unknown> };
-		const content = Array.isArray(response.content) ? (response.content as unknown[]).filter(isRecord) : [];
+		const content = withCallIds(Array.isArray(response.content) ? (response.content as unknown[]).filter(isRecord) : [], 'id', (block) => block.type === 'tool_use');
 		let text = '';
 		const toolCalls: ModelTurn['toolCalls'] = [];
 		for (let i = 0; i < content.length; i++) {
 			const block = content[i];
 			if (block.type === 'text') text += String(block.text ?? '');
-			else if (block.type === 'tool_use') toolCalls.push({ id: callId(block.id), name: String(block.name), rawArguments: block.input });
+			else if (block.type === 'tool_use') toolCalls.push({ id: String(block.id), name: String(block.name), rawArguments: block.input });
 		}
 		const usage = response.usage ?? {};
 		// Arguments that were not JSON (a streamed answer keeps them as text, streamedResponses.ts) go

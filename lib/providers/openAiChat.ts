@@ -1,7 +1,7 @@
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome } from '../agent/types';
 import { toOpenAiChatTool } from '../tools/providerFormats';
 import type { ProviderAdapter } from './types';
-import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, callId, isRecord, numberOr0, parseJsonArguments, resultText } from './shared';
+import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, isRecord, numberOr0, parseJsonArguments, resultText, withCallIds } from './shared';
 
 const STOPS: Record<string, StopKind> = {
 	stop: 'end_turn',
@@ -47,12 +47,12 @@ export const openAiChat: ProviderAdapter = {
 		const response = body as { choices?: Array<{ message?: Record<string, unknown>; finish_reason?: string }>; usage?: Record<string, unknown> };
 		const choice = response.choices?.[0] ?? {};
 		const message = choice.message ?? {};
-		const rawCalls = Array.isArray(message.tool_calls) ? (message.tool_calls as unknown[]).filter(isRecord) : [];
+		const rawCalls = withCallIds(Array.isArray(message.tool_calls) ? (message.tool_calls as unknown[]).filter(isRecord) : [], 'id', () => true);
 		const toolCalls = rawCalls
 			.filter((call) => call.type === undefined || call.type === 'function')
 			.map((call) => {
 				const fn = (call.function ?? {}) as { name?: string; arguments?: unknown };
-				return { id: callId(call.id), name: String(fn.name), rawArguments: fn.arguments };
+				return { id: String(call.id), name: String(fn.name), rawArguments: fn.arguments };
 			});
 		const refusal = typeof message.refusal === 'string' && message.refusal ? message.refusal : undefined;
 		const usage = response.usage ?? {};

@@ -1,7 +1,7 @@
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome } from '../agent/types';
 import { toOpenAiResponsesTool } from '../tools/providerFormats';
 import type { ProviderAdapter } from './types';
-import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, callId, isRecord, numberOr0, parseJsonArguments, resultText } from './shared';
+import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, isRecord, numberOr0, parseJsonArguments, resultText, withCallIds } from './shared';
 
 function openAiResponsesTools(tools: CatalogTool[]) {
 	return tools.map((tool) => toOpenAiResponsesTool(asToolDefinition(tool), tool.providerName));
@@ -48,7 +48,7 @@ export const openAiResponses: ProviderAdapter = {
 			incomplete_details?: { reason?: string } | null;
 			usage?: Record<string, unknown>;
 		};
-		const output = Array.isArray(response.output) ? (response.output as unknown[]).filter(isRecord) : [];
+		const output = withCallIds(Array.isArray(response.output) ? (response.output as unknown[]).filter(isRecord) : [], 'call_id', (item) => item.type === 'function_call');
 		let text = '';
 		let refusal: string | undefined;
 		for (const item of output) {
@@ -60,7 +60,7 @@ export const openAiResponses: ProviderAdapter = {
 		}
 		const toolCalls = output
 			.filter((item) => item.type === 'function_call')
-			.map((item) => ({ id: callId(item.call_id), name: String(item.name), rawArguments: item.arguments }));
+			.map((item) => ({ id: String(item.call_id), name: String(item.name), rawArguments: item.arguments }));
 		const reason = response.incomplete_details?.reason;
 		const stop: StopKind = refusal
 			? 'refusal'

@@ -66,9 +66,19 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A call id as the provider gave it, or '' (the loop refuses calls it cannot tell apart). */
-export function callId(value: unknown): string {
-	return typeof value === 'string' ? value : '';
+/**
+ * The items with an id on every tool call: a compatible server that leaves ids out (some local
+ * ones do) gets `call_<n>` by the call's position in the turn, in the replayed transcript too, so
+ * its results can be matched and sent back. Ids the provider gave are kept as they are; the loop
+ * refuses calls of one turn that share one.
+ */
+export function withCallIds(items: Array<Record<string, unknown>>, key: 'id' | 'call_id', isCall: (item: Record<string, unknown>) => boolean): Array<Record<string, unknown>> {
+	let position = 0;
+	return items.map((item) => {
+		if (!isCall(item)) return item;
+		position++;
+		return typeof item[key] === 'string' && item[key] !== '' ? item : { ...item, [key]: `call_${position}` };
+	});
 }
 
 export function dataUrl(image: { mimeType: string; data: string }): string {

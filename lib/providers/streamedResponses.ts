@@ -16,6 +16,7 @@ export async function anthropicMessageFromEvents(events: AsyncIterable<unknown>,
 	let message: Json = { role: 'assistant', content: [] };
 	const blocks: Json[] = [];
 	const argumentText = new Map<number, string>();
+	let complete = false;
 	for await (const event of events) {
 		if (!isRecord(event)) continue;
 		const index = typeof event.index === 'number' ? event.index : -1;
@@ -25,8 +26,8 @@ export async function anthropicMessageFromEvents(events: AsyncIterable<unknown>,
 				if (isRecord(event.message)) message = { ...event.message };
 				break;
 			case 'content_block_start':
+				// A tool_use block's input as it starts ({} unless a proxy sends it whole) is replaced only by the deltas that follow.
 				if (index >= 0 && isRecord(event.content_block)) blocks[index] = { ...event.content_block };
-				if (index >= 0 && isRecord(event.content_block) && 'input' in event.content_block) argumentText.set(index, '');
 				break;
 			case 'content_block_delta': {
 				const block = blocks[index];
@@ -47,17 +48,23 @@ export async function anthropicMessageFromEvents(events: AsyncIterable<unknown>,
 			}
 			case 'content_block_stop': {
 				const text = argumentText.get(index);
-				// Empty arguments mean none ({}); invalid JSON stays text for the loop to refuse.
+				// Deltas that add up to nothing mean no arguments ({}); invalid JSON stays text for the loop to refuse.
 				if (blocks[index] && text !== undefined) blocks[index].input = text.trim() === '' ? {} : parsedOrText(text);
 				break;
 			}
 			case 'message_delta':
-				message = { ...message, ...delta, usage: { ...(isRecord(message.usage) ? message.usage : {}), ...(isRecord(event.usage) ? event.usage : {}) } };
+				// Counts the delta leaves null keep their value from message_start (as the SDK's own stream does).
+				message = { ...message, ...delta, usage: { ...(isRecord(message.usage) ? message.usage : {}), ...withoutNulls(event.usage) } };
+				break;
+			case 'message_stop':
+				complete = true;
 				break;
 			default:
-			// message_stop, ping and event types added later change nothing here.
+			// ping, and event types added later, change nothing here.
 		}
 	}
+	// A stream cut off before its end must not pass for a complete answer (the SDK's helper refused it too).
+	if (!complete) throw new Error('The model\'s streamed answer ended before it was complete (no message_stop)');
 	return { ...message, content: blocks.filter(Boolean) };
 }
 
@@ -68,7 +75,7 @@ export async function chatCompletionFromChunks(chunks: AsyncIterable<unknown>, o
 	let refusal: string | null = null;
 	let finishReason: unknown = null;
 	let usage: unknown;
-	const calls: Array<{ id?: string; type: string; function: { name: string; arguments: string } }> = [];
+	const calls: Array<Json & { function: Json & { name: string; arguments: string } }> = [];
 	for await (const chunk of chunks) {
 		if (!isRecord(chunk)) continue;
 		if (!head.id && typeof chunk.id === 'string') head = { id: chunk.id, object: 'chat.completion', created: chunk.created, model: chunk.model };
@@ -84,17 +91,29 @@ export async function chatCompletionFromChunks(chunks: AsyncIterable<unknown>, o
 		if (typeof delta.refusal === 'string') refusal = (refusal ?? '') + delta.refusal;
 		for (const part of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
 			if (!isRecord(part)) continue;
-			const at = typeof part.index === 'number' ? part.index : calls.length;
+			const { index, function: fnPart, ...rest } = part;
+			const at = typeof index === 'number' ? index : calls.length;
 			const call = (calls[at] ??= { type: 'function', function: { name: '', arguments: '' } });
-			if (typeof part.id === 'string') call.id = part.id;
-			const fn = isRecord(part.function) ? part.function : {};
-			if (typeof fn.name === 'string') call.function.name += fn.name;
-			if (typeof fn.arguments === 'string') call.function.arguments += fn.arguments;
+			// Every other field is kept (a provider's own, such as Gemini's thought signature, must be replayed).
+			Object.assign(call, withoutNulls(rest));
+			const { name, arguments: args, ...fnRest } = isRecord(fnPart) ? fnPart : {};
+			Object.assign(call.function, withoutNulls(fnRest));
+			// The name arrives whole (some servers repeat it in every chunk); the arguments in pieces.
+			if (typeof name === 'string' && name) call.function.name = name;
+			if (typeof args === 'string') call.function.arguments += args;
 		}
 	}
+	// A stream cut off before its end must not pass for a complete answer (the SDK's helper refused it too).
+	if (!finishReason) throw new Error('The model\'s streamed answer ended before it was complete (no finish_reason)');
 	const toolCalls = calls.filter(Boolean);
 	const message: Json = { role: 'assistant', content, ...(refusal !== null ? { refusal } : {}), ...(toolCalls.length ? { tool_calls: toolCalls } : {}) };
 	return { ...head, choices: [{ index: 0, message, finish_reason: finishReason }], ...(usage ? { usage } : {}) };
+}
+
+function withoutNulls(value: unknown): Json {
+	const kept: Json = {};
+	if (isRecord(value)) for (const [key, item] of Object.entries(value)) if (item !== null && item !== undefined) kept[key] = item;
+	return kept;
 }
 
 function parsedOrText(text: string): unknown {

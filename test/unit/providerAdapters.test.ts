@@ -379,20 +379,23 @@ describe('adapter conversations against the APIs\' wire rules', () => {
 });
 
 describe('malformed model output from a compatible server', () => {
-	it('null blocks are skipped, a missing call id is empty (the loop refuses such calls), negative token counts count as 0', () => {
+	it('null blocks are skipped, a missing call id is made from the call\'s position (in the replayed transcript too), negative token counts count as 0', () => {
 		const anthropic = anthropicMessages.parseResponse({ content: [null, { type: 'text', text: 'hi' }, { type: 'tool_use', name: 'echo', input: {} }], stop_reason: 'tool_use', usage: { input_tokens: -1e9, output_tokens: 5 } });
 		expect(anthropic.text).toBe('hi');
-		expect(anthropic.toolCalls).toEqual([{ id: '', name: 'echo', rawArguments: {} }]);
+		expect(anthropic.toolCalls).toEqual([{ id: 'call_1', name: 'echo', rawArguments: {} }]);
+		expect(JSON.stringify(anthropic.transcriptItems)).toContain('"id":"call_1"');
 		expect(anthropic.usage.inputTokens).toBe(0);
 		expect(JSON.stringify(anthropic.transcriptItems)).not.toContain('null');
 
 		const chat = openAiChat.parseResponse({ choices: [{ message: { content: null, tool_calls: [null, { type: 'function', function: { name: 'echo', arguments: '{}' } }] }, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 10, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 50 } } });
-		expect(chat.toolCalls).toEqual([{ id: '', name: 'echo', rawArguments: '{}' }]);
+		expect(chat.toolCalls).toEqual([{ id: 'call_1', name: 'echo', rawArguments: '{}' }]);
+		expect(JSON.stringify(chat.transcriptItems)).toContain('"id":"call_1"');
 		expect(chat.usage.inputTokens).toBe(0);
 
 		const responses = openAiResponses.parseResponse({ output: [null, { type: 'message', content: [null, { type: 'output_text', text: 'ok' }] }, { type: 'function_call', name: 'echo', arguments: '{}' }], usage: { input_tokens: -3, output_tokens: 2 } });
 		expect(responses.text).toBe('ok');
-		expect(responses.toolCalls).toEqual([{ id: '', name: 'echo', rawArguments: '{}' }]);
+		expect(responses.toolCalls).toEqual([{ id: 'call_1', name: 'echo', rawArguments: '{}' }]);
+		expect(JSON.stringify(responses.transcriptItems)).toContain('"call_id":"call_1"');
 		expect(responses.usage.inputTokens).toBe(0);
 	});
 });

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { McpFailure } from '../../lib/mcp/errors';
 import { checkStoredGrantIssuer } from '../../lib/mcp/oauth/storedGrantCheck';
 
-type Mode = 'metadata' | 'server-error' | 'absent' | 'web-page';
+type Mode = 'metadata' | 'server-error' | 'absent' | 'web-page' | 'other-json';
 let mode: Mode = 'metadata';
 let server: Server;
 let base = '';
@@ -20,6 +20,7 @@ beforeAll(async () => {
 		const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 		if (mode === 'absent') res.writeHead(404).end();
 		else if (mode === 'web-page') res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><p>Welcome');
+		else if (mode === 'other-json') json({ error: 'not found', path: url });
 		else if (url.startsWith('/.well-known/oauth-protected-resource')) json({ resource: `${base}/mcp`, authorization_servers: [`${base}/as`] });
 		else if (!url.includes('oauth-authorization-server') && !url.includes('openid-configuration')) res.writeHead(404).end();
 		else if (mode === 'server-error') res.writeHead(500).end('down');
@@ -40,6 +41,12 @@ it('a grant from another issuer is refused when the metadata loads; the right on
 	await expect(check(`${base}/as`)).resolves.toBeUndefined();
 });
 
+it('an authorization server that does not answer at all fails the check too', async () => {
+	const failure = await failureOf(checkStoredGrantIssuer('http://127.0.0.1:9/mcp', { access_token: 'at', callbackQueryString: { iss: 'https://evil.example' } }));
+	expect(failure?.kind).toBe('oauth');
+	expect(failure?.message).toContain('(no answer)');
+});
+
 it('metadata that cannot be loaded now fails the check, naming the status, without using the grant', async () => {
 	mode = 'server-error';
 	const failure = await failureOf(check('https://evil.example'));
@@ -49,8 +56,8 @@ it('metadata that cannot be loaded now fails the check, naming the status, witho
 	expect(failure?.message).toContain('HTTP 500');
 });
 
-it('where no metadata exists (404, or a web page for every path) the grant is used as n8n stored it', async () => {
-	for (const absent of ['absent', 'web-page'] as const) {
+it('where no metadata exists (404, or a web page or other JSON for every path) the grant is used as n8n stored it', async () => {
+	for (const absent of ['absent', 'web-page', 'other-json'] as const) {
 		mode = absent;
 		await expect(check('https://anything.example')).resolves.toBeUndefined();
 	}

@@ -34,11 +34,14 @@ export async function checkStoredGrantIssuer(serverUrl: string, data: HostTokenD
 		if (error instanceof IssuerMismatchError) {
 			throw new McpFailure(`The authorization server of ${where} publishes metadata whose issuer does not match the address it was fetched from (RFC 8414): its tokens are not used. Ask the server's operator; reconnecting does not help.`, 'oauth');
 		}
-		// An answer that is not JSON (a web page served for every path) is no metadata either.
-		if ((error as Error | undefined)?.name === 'SyntaxError') return;
-		const status = /\bHTTP (\d{3})\b/.exec(error instanceof Error ? error.message : '')?.[1];
+		// Fails closed only where metadata may exist but could not be had now: a server error, or no
+		// answer at all. An answer that is no metadata (a web page or other JSON for every path, a 4xx)
+		// means, as a 404 does, that there is nothing to check against.
+		const status = Number(/\bHTTP (\d{3})\b/.exec(error instanceof Error ? error.message : '')?.[1]);
+		const unreachable = (error as Error | undefined)?.name === 'TypeError';
+		if (!(status >= 500) && !unreachable) return;
 		throw new McpFailure(
-			`The stored authorization of ${where} could not be checked: the OAuth metadata of its authorization server could not be loaded (${status ? `HTTP ${status}` : 'network error'}). Its tokens are not used until the check passes; try again later.`,
+			`The stored authorization of ${where} could not be checked: the OAuth metadata of its authorization server could not be loaded (${status ? `HTTP ${status}` : 'no answer'}). Its tokens are not used until the check passes; try again later.`,
 			'oauth',
 		);
 	}

@@ -47,6 +47,8 @@ interface Entry {
 	lastUsed: number;
 	/** When the connection last proved it answers (handshake, ping). */
 	lastHealthy: number;
+	/** A health check under way: executions arriving meanwhile wait for its verdict instead of sharing a connection it may close. */
+	checking?: Promise<boolean>;
 	idleTimer?: NodeJS.Timeout;
 	/** Replaced by a newer version of its credential: closes when its last lease is released. */
 	retired: boolean;
@@ -108,8 +110,7 @@ export class ConnectionPool {
 			// run on a finished execution's behalf (swappableAuth.ts).
 			const auth = entry.auth && config.kind === 'http' && SwappableAuth.needed(config.auth) ? config.auth : undefined;
 			if (auth) entry.auth?.use(auth);
-			const inUse = entry.leases > 1;
-			if (round > 0 || (inUse ? connection.isAlive : await this.healthy(entry, connection))) return this.lease(entry, connection, auth);
+			if (round > 0 || (await this.usable(entry, connection))) return this.lease(entry, connection, auth);
 			if (auth) entry.auth?.release(auth);
 			entry.leases--;
 			this.evict(entry);
@@ -196,6 +197,20 @@ export class ConnectionPool {
 		this.entries.set(entry.key, entry);
 		this.enforceLimit();
 		return entry;
+	}
+
+	/**
+	 * Whether a new use may share the connection: the verdict of a health check under way, else
+	 * alive while another execution uses it (a busy server is not pinged), else healthy.
+	 */
+	private usable(entry: Entry, connection: McpConnection): Promise<boolean> {
+		if (entry.checking) return entry.checking;
+		if (entry.leases > 1) return Promise.resolve(connection.isAlive);
+		const checking = this.healthy(entry, connection).finally(() => {
+			if (entry.checking === checking) entry.checking = undefined;
+		});
+		entry.checking = checking;
+		return checking;
 	}
 
 	/** Alive, and (after a failure, or a long idle time) answering a ping. */
