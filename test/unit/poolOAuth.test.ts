@@ -32,6 +32,11 @@ function execution(token: string, refreshed: string) {
 	return { config, refreshes };
 }
 
+/** Two executions of the same credential, each with its own tokens (as n8n hands them over). */
+function twoExecutions() {
+	return { first: execution('at-first-0123456789', 'at-first-new-0123456789'), second: execution('at-second-0123456789', 'at-second-new-0123456789') };
+}
+
 /**
  * A pool whose "connections" record the config they were opened with and, for each ping, the token
  * it would carry (the real transport asks the auth provider before every request).
@@ -56,8 +61,7 @@ function fakePool(now?: () => number) {
 describe('pooled OAuth connection', () => {
 	it('uses the newest execution\'s tokens and refreshes through its context', async () => {
 		const { pool, opened } = fakePool();
-		const first = execution('at-first-0123456789', 'at-first-new-0123456789');
-		const second = execution('at-second-0123456789', 'at-second-new-0123456789');
+		const { first, second } = twoExecutions();
 		const leaseA = await pool.acquire(first.config);
 		await leaseA.release();
 		const leaseB = await pool.acquire(second.config);
@@ -79,8 +83,7 @@ describe('pooled OAuth connection', () => {
 	it('the health check after a long idle time pings with the arriving execution\'s tokens, not the finished one\'s', async () => {
 		let clock = 1_000_000;
 		const { pool, pingTokens } = fakePool(() => clock);
-		const first = execution('at-first-0123456789', 'at-first-new-0123456789');
-		const second = execution('at-second-0123456789', 'at-second-new-0123456789');
+		const { first, second } = twoExecutions();
 		await (await pool.acquire(first.config)).release();
 		clock += 10 * 60_000;
 		const lease = await pool.acquire(second.config);
@@ -92,8 +95,7 @@ describe('pooled OAuth connection', () => {
 
 	it('when the newest execution finishes first, the one still running takes its auth back', async () => {
 		const { pool, opened } = fakePool();
-		const first = execution('at-first-0123456789', 'at-first-new-0123456789');
-		const second = execution('at-second-0123456789', 'at-second-new-0123456789');
+		const { first, second } = twoExecutions();
 		const leaseA = await pool.acquire(first.config);
 		const leaseB = await pool.acquire(second.config);
 		await leaseB.release();
@@ -108,8 +110,7 @@ describe('pooled OAuth connection', () => {
 
 	it('redacts every token the kept connection has carried, old and refreshed', async () => {
 		const { pool, opened } = fakePool();
-		const first = execution('at-first-0123456789', 'at-first-new-0123456789');
-		const second = execution('at-second-0123456789', 'at-second-new-0123456789');
+		const { first, second } = twoExecutions();
 		await (await pool.acquire(first.config)).release();
 		const lease = await pool.acquire(second.config);
 		const redactor = redactorForServer(opened[0]);
