@@ -145,9 +145,30 @@ export function serverSecrets(config: McpServerConfig): string[] {
 		return [...Object.values(config.headers).flatMap(headerSecrets), ...urlSecrets(config.url)];
 	}
 	const secretNames = config.secretEnvNames ?? [];
-	return Object.entries(config.env)
+	const fromEnv = Object.entries(config.env)
 		.filter(([name, value]) => secretNames.includes(name) || looksLikeCredentialVariable(name, value))
 		.map(([, value]) => value);
+	return [...fromEnv, ...argumentSecrets(config.args)];
+}
+
+/** Command-line options whose name says they take a credential (`--api-key`, `--token=`, ...). */
+const SECRET_OPTION = /^--?[A-Za-z0-9_-]*(?:api[-_]?key|token|secret|password|passwd|bearer|credential|private[-_]?key|access[-_]?key)[A-Za-z0-9_-]*$/i;
+
+/**
+ * Secrets put on a local server's command line (better kept in Secret Environment Variables, but it
+ * happens): the value of an option named for a credential, as `--token=x` or `--token x`, and any
+ * argument with a well-known key prefix (sk-, ghp_, ...). Other arguments, such as paths, are not
+ * guessed at: redacting them would also cut them out of tool results.
+ */
+function argumentSecrets(args: string[]): string[] {
+	const found: string[] = [];
+	args.forEach((arg, index) => {
+		const eq = arg.indexOf('=');
+		if (eq > 0 && SECRET_OPTION.test(arg.slice(0, eq)) && arg.length - eq - 1 >= 8) found.push(arg.slice(eq + 1));
+		else if (SECRET_OPTION.test(arg) && (args[index + 1]?.length ?? 0) >= 8 && !args[index + 1].startsWith('-')) found.push(args[index + 1]);
+		else if (arg.length >= 8 && KEY_PREFIX.test(arg)) found.push(arg);
+	});
+	return found;
 }
 
 export function providerSecrets(credential: { apiKey?: string; baseUrl?: string }): string[] {

@@ -251,3 +251,15 @@ describe('a secret of several lines (a PEM private key)', () => {
 		expect(shown).toContain('exiting');
 	});
 });
+
+describe('secrets on a local server\'s command line', () => {
+	it('the value of an option named for a credential, and a prefixed key, are secrets; paths and other words are not', () => {
+		const config = stdio({
+			args: ['-y', '@modelcontextprotocol/server-github', '--api-key', 'k-12345678abc', '--token=tok-abcdef123', 'ghp_ABCDEFghijkl12', '/data/projects2024/files', '--code-dir', '/src/code2024dir', '--password', '-x'],
+		});
+		const secrets = serverSecrets(config);
+		expect(secrets).toEqual(expect.arrayContaining(['k-12345678abc', 'tok-abcdef123', 'ghp_ABCDEFghijkl12']));
+		for (const kept of ['/data/projects2024/files', '/src/code2024dir', '-x', '@modelcontextprotocol/server-github']) expect(secrets).not.toContain(kept);
+		expect(redactorForServer(config).text('starting with --api-key k-12345678abc')).toBe(`starting with --api-key ${REDACTED}`);
+	});
+});
