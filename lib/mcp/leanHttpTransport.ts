@@ -233,7 +233,12 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 			if (this.stopped(options)) return;
 			if (error) this.onerror?.(new Error(`SSE stream disconnected: ${error}`));
 			if (!answered && lastEventId !== undefined) this.resume(message, options, { lastEventId, retryMs }, 0);
-			else options?.onRequestStreamEnd?.();
+			else {
+				options?.onRequestStreamEnd?.();
+				// The answer can come on no other stream (the spec keeps a request's answer on its own
+				// stream): the call fails now instead of waiting for its timeout.
+				if (!answered && !resumed && expectsAnswer(message)) this.failUnanswered(message, error);
+			}
 		};
 		// A line too long for a string (over 512 MiB) ends the stream with an error, not the process.
 		const read = (text: () => string): boolean => {
@@ -253,6 +258,13 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 		body.on('error', (error) => finish(error));
 		// After 'end' this changes nothing; without it, the stream was cut off.
 		body.on('close', () => finish(new Error('the connection closed')));
+	}
+
+	/** Ends a request whose answer stream closed without the answer and without a point to resume from. */
+	private failUnanswered(message: JSONRPCMessage, cause?: Error): void {
+		const id = (message as { id: string | number }).id;
+		const why = cause ? `the stream broke (${cause.message})` : 'the server closed it';
+		this.onmessage?.({ jsonrpc: '2.0', id, error: { code: -32603, message: `No answer: the answer's event stream ended before the answer arrived (${why}), and the server gave no point to resume from` } } as JSONRPCMessage);
 	}
 
 	/**

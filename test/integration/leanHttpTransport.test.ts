@@ -297,6 +297,17 @@ describe('lean-http-server fixture', () => {
 		expect(await call(connection, 'echo', { message: 'still usable' })).toBe('echo: still usable');
 	});
 
+	it('fails a call at once whose answer stream closes without the answer or a point to resume from (not at its timeout)', async () => {
+		const server = await startLean();
+		const connection = await open(httpConfig(server.url, { requestTimeoutMs: 60_000 }));
+		// Its own failure, not the request timeout's ("did not answer in time").
+		const failure = await failureOf(call(connection, 'closeSse'));
+		expect(failure.message).toContain("the answer's event stream ended before the answer arrived");
+		expect(failure.message).not.toContain('did not answer in time');
+		expect(toolPosts(await statsOf(server), 'closeSse')).toHaveLength(1);
+		expect(await call(connection, 'echo', { message: 'still usable' })).toBe('echo: still usable');
+	});
+
 	it('reports what a message handler throws to onerror, never as an uncaught exception from the socket', async () => {
 		const server = await startLean();
 		const connection = await open(httpConfig(server.url));
