@@ -2,6 +2,7 @@ import { hashArguments } from '../approvals/argumentHash';
 import type { ElicitationAnswer, ServerInputRequest } from '../mcp/inputRequests';
 import { validateArguments } from '../tools/argumentValidator';
 import type { CallInput, ToolInputNeeded } from './types';
+import { isJsonObject } from '../util/jsonObject';
 
 /**
  * Input a server asks a person for in the middle of a tool call (MCP 2026-07-28 `input_required`),
@@ -25,12 +26,10 @@ export type InputRequestView =
 	| { kind: 'url'; message: string; url: string; elicitationId?: string }
 	| { kind: 'unsupported'; method: string };
 
-const isObject = (value: unknown): value is Record<string, unknown> => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
-
 /** What a request asks for, read defensively (it comes from the server). */
 export function describeInputRequest(request: ServerInputRequest | undefined): InputRequestView {
 	const method = typeof request?.method === 'string' ? request.method : String(request?.method);
-	const params = isObject(request?.params) ? request.params : {};
+	const params = isJsonObject(request?.params) ? request.params : {};
 	if (method !== 'elicitation/create') return { kind: 'unsupported', method };
 	const message = typeof params.message === 'string' ? params.message : '';
 	if (params.mode === 'url') {
@@ -38,7 +37,7 @@ export function describeInputRequest(request: ServerInputRequest | undefined): I
 		return { kind: 'url', message, url: params.url, ...(typeof params.elicitationId === 'string' ? { elicitationId: params.elicitationId } : {}) };
 	}
 	if (params.mode !== undefined && params.mode !== 'form') return { kind: 'unsupported', method: `${method} (mode ${JSON.stringify(params.mode)})` };
-	if (!isObject(params.requestedSchema)) return { kind: 'unsupported', method: `${method} (no requested schema)` };
+	if (!isJsonObject(params.requestedSchema)) return { kind: 'unsupported', method: `${method} (no requested schema)` };
 	return { kind: 'form', message, requestedSchema: params.requestedSchema };
 }
 
@@ -61,7 +60,7 @@ export function startInputRound(previous: CallInput | undefined, needed: ToolInp
 	if (round > MAX_INPUT_ROUNDS) {
 		return { ok: false, error: `The server asked for input ${round} times during this call; after ${MAX_INPUT_ROUNDS} rounds the call was stopped and did not complete.` };
 	}
-	const requests = isObject(needed.inputRequests) ? needed.inputRequests : {};
+	const requests = isJsonObject(needed.inputRequests) ? needed.inputRequests : {};
 	const keys = Object.keys(requests);
 	if (keys.length === 0) return { ok: false, error: 'The server said it needs input to complete this call but asked for nothing, so the call did not complete.' };
 	for (const key of keys) {
@@ -103,7 +102,7 @@ export type AnswerCheck = { ok: true; responses: Record<string, ElicitationAnswe
  * The result holds only `action` and `content` (nothing else a client sent is passed on).
  */
 export function checkInputAnswers(input: Pick<CallInput, 'inputRequests'>, answers: unknown): AnswerCheck {
-	if (!isObject(answers)) return { ok: false, problem: 'the answers to the input requests are missing' };
+	if (!isJsonObject(answers)) return { ok: false, problem: 'the answers to the input requests are missing' };
 	if (jsonBytes(answers) > MAX_INPUT_ANSWER_BYTES) return { ok: false, problem: `the answers are larger than ${MAX_INPUT_ANSWER_BYTES / 1024} KB` };
 	const keys = Object.keys(input.inputRequests);
 	for (const key of Object.keys(answers)) if (!Object.hasOwn(input.inputRequests, key)) return { ok: false, problem: `there is no input request ${JSON.stringify(key)}` };
@@ -111,14 +110,14 @@ export function checkInputAnswers(input: Pick<CallInput, 'inputRequests'>, answe
 	for (const key of keys) {
 		const answer = Object.hasOwn(answers, key) ? answers[key] : undefined;
 		const label = `input request ${JSON.stringify(key)}`;
-		if (!isObject(answer) || typeof answer.action !== 'string' || !ACTIONS.has(answer.action)) {
+		if (!isJsonObject(answer) || typeof answer.action !== 'string' || !ACTIONS.has(answer.action)) {
 			return { ok: false, problem: `${label} has no answer (accept, decline or cancel)` };
 		}
 		const action = answer.action as ElicitationAnswer['action'];
 		const view = describeInputRequest(input.inputRequests[key]);
 		let entry: ElicitationAnswer = { action };
 		if (action === 'accept' && view.kind === 'form') {
-			if (!isObject(answer.content)) return { ok: false, problem: `${label} was accepted without values` };
+			if (!isJsonObject(answer.content)) return { ok: false, problem: `${label} was accepted without values` };
 			const validation = validateArguments(view.requestedSchema, answer.content);
 			if (!validation.valid) return { ok: false, problem: `the values for ${label} do not match the requested schema: ${validation.summary.replace(/\barguments\b/g, 'values')}` };
 			entry = { action, content: answer.content };

@@ -1,5 +1,6 @@
 import { McpAgentError } from '../errors';
 import type { AgentState } from './types';
+import { isJsonObject } from '../util/jsonObject';
 
 /**
  * The schema version of a stored AgentState. A paused run can wait a day and be resumed by a newer
@@ -54,8 +55,6 @@ export function migrateAgentState(stored: unknown, where: string): AgentState {
 	return state as unknown as AgentState;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * What is wrong with the shape of a stored run, or undefined: the fields the loop reads are of the
  * kind it reads them as. A state that was cut or edited fails here with a clear error instead of a
@@ -63,16 +62,16 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  */
 function shapeProblem(state: Record<string, unknown>): string | undefined {
 	if (typeof state.provider !== 'string') return 'no provider';
-	if (!isObject(state.settings)) return 'no settings';
+	if (!isJsonObject(state.settings)) return 'no settings';
 	for (const field of ['tools', 'transcript', 'toolLog'] as const) if (!Array.isArray(state[field])) return `no ${field} list`;
 	if (typeof state.iterations !== 'number') return 'no iteration count';
-	if (!isObject(state.usage)) return 'no usage';
+	if (!isJsonObject(state.usage)) return 'no usage';
 	const phase = state.phase;
-	if (!isObject(phase)) return 'no phase';
+	if (!isJsonObject(phase)) return 'no phase';
 	if (phase.name === 'call_model' || phase.name === 'finished') return undefined;
 	if (phase.name !== 'run_tools') return `an unknown phase ${JSON.stringify(phase.name)}`;
-	if (!Array.isArray(phase.calls) || !phase.calls.every((call) => isObject(call) && typeof call.id === 'string')) return 'tool calls that are not a list of calls';
-	for (const field of ['outcomes', 'durations'] as const) if (!isObject(phase[field])) return `no ${field}`;
+	if (!Array.isArray(phase.calls) || !phase.calls.every((call) => isJsonObject(call) && typeof call.id === 'string')) return 'tool calls that are not a list of calls';
+	for (const field of ['outcomes', 'durations'] as const) if (!isJsonObject(phase[field])) return `no ${field}`;
 	if (!Array.isArray(phase.decidedApprovals)) return 'no list of decided approvals';
 	return undefined;
 }

@@ -1,4 +1,5 @@
 import { AGENT_DEFAULTS } from './defaults';
+import { isJsonObject } from '../util/jsonObject';
 import type { ToolImage, ToolOutcome } from './types';
 
 export interface OutcomeLimits {
@@ -32,7 +33,7 @@ export function capText(text: string, max: number): string {
 export function toolOutcomeFromMcp(id: string, result: Record<string, unknown>, limits: OutcomeLimits): ToolOutcome {
 	// A null or a string where a block belongs is a server's mistake: reported, not read.
 	const raw = Array.isArray(result.content) ? (result.content as unknown[]) : [];
-	const blocks = raw.filter((block): block is Record<string, unknown> => typeof block === 'object' && block !== null && !Array.isArray(block));
+	const blocks = raw.filter(isJsonObject);
 	// The common result: one text block.
 	if (blocks.length === 1 && blocks[0].type === 'text') {
 		return { id, isError: result.isError === true, text: capText(String(blocks[0].text ?? ''), limits.maxChars), images: [] };

@@ -1,3 +1,4 @@
+import { isJsonObject } from '../util/jsonObject';
 /**
  * The input schema of an n8n tool as JSON Schema. n8n's tool nodes hand the Agent LangChain tools
  * whose `schema` is a zod schema built with n8n's own zod (3.25 in n8n 1.123 and 2.41; its `zod/v4`
@@ -14,21 +15,19 @@ type Json = Record<string, unknown>;
 
 const MAX_DEPTH = 32;
 
-const isObject = (value: unknown): value is Json => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
-
 /** Whether the value is a zod schema (either major version). */
 export function isZodSchema(value: unknown): boolean {
-	if (!isObject(value)) return false;
+	if (!isJsonObject(value)) return false;
 	const v3 = (value as { _def?: { typeName?: unknown } })._def;
 	const v4 = (value as { _zod?: { def?: { type?: unknown } } })._zod;
-	return (isObject(v3) && typeof v3.typeName === 'string') || (isObject(v4) && isObject(v4.def) && typeof v4.def.type === 'string');
+	return (isJsonObject(v3) && typeof v3.typeName === 'string') || (isJsonObject(v4) && isJsonObject(v4.def) && typeof v4.def.type === 'string');
 }
 
 /** The tool's schema as a JSON Schema object whose root is `type: object` (what every provider requires). */
 export function toolSchemaToJsonSchema(schema: unknown): Json {
 	let json: Json;
 	if (isZodSchema(schema)) json = convert(schema, 0);
-	else if (isObject(schema)) json = schema;
+	else if (isJsonObject(schema)) json = schema;
 	// A tool without a schema takes one text input, as LangChain's string tools do.
 	else json = { type: 'object', properties: { input: { type: 'string' } } };
 	if (json.type !== 'object') return { type: 'object', properties: { input: json }, required: ['input'] };
@@ -43,14 +42,14 @@ interface Node {
 
 /** The kind ("object", "string", …), definition and description of a zod 3 or zod 4 schema. */
 function read(schema: unknown): Node | undefined {
-	if (!isObject(schema)) return undefined;
+	if (!isJsonObject(schema)) return undefined;
 	const v4 = (schema as { _zod?: { def?: Json } })._zod;
-	if (isObject(v4) && isObject(v4.def) && typeof v4.def.type === 'string') {
+	if (isJsonObject(v4) && isJsonObject(v4.def) && typeof v4.def.type === 'string') {
 		const description = typeof (schema as { description?: unknown }).description === 'string' ? (schema as { description: string }).description : undefined;
 		return { kind: v4.def.type, def: v4.def, ...(description ? { description } : {}) };
 	}
 	const v3 = (schema as { _def?: Json })._def;
-	if (isObject(v3) && typeof v3.typeName === 'string') {
+	if (isJsonObject(v3) && typeof v3.typeName === 'string') {
 		const kind = v3.typeName.replace(/^Zod/, '').replace(/^./, (c) => c.toLowerCase());
 		return { kind, def: v3, ...(typeof v3.description === 'string' ? { description: v3.description } : {}) };
 	}
@@ -90,7 +89,7 @@ function shapeOf(def: Json): Json {
 	const shape = def.shape;
 	// zod 3 keeps the shape behind a function.
 	const value = typeof shape === 'function' ? (shape as () => unknown)() : shape;
-	return isObject(value) ? value : {};
+	return isJsonObject(value) ? value : {};
 }
 
 function checksOf(def: Json): Json[] {
@@ -137,7 +136,7 @@ function enumValues(def: Json): unknown[] {
 	const values = def.values ?? def.entries;
 	if (Array.isArray(values)) return values;
 	// z.nativeEnum: an enum object, whose numeric members also map back by value.
-	if (isObject(values)) {
+	if (isJsonObject(values)) {
 		const object = values;
 		return Object.keys(object)
 			.filter((key) => typeof object[object[key] as string] !== 'number')

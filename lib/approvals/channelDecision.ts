@@ -1,5 +1,6 @@
 import { CHANNEL_REASON_LABEL, readPerCallChoices, type PerCallChoice } from './channelForm';
 import { REVIEW_TOKEN_PARAM } from './reviewToken';
+import { isJsonObject } from '../util/jsonObject';
 
 /**
  * Answers from n8n's own channels, which approve or deny every pending call of one approval at once:
@@ -43,11 +44,9 @@ export type ChannelAnswer =
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
-
 /** A webhook request as n8n's Wait and Webhook nodes output it. */
 export function isWebhookShaped(json: Json): boolean {
-	return isObject(json.headers) || isObject(json.query) || isObject(json.params);
+	return isJsonObject(json.headers) || isJsonObject(json.query) || isJsonObject(json.params);
 }
 
 function asBoolean(value: unknown): boolean | undefined {
@@ -72,21 +71,21 @@ function list(source: Json, key: string): string[] | undefined {
 
 /** The part of the item a decision may come from: a webhook's body, or a send-and-wait's data. */
 function decisionSource(json: Json): Json | undefined {
-	if (isWebhookShaped(json)) return isObject(json.body) ? json.body : undefined;
-	return isObject(json.data) ? json.data : undefined;
+	if (isWebhookShaped(json)) return isJsonObject(json.body) ? json.body : undefined;
+	return isJsonObject(json.data) ? json.data : undefined;
 }
 
 /** Undefined when the item is no channel answer at all (then it may start a new run). */
 export function readChannelAnswer(json: Json): ChannelAnswer | undefined {
 	const webhook = isWebhookShaped(json);
-	if (!webhook && !isObject(json.data)) return undefined;
+	if (!webhook && !isJsonObject(json.data)) return undefined;
 	const source = decisionSource(json) ?? {};
 	const approvalId = text(source, 'approvalId');
 	const perCall = readPerCallChoices(source);
 	const approved = perCall ? perCall.some((c) => c.choice === 'approve') : asBoolean(source.approved);
 	if (approved === undefined) return { kind: 'no-decision', ...(approvalId ? { approvalId } : {}) };
 	const reason = text(source, 'reason') ?? (perCall ? text(source, CHANNEL_REASON_LABEL) : undefined);
-	const reviewToken = webhook ? ((isObject(json.query) ? text(json.query, REVIEW_TOKEN_PARAM) : undefined) ?? text(source, REVIEW_TOKEN_PARAM)) : undefined;
+	const reviewToken = webhook ? ((isJsonObject(json.query) ? text(json.query, REVIEW_TOKEN_PARAM) : undefined) ?? text(source, REVIEW_TOKEN_PARAM)) : undefined;
 	const reviewer = text(source, 'reviewer');
 	const codes = list(source, 'code') ?? list(source, 'codes');
 	const argsHashes = list(source, 'argsHash') ?? list(source, 'argsHashes');

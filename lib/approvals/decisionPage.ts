@@ -4,6 +4,7 @@ import { renderArgumentsView } from './argumentsView';
 import { showName, showText } from './html';
 import { page } from './reviewPage';
 import { visibleJson } from './summaryFormat';
+import { isJsonObject } from '../util/jsonObject';
 
 /**
  * The page after a decision: exactly what was recorded, call by call (approved, denied with the
@@ -17,11 +18,9 @@ export interface ArgumentChange {
 	after?: unknown;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
-
 /** Each value that differs between the model's arguments and the edited ones, by path. */
 export function argumentChanges(before: unknown, after: unknown, path = ''): ArgumentChange[] {
-	if (isObject(before) && isObject(after)) {
+	if (isJsonObject(before) && isJsonObject(after)) {
 		const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
 		return keys.flatMap((key) => argumentChanges(Object.hasOwn(before, key) ? before[key] : undefined, Object.hasOwn(after, key) ? after[key] : undefined, path ? `${path}.${key}` : key));
 	}

@@ -1,4 +1,5 @@
 import { INVISIBLE_CHARACTER } from './invisibleCharacters';
+import { isJsonObject } from '../util/jsonObject';
 
 /**
  * The review page's "Edit" form for a call's arguments, as a tree built from the tool's input schema
@@ -43,7 +44,6 @@ export const MAX_EDIT_FIELDS = 200;
 const MAX_DEPTH = 8;
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 const own = (object: Json, key: string): unknown => (Object.hasOwn(object, key) ? object[key] : undefined);
 
 class TooManyFields extends Error {}
@@ -60,10 +60,10 @@ function resolvePointer(root: Json, ref: string): Json | undefined {
 		} catch {
 			return undefined;
 		}
-		if (!isObject(node) && !Array.isArray(node)) return undefined;
+		if (!isJsonObject(node) && !Array.isArray(node)) return undefined;
 		node = Array.isArray(node) ? node[Number(part)] : own(node, part);
 	}
-	return isObject(node) ? node : undefined;
+	return isJsonObject(node) ? node : undefined;
 }
 
 /** The schema a property stands for: references followed, `allOf` of one and "X or null" unwrapped. */
@@ -72,7 +72,7 @@ function effective(schema: unknown, root: Json, refs: string[]): { schema: Json;
 	let seen = refs;
 	for (let hops = 0; hops < 16; hops++) {
 		if (current === true) return { schema: {}, refs: seen };
-		if (!isObject(current)) return undefined;
+		if (!isJsonObject(current)) return undefined;
 		const ref = own(current, '$ref');
 		if (typeof ref === 'string') {
 			// A reference already being expanded on this path loops: that part is edited as JSON.
@@ -90,7 +90,7 @@ function effective(schema: unknown, root: Json, refs: string[]): { schema: Json;
 		}
 		const variants = own(current, 'anyOf') ?? own(current, 'oneOf');
 		if (Array.isArray(variants) && variants.length === 2) {
-			const others = variants.filter((v) => !(isObject(v) && v.type === 'null'));
+			const others = variants.filter((v) => !(isJsonObject(v) && v.type === 'null'));
 			if (others.length === 1) {
 				current = others[0];
 				continue;
@@ -108,7 +108,7 @@ function typeOf(schema: Json): string | undefined {
 		const others = type.filter((t) => t !== 'null');
 		return others.length === 1 && typeof others[0] === 'string' ? others[0] : undefined;
 	}
-	if (isObject(own(schema, 'properties'))) return 'object';
+	if (isJsonObject(own(schema, 'properties'))) return 'object';
 	return undefined;
 }
 
@@ -155,7 +155,7 @@ function build(schemaIn: unknown, root: Json, refs: string[], value: unknown, ba
 			return { ...withText, kind: 'boolean' };
 		case 'object': {
 			const properties = own(schema, 'properties');
-			if (!isObject(properties) || (present && !isObject(value))) return { ...withText, kind: 'json' };
+			if (!isJsonObject(properties) || (present && !isJsonObject(value))) return { ...withText, kind: 'json' };
 			const names = Object.keys(properties);
 			// Keys the schema does not name (allowed by additionalProperties) cannot be shown as fields.
 			if (present && Object.keys(value as Json).some((k) => !names.includes(k))) return { ...withText, kind: 'json' };
@@ -167,7 +167,7 @@ function build(schemaIn: unknown, root: Json, refs: string[], value: unknown, ba
 		}
 		case 'array': {
 			const items = own(schema, 'items');
-			if (!isObject(items) || own(schema, 'prefixItems') !== undefined || (present && !Array.isArray(value))) return { ...withText, kind: 'json' };
+			if (!isJsonObject(items) || own(schema, 'prefixItems') !== undefined || (present && !Array.isArray(value))) return { ...withText, kind: 'json' };
 			const list = present ? (value as unknown[]) : [];
 			const child = (index: number, original: unknown) =>
 				build(items, root, resolved.refs, original, { path: [...base.path, index], label: `Item ${index + 1}`, required: true, original }, depth + 1, budget);
@@ -185,7 +185,7 @@ function build(schemaIn: unknown, root: Json, refs: string[], value: unknown, ba
  * that is not an object with properties, arguments that do not fit it, or more than MAX_EDIT_FIELDS).
  */
 export function buildEditTree(inputSchema: unknown, args: unknown): EditNode | undefined {
-	if (!isObject(inputSchema) || !isObject(args)) return undefined;
+	if (!isJsonObject(inputSchema) || !isJsonObject(args)) return undefined;
 	try {
 		const tree = build(inputSchema, inputSchema, [], args, { path: [], label: 'arguments', required: true, original: args }, 0, { fields: 0 });
 		return tree.kind === 'object' ? tree : undefined;

@@ -1,3 +1,4 @@
+import { isJsonObject } from '../util/jsonObject';
 /**
  * The fields of an elicitation's `requestedSchema`, for the review page's form. MCP restricts that
  * schema to a flat object of primitive properties: strings (with `format` email, uri, date or
@@ -36,7 +37,6 @@ export const MAX_FORM_FIELDS = 100;
 const MAX_OPTIONS = 200;
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() ? value : undefined);
 const finite = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 const count = (value: unknown): number | undefined => (Number.isInteger(value) && (value as number) >= 0 ? (value as number) : undefined);
@@ -49,14 +49,14 @@ function optionsOf(schema: Json, listKey: 'oneOf' | 'anyOf'): FieldOption[] | un
 		return (schema.enum as string[]).map((value, i) => ({ value, label: typeof names[i] === 'string' ? (names[i] as string) : value }));
 	}
 	const list = schema[listKey];
-	if (Array.isArray(list) && list.length > 0 && list.length <= MAX_OPTIONS && list.every((o) => isObject(o) && typeof o.const === 'string')) {
+	if (Array.isArray(list) && list.length > 0 && list.length <= MAX_OPTIONS && list.every((o) => isJsonObject(o) && typeof o.const === 'string')) {
 		return (list as Json[]).map((o) => ({ value: o.const as string, label: text(o.title) ?? (o.const as string) }));
 	}
 	return undefined;
 }
 
 function fieldOf(name: string, schema: unknown, required: boolean): FormField | undefined {
-	if (!isObject(schema)) return undefined;
+	if (!isJsonObject(schema)) return undefined;
 	const base: FieldBase = { name, label: text(schema.title) ?? name, required, ...(text(schema.description) ? { description: schema.description as string } : {}) };
 	const def = schema.default;
 	if (schema.type === 'string') {
@@ -74,7 +74,7 @@ function fieldOf(name: string, schema: unknown, required: boolean): FormField | 
 		return { ...base, type: schema.type, ...(minimum !== undefined ? { minimum } : {}), ...(maximum !== undefined ? { maximum } : {}), ...(finite(def) !== undefined ? { default: def as number } : {}) };
 	}
 	if (schema.type === 'boolean') return { ...base, type: 'boolean', ...(typeof def === 'boolean' ? { default: def } : {}) };
-	if (schema.type === 'array' && isObject(schema.items)) {
+	if (schema.type === 'array' && isJsonObject(schema.items)) {
 		const options = optionsOf(schema.items, 'anyOf');
 		if (!options) return undefined;
 		const minItems = count(schema.minItems);
@@ -87,9 +87,9 @@ function fieldOf(name: string, schema: unknown, required: boolean): FormField | 
 
 /** The form's fields in the schema's property order, or undefined when the schema is not a flat form MCP allows. */
 export function formFields(requestedSchema: unknown): FormField[] | undefined {
-	if (!isObject(requestedSchema) || (requestedSchema.type !== undefined && requestedSchema.type !== 'object')) return undefined;
+	if (!isJsonObject(requestedSchema) || (requestedSchema.type !== undefined && requestedSchema.type !== 'object')) return undefined;
 	const properties = requestedSchema.properties === undefined ? {} : requestedSchema.properties;
-	if (!isObject(properties)) return undefined;
+	if (!isJsonObject(properties)) return undefined;
 	const names = Object.keys(properties);
 	if (names.length > MAX_FORM_FIELDS) return undefined;
 	const required = new Set(Array.isArray(requestedSchema.required) ? requestedSchema.required.filter((r): r is string => typeof r === 'string') : []);

@@ -1,5 +1,6 @@
 import type { AgentState } from '../agent/types';
 import { scanText } from './poisoning';
+import { isJsonObject } from '../util/jsonObject';
 
 /** A tool result the model saw since the last user turn: where injected instructions usually come from. */
 export interface ContextToolResult {
@@ -27,14 +28,13 @@ export const MAX_RESULT_TEXT = 4000;
 export const MAX_RECENT_RESULTS = 20;
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 
 /** The text parts of a result's content: a string, or an array of text / input_text blocks. */
 function contentText(content: unknown): string {
 	if (typeof content === 'string') return content;
 	if (!Array.isArray(content)) return '';
 	return content
-		.filter((part): part is Json => isObject(part) && typeof part.text === 'string' && (part.type === 'text' || part.type === 'input_text'))
+		.filter((part): part is Json => isJsonObject(part) && typeof part.text === 'string' && (part.type === 'text' || part.type === 'input_text'))
 		.map((part) => part.text as string)
 		.join('\n');
 }
@@ -52,12 +52,12 @@ export function toolResultTexts(transcript: unknown[]): Map<string, string[]> {
 		else texts.set(id, [text]);
 	};
 	for (const item of transcript) {
-		if (!isObject(item)) continue;
+		if (!isJsonObject(item)) continue;
 		if (item.type === 'function_call_output' && typeof item.call_id === 'string') add(item.call_id, contentText(item.output));
 		else if (item.role === 'tool' && typeof item.tool_call_id === 'string') add(item.tool_call_id, contentText(item.content));
 		else if (item.role === 'user' && Array.isArray(item.content)) {
 			for (const block of item.content) {
-				if (isObject(block) && block.type === 'tool_result' && typeof block.tool_use_id === 'string') add(block.tool_use_id, contentText(block.content));
+				if (isJsonObject(block) && block.type === 'tool_result' && typeof block.tool_use_id === 'string') add(block.tool_use_id, contentText(block.content));
 			}
 		}
 	}

@@ -1,7 +1,8 @@
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome } from '../agent/types';
 import { toAnthropicTool } from '../tools/providerFormats';
 import type { ProviderAdapter } from './types';
-import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, isRecord, numberOr0, parseJsonArguments, systemWithStructuredOutput, withCallIds } from './shared';
+import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, numberOr0, parseJsonArguments, systemWithStructuredOutput, withCallIds } from './shared';
+import { isJsonObject } from '../util/jsonObject';
 
 const STOPS: Record<string, StopKind> = {
 	end_turn: 'end_turn',
@@ -75,7 +76,7 @@ export const anthropicMessages: ProviderAdapter = {
 
 	parseResponse(body): ModelTurn {
 		const response = body as { content?: Array<Record<string, unknown>>; stop_reason?: string; usage?: Record<string, unknown> };
-		const content = withCallIds(Array.isArray(response.content) ? (response.content as unknown[]).filter(isRecord) : [], 'id', (block) => block.type === 'tool_use');
+		const content = withCallIds(Array.isArray(response.content) ? (response.content as unknown[]).filter(isJsonObject) : [], 'id', (block) => block.type === 'tool_use');
 		let text = '';
 		const toolCalls: ModelTurn['toolCalls'] = [];
 		for (let i = 0; i < content.length; i++) {

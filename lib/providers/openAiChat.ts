@@ -1,7 +1,8 @@
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome } from '../agent/types';
 import { toOpenAiChatTool } from '../tools/providerFormats';
 import type { ProviderAdapter } from './types';
-import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, isRecord, numberOr0, parseJsonArguments, resultText, withCallIds } from './shared';
+import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, numberOr0, parseJsonArguments, resultText, withCallIds } from './shared';
+import { isJsonObject } from '../util/jsonObject';
 
 const STOPS: Record<string, StopKind> = {
 	stop: 'end_turn',
@@ -47,7 +48,7 @@ export const openAiChat: ProviderAdapter = {
 		const response = body as { choices?: Array<{ message?: Record<string, unknown>; finish_reason?: string }>; usage?: Record<string, unknown> };
 		const choice = response.choices?.[0] ?? {};
 		const message = choice.message ?? {};
-		const rawCalls = withCallIds(Array.isArray(message.tool_calls) ? (message.tool_calls as unknown[]).filter(isRecord) : [], 'id', () => true);
+		const rawCalls = withCallIds(Array.isArray(message.tool_calls) ? (message.tool_calls as unknown[]).filter(isJsonObject) : [], 'id', () => true);
 		const toolCalls = rawCalls
 			.filter((call) => call.type === undefined || call.type === 'function')
 			.map((call) => {

@@ -1,7 +1,8 @@
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome } from '../agent/types';
 import { toOpenAiResponsesTool } from '../tools/providerFormats';
 import type { ProviderAdapter } from './types';
-import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, isRecord, numberOr0, parseJsonArguments, resultText, withCallIds } from './shared';
+import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, numberOr0, parseJsonArguments, resultText, withCallIds } from './shared';
+import { isJsonObject } from '../util/jsonObject';
 
 function openAiResponsesTools(tools: CatalogTool[]) {
 	return tools.map((tool) => toOpenAiResponsesTool(asToolDefinition(tool), tool.providerName));
@@ -48,12 +49,12 @@ export const openAiResponses: ProviderAdapter = {
 			incomplete_details?: { reason?: string } | null;
 			usage?: Record<string, unknown>;
 		};
-		const output = withCallIds(Array.isArray(response.output) ? (response.output as unknown[]).filter(isRecord) : [], 'call_id', (item) => item.type === 'function_call');
+		const output = withCallIds(Array.isArray(response.output) ? (response.output as unknown[]).filter(isJsonObject) : [], 'call_id', (item) => item.type === 'function_call');
 		let text = '';
 		let refusal: string | undefined;
 		for (const item of output) {
 			if (item.type !== 'message' || !Array.isArray(item.content)) continue;
-			for (const part of (item.content as unknown[]).filter(isRecord)) {
+			for (const part of (item.content as unknown[]).filter(isJsonObject)) {
 				if (part.type === 'output_text') text += String(part.text ?? '');
 				if (part.type === 'refusal') refusal = String(part.refusal ?? '');
 			}

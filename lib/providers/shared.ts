@@ -61,11 +61,6 @@ export function numberOr0(value: unknown): number {
 	return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
 }
 
-/** Plain objects only: a null or a string where a block belongs is skipped, not read. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * The items with an id on every tool call: a compatible server that leaves ids out (some local
  * ones do) gets `call_<n>` by the call's position in the turn, in the replayed transcript too, so

@@ -6,10 +6,10 @@
  * provider failure. Here the arguments stay text, and the loop answers the model that they are not
  * valid JSON, as it does for a non-streamed answer.
  */
+import { isJsonObject } from '../util/jsonObject';
+import { parseJsonArguments } from './shared';
 
 type Json = Record<string, unknown>;
-
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Anthropic Messages stream events (message_start, content_block_*, message_delta) → a Message. */
 export async function anthropicMessageFromEvents(events: AsyncIterable<unknown>, onText: (delta: string) => void): Promise<Json> {
@@ -18,16 +18,16 @@ export async function anthropicMessageFromEvents(events: AsyncIterable<unknown>,
 	const argumentText = new Map<number, string>();
 	let complete = false;
 	for await (const event of events) {
-		if (!isRecord(event)) continue;
+		if (!isJsonObject(event)) continue;
 		const index = typeof event.index === 'number' ? event.index : -1;
-		const delta = isRecord(event.delta) ? event.delta : {};
+		const delta = isJsonObject(event.delta) ? event.delta : {};
 		switch (event.type) {
 			case 'message_start':
-				if (isRecord(event.message)) message = { ...event.message };
+				if (isJsonObject(event.message)) message = { ...event.message };
 				break;
 			case 'content_block_start':
 				// A tool_use block's input as it starts ({} unless a proxy sends it whole) is replaced only by the deltas that follow.
-				if (index >= 0 && isRecord(event.content_block)) blocks[index] = { ...event.content_block };
+				if (index >= 0 && isJsonObject(event.content_block)) blocks[index] = { ...event.content_block };
 				break;
 			case 'content_block_delta': {
 				const block = blocks[index];
@@ -49,12 +49,15 @@ export async function anthropicMessageFromEvents(events: AsyncIterable<unknown>,
 			case 'content_block_stop': {
 				const text = argumentText.get(index);
 				// Deltas that add up to nothing mean no arguments ({}); invalid JSON stays text for the loop to refuse.
-				if (blocks[index] && text !== undefined) blocks[index].input = text.trim() === '' ? {} : parsedOrText(text);
+				if (blocks[index] && text !== undefined) {
+					const parsed = parseJsonArguments(text);
+					blocks[index].input = parsed.ok ? parsed.value : text;
+				}
 				break;
 			}
 			case 'message_delta':
 				// Counts the delta leaves null keep their value from message_start (as the SDK's own stream does).
-				message = { ...message, ...delta, usage: { ...(isRecord(message.usage) ? message.usage : {}), ...withoutNulls(event.usage) } };
+				message = { ...message, ...delta, usage: { ...(isJsonObject(message.usage) ? message.usage : {}), ...withoutNulls(event.usage) } };
 				break;
 			case 'message_stop':
 				complete = true;
@@ -77,26 +80,26 @@ export async function chatCompletionFromChunks(chunks: AsyncIterable<unknown>, o
 	let usage: unknown;
 	const calls: Array<Json & { function: Json & { name: string; arguments: string } }> = [];
 	for await (const chunk of chunks) {
-		if (!isRecord(chunk)) continue;
+		if (!isJsonObject(chunk)) continue;
 		if (!head.id && typeof chunk.id === 'string') head = { id: chunk.id, object: 'chat.completion', created: chunk.created, model: chunk.model };
-		if (isRecord(chunk.usage)) usage = chunk.usage;
-		const choice = Array.isArray(chunk.choices) ? chunk.choices.find((c) => isRecord(c) && (c.index === 0 || c.index === undefined)) : undefined;
-		if (!isRecord(choice)) continue;
+		if (isJsonObject(chunk.usage)) usage = chunk.usage;
+		const choice = Array.isArray(chunk.choices) ? chunk.choices.find((c) => isJsonObject(c) && (c.index === 0 || c.index === undefined)) : undefined;
+		if (!isJsonObject(choice)) continue;
 		if (choice.finish_reason) finishReason = choice.finish_reason;
-		const delta = isRecord(choice.delta) ? choice.delta : {};
+		const delta = isJsonObject(choice.delta) ? choice.delta : {};
 		if (typeof delta.content === 'string') {
 			content = (content ?? '') + delta.content;
 			onText(delta.content);
 		}
 		if (typeof delta.refusal === 'string') refusal = (refusal ?? '') + delta.refusal;
 		for (const part of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
-			if (!isRecord(part)) continue;
+			if (!isJsonObject(part)) continue;
 			const { index, function: fnPart, ...rest } = part;
 			const at = typeof index === 'number' ? index : calls.length;
 			const call = (calls[at] ??= { type: 'function', function: { name: '', arguments: '' } });
 			// Every other field is kept (a provider's own, such as Gemini's thought signature, must be replayed).
 			Object.assign(call, withoutNulls(rest));
-			const { name, arguments: args, ...fnRest } = isRecord(fnPart) ? fnPart : {};
+			const { name, arguments: args, ...fnRest } = isJsonObject(fnPart) ? fnPart : {};
 			Object.assign(call.function, withoutNulls(fnRest));
 			// The name arrives whole (some servers repeat it in every chunk); the arguments in pieces.
 			if (typeof name === 'string' && name) call.function.name = name;
@@ -112,14 +115,6 @@ export async function chatCompletionFromChunks(chunks: AsyncIterable<unknown>, o
 
 function withoutNulls(value: unknown): Json {
 	const kept: Json = {};
-	if (isRecord(value)) for (const [key, item] of Object.entries(value)) if (item !== null && item !== undefined) kept[key] = item;
+	if (isJsonObject(value)) for (const [key, item] of Object.entries(value)) if (item !== null && item !== undefined) kept[key] = item;
 	return kept;
-}
-
-function parsedOrText(text: string): unknown {
-	try {
-		return JSON.parse(text) as unknown;
-	} catch {
-		return text;
-	}
 }
