@@ -1,5 +1,5 @@
 import { validateArguments } from '../tools/argumentValidator';
-import { parseJsonText } from '../tools/callResult';
+import { base64DecodedBytes, parseJsonText } from '../tools/callResult';
 import { adapterFor } from '../providers/registry';
 import { EMPTY_USAGE } from '../providers/shared';
 import type { ProviderId } from '../providers/providerId';
@@ -82,7 +82,7 @@ function withinImageBudget(outcome: ToolOutcome, sent: { count: number; bytes: n
 	const kept: ToolOutcome['images'] = [];
 	const notes: string[] = [];
 	for (const image of outcome.images) {
-		const bytes = Math.floor((image.data.length * 3) / 4);
+		const bytes = base64DecodedBytes(image.data);
 		if (sent.count + 1 > MAX_RUN_IMAGES || sent.bytes + bytes > MAX_RUN_IMAGE_BYTES) {
 			notes.push(`[image omitted: ${image.mimeType}, this run already passed ${sent.count} images (${sent.bytes} bytes) to the model, the most one run passes]`);
 			continue;
@@ -107,8 +107,7 @@ function ambiguousId(id: string): string {
 function ambiguousIds(calls: ModelTurn['toolCalls']): Set<string> {
 	const seen = new Set<string>();
 	const ambiguous = new Set<string>();
-	for (const call of calls) {
-		const id = typeof call.id === 'string' ? call.id : '';
+	for (const { id } of calls) {
 		if (!id || seen.has(id)) ambiguous.add(id);
 		seen.add(id);
 	}
@@ -218,7 +217,7 @@ function afterModelTurn(previous: AgentState, turn: ModelTurn): AgentState {
 	if (turn.toolCalls.length > 0 && (turn.stop === 'tool_use' || turn.stop === 'end_turn' || turn.stop === 'other')) {
 		const ambiguous = ambiguousIds(turn.toolCalls);
 		const calls = turn.toolCalls.map((call, index): PlannedCall => {
-			const rejection = ambiguous.has(typeof call.id === 'string' ? call.id : '') ? ambiguousId(call.id) : index >= MAX_TOOL_CALLS_PER_TURN ? tooManyCalls(index) : undefined;
+			const rejection = ambiguous.has(call.id) ? ambiguousId(call.id) : index >= MAX_TOOL_CALLS_PER_TURN ? tooManyCalls(index) : undefined;
 			return rejection ? { id: call.id, providerName: call.name, arguments: call.rawArguments, rejection } : planCall(state, call);
 		});
 		const phase: RunToolsPhase = { name: 'run_tools', calls, assistantText: turn.text, outcomes: {}, durations: {}, decidedApprovals: [] };

@@ -63,15 +63,15 @@ export function catalogKey(tools: CatalogTool[]): string {
 	return key;
 }
 
-/**
- * The store in a node context, created when absent, migrated to the current format when an earlier
- * release wrote it. Fails closed on a store from a newer release: its runs cannot be read safely.
- */
 /** True when this execution paused a run that has not been taken back yet (it is being resumed). */
 export function hasPausedRuns(store: PausedRunStore): boolean {
 	return Object.keys(store.runs).length > 0;
 }
 
+/**
+ * The store in a node context, created when absent, migrated to the current format when an earlier
+ * release wrote it. Fails closed on a store from a newer release: its runs cannot be read safely.
+ */
 export function openStore(context: Record<string, unknown>): PausedRunStore {
 	const existing = context.mcpAgent as Record<string, unknown> | undefined;
 	if (existing && typeof existing === 'object' && existing.runs && typeof existing.runs === 'object') return migrateStore(existing);

@@ -182,6 +182,11 @@ function actionFor(this: IExecuteFunctions, itemIndex: number, item: INodeExecut
 	}
 }
 
+/** The MCP servers' tools and the n8n tool nodes' as one catalog, and what either side withheld. */
+function mergedTools(servers: ConnectedServers, n8nCatalog: { tools: CatalogTool[]; withheld: WithheldEntry[] }): Pick<Shared, 'catalog' | 'withheld'> {
+	return { catalog: mergeCatalogs(servers.catalog, n8nCatalog.tools), withheld: [...servers.withheld, ...n8nCatalog.withheld] };
+}
+
 /**
  * An item's run that failed (a provider error after its retries, a malformed answer): when tool
  * calls had already run, their effects stand, so the error says which, and with Continue On Fail
@@ -343,15 +348,13 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 	} catch (error) {
 		return [failEveryItem(this, error), []];
 	}
-	const catalog = mergeCatalogs(servers.catalog, n8nCatalog.tools);
-	let withheld = [...servers.withheld, ...n8nCatalog.withheld];
 	const finished: INodeExecutionData[] = [];
 	const needsApproval: INodeExecutionData[] = [];
 	const order: string[] = [];
 	const observer = toolCallObserver(this, sources.handles);
 	try {
 		const model = createModelClient(await connection);
-		const shared: Shared = { servers, catalog, withheld, n8nTools: n8nCatalog.index, model, provider, store, prompts: promptReaders(this) };
+		const shared: Shared = { servers, ...mergedTools(servers, n8nCatalog), n8nTools: n8nCatalog.index, model, provider, store, prompts: promptReaders(this) };
 		if (isWiredStraightBack(items.map((item) => item.json as Record<string, unknown>), { store, now: new Date() })) {
 			throw new NodeOperationError(this.getNode(), 'A pending approval came back before it expired, and nothing was decided', {
 				description: 'Connect "Needs Approval" to an MCP Approval node (or a send-and-wait node), not straight back to this node.',
@@ -365,8 +368,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 				// paused run is checked against a new listing.
 				if (itemIndex > 0 && hasPausedRuns(store) && mayResume(items[itemIndex].json)) {
 					await servers.relist();
-					shared.catalog = mergeCatalogs(servers.catalog, n8nCatalog.tools);
-					shared.withheld = withheld = [...servers.withheld, ...n8nCatalog.withheld];
+					Object.assign(shared, mergedTools(servers, n8nCatalog));
 				}
 				const action = actionFor.call(this, itemIndex, items[itemIndex], shared);
 				if (action.kind === 'replayed') continue;
@@ -418,7 +420,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 					continue;
 				}
 				const json = agentRunOutput(final, options.includeTranscript ?? AGENT_DEFAULTS.includeTranscript);
-				if (withheld.length) json.withheldTools = withheld;
+				if (shared.withheld.length) json.withheldTools = shared.withheld;
 				const memoryProblem = await saveToMemory(this, itemIndex, memory, action.kind === 'continue', final, options);
 				if (memoryProblem) json.memoryError = memoryProblem;
 				finished.push({ json: json as IDataObject, pairedItem: { item: itemIndex } });
