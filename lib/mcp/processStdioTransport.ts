@@ -80,6 +80,7 @@ export class ProcessStdioTransport implements Transport {
 	/** Pieces of the line being received; joined once its newline arrives. */
 	private pending: string[] = [];
 	private pendingLength = 0;
+	private readonly maxLineChars: number;
 	private exited = false;
 	private closing = false;
 	private modern = false;
@@ -87,6 +88,7 @@ export class ProcessStdioTransport implements Transport {
 	exitDescription?: string;
 
 	constructor(private readonly options: ProcessStdioOptions) {
+		this.maxLineChars = options.maxLineChars ?? MAX_LINE_CHARS;
 		this.stderr = new OutputTail(20, 500, options.redact);
 		this.stdoutNoise = new OutputTail(5, 500, options.redact);
 	}
@@ -190,7 +192,7 @@ export class ProcessStdioTransport implements Transport {
 		if (start < chunk.length) {
 			this.pending.push(start === 0 ? chunk : chunk.slice(start));
 			this.pendingLength += chunk.length - start;
-			if (this.pendingLength > (this.options.maxLineChars ?? MAX_LINE_CHARS)) this.refuseLongLine();
+			if (this.pendingLength > this.maxLineChars) this.refuseLongLine();
 		}
 	}
 
@@ -202,7 +204,7 @@ export class ProcessStdioTransport implements Transport {
 	private refuseLongLine(): void {
 		this.pending = [];
 		this.pendingLength = 0;
-		const limit = this.options.maxLineChars ?? MAX_LINE_CHARS;
+		const limit = this.maxLineChars;
 		this.exitDescription = `the server wrote a line of more than ${limit >= 1024 * 1024 ? `${Math.round(limit / (1024 * 1024))} MB` : `${limit} characters`} to stdout (a message too large to read), so it was stopped`;
 		this.onerror?.(new ProcessExitError(this.exitDescription, null, null));
 		void this.close();

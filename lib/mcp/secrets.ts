@@ -206,9 +206,10 @@ export function createRedactor(secrets: Iterable<string | undefined>): Redactor 
 	const needles = new Set<string>();
 	for (const secret of secrets) {
 		if (typeof secret !== 'string') continue;
-		for (const form of encodings(secret.trim())) if (form.length >= MIN_SECRET_LENGTH) needles.add(form);
+		const whole = secret.trim();
+		for (const form of encodings(whole)) if (form.length >= MIN_SECRET_LENGTH) needles.add(form);
 		// A secret of several lines (a PEM key) is printed, and kept in output tails, line by line.
-		for (const line of secret.split(/\r?\n|\r/)) if (line.trim().length >= MIN_SECRET_LINE_LENGTH && line.trim() !== secret.trim()) needles.add(line.trim());
+		for (const line of whole.split(/\r?\n|\r/).map((part) => part.trim())) if (line.length >= MIN_SECRET_LINE_LENGTH && line !== whole) needles.add(line);
 	}
 	if (needles.size === 0) return INACTIVE;
 	// Longest first, so that "Bearer x" is replaced whole before "x" would leave "Bearer [redacted]".

@@ -14,8 +14,12 @@ export type PrivateKeyJwtAlgorithm = (typeof PRIVATE_KEY_JWT_ALGORITHMS)[number]
 
 const LIFETIME_SECONDS = 300;
 
-/** The curve of each ES algorithm, as Node names it. */
-const EC_CURVES: Record<string, string> = { ES256: 'prime256v1', ES384: 'secp384r1', ES512: 'secp521r1' };
+/** The curve of each ES algorithm: as Node names it, and as people do. */
+const EC_CURVES: Record<string, { node: string; name: string }> = {
+	ES256: { node: 'prime256v1', name: 'P-256' },
+	ES384: { node: 'secp384r1', name: 'P-384' },
+	ES512: { node: 'secp521r1', name: 'P-521' },
+};
 
 /** Reads the PEM once, so a wrong key fails at the start with a message that never quotes it. */
 export function readPrivateKey(pem: string, algorithm: string): KeyObject {
@@ -34,8 +38,8 @@ export function readPrivateKey(pem: string, algorithm: string): KeyObject {
 	// Each ES algorithm has its own curve (RFC 7518 §3.4); another curve signs, but no server accepts it.
 	const curve = key.asymmetricKeyDetails?.namedCurve;
 	const wanted = EC_CURVES[algorithm];
-	if (wanted && curve !== wanted) {
-		throw new McpFailure(`The private key in the credential is on the ${curve ?? 'unknown'} curve; ${algorithm} needs a ${wanted} key (${algorithm === 'ES256' ? 'P-256' : algorithm === 'ES384' ? 'P-384' : 'P-521'}).`, 'config');
+	if (wanted && curve !== wanted.node) {
+		throw new McpFailure(`The private key in the credential is on the ${curve ?? 'unknown'} curve; ${algorithm} needs a ${wanted.node} key (${wanted.name}).`, 'config');
 	}
 	return key;
 }

@@ -200,26 +200,25 @@ export class ConnectionPool {
 	}
 
 	/**
-	 * Whether a new use may share the connection: the verdict of a health check under way, else
-	 * alive while another execution uses it (a busy server is not pinged), else healthy.
+	 * Whether a new use may share the connection: the verdict of a health check under way; else
+	 * alive, and, when it saw a failure or sat idle long and no other execution is using it (a busy
+	 * server is not pinged), answering a ping. Synchronous when no ping is due, the warm path.
 	 */
-	private usable(entry: Entry, connection: McpConnection): Promise<boolean> {
+	private usable(entry: Entry, connection: McpConnection): boolean | Promise<boolean> {
 		if (entry.checking) return entry.checking;
-		if (entry.leases > 1) return Promise.resolve(connection.isAlive);
-		const checking = this.healthy(entry, connection).finally(() => {
+		if (!connection.isAlive) return false;
+		const failedSince = connection.lastFailureAt > entry.lastHealthy;
+		const idleLong = this.now() - entry.lastHealthy > (this.options.pingAfterIdleMs ?? DEFAULT_PING_AFTER_IDLE_MS);
+		if (entry.leases > 1 || (!failedSince && !idleLong)) return true;
+		const checking = this.answersPing(entry, connection).finally(() => {
 			if (entry.checking === checking) entry.checking = undefined;
 		});
 		entry.checking = checking;
 		return checking;
 	}
 
-	/** Alive, and (after a failure, or a long idle time) answering a ping. */
-	private async healthy(entry: Entry, connection: McpConnection): Promise<boolean> {
-		if (!connection.isAlive) return false;
-		const now = this.now();
-		const failedSince = connection.lastFailureAt > entry.lastHealthy;
-		const idleLong = now - entry.lastHealthy > (this.options.pingAfterIdleMs ?? DEFAULT_PING_AFTER_IDLE_MS);
-		if (!failedSince && !idleLong) return true;
+	/** The connection answers a ping (and is still alive after it). */
+	private async answersPing(entry: Entry, connection: McpConnection): Promise<boolean> {
 		try {
 			await connection.ping(Math.min(this.options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS, connection.config.requestTimeoutMs));
 		} catch {
