@@ -11,6 +11,7 @@ import { callInteractively } from './interactiveCall';
 import { ResultTypeDefaulting } from './resultTypeDefault';
 import { ForwardingTransport } from './forwardingTransport';
 import { LeanHttpTransport, proxyConfigured } from './leanHttpTransport';
+import { boundedReconnection, pacedStreamOpens } from './streamReconnect';
 import { PACKAGE_INFO } from '../packageInfo';
 import { MAX_LIST_PAGES } from './pageLimit';
 
@@ -439,10 +440,11 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 	const auth = config.auth ? { authProvider: config.auth.provider } : {};
 	let transport: Transport;
 	if (kind === 'sse') {
-		transport = new SSEClientTransport(url, { requestInit, ...auth, eventSourceInit: { fetch: headerFetch(config.headers) } });
+		transport = new SSEClientTransport(url, { requestInit, ...auth, eventSourceInit: { fetch: pacedStreamOpens(headerFetch(config.headers)) } });
 	} else {
 		const streamable = new StreamableHTTPClientTransport(url, {
 			requestInit,
+			reconnectionScheduler: boundedReconnection,
 			...auth,
 			...(config.auth ? { onInsufficientScope: config.auth.onInsufficientScope } : {}),
 		});

@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { ForwardingTransport } from './forwardingTransport';
 import { SseParser } from './sseParser';
+import { boundedReopenDelay } from './streamReconnect';
 
 /**
  * Streamable HTTP with a lean path for the messages of an established 2025-era session.
@@ -269,8 +270,8 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 
 	/**
 	 * A stream that ended before its answer, after the server gave a resumption point: GET it again
-	 * with Last-Event-ID after the server's retry delay (or the SDK's backoff), at most
-	 * MAX_RESUME_ATTEMPTS failed attempts in a row, as the SDK transport does.
+	 * with Last-Event-ID after the server's retry delay (held within the bounds of streamReconnect.ts)
+	 * or the SDK's backoff, at most MAX_RESUME_ATTEMPTS failed attempts in a row, as the SDK does.
 	 */
 	private resume(message: JSONRPCMessage, options: TransportSendOptions | undefined, point: ResumePoint, attempt: number): void {
 		if (attempt >= MAX_RESUME_ATTEMPTS) {
@@ -278,7 +279,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 			options?.onRequestStreamEnd?.();
 			return;
 		}
-		const delay = point.retryMs ?? Math.min(FIRST_RECONNECTION_DELAY_MS * 1.5 ** attempt, MAX_RECONNECTION_DELAY_MS);
+		const delay = point.retryMs !== undefined ? boundedReopenDelay(point.retryMs) : Math.min(FIRST_RECONNECTION_DELAY_MS * 1.5 ** attempt, MAX_RECONNECTION_DELAY_MS);
 		const timer = setTimeout(() => {
 			this.resumeTimers.delete(timer);
 			if (this.stopped(options)) return;

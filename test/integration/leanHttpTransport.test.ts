@@ -503,6 +503,31 @@ describe('lean-http-server fixture', () => {
 	});
 });
 
+describe('a server that asks to be reconnected at once, again and again (retry: 0, or more than a timer holds)', () => {
+	const gets = (stats: FixtureStats) => stats.requests.filter((request) => request.method === 'GET').length;
+	const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+	it.each(['0', '99999999999'])('reopens the standing event stream at most every 250 ms (retry: %s)', async (retry) => {
+		const server = await startLean({ LEAN_REOPEN_STORM: retry });
+		const connection = await open(httpConfig(server.url));
+		connection.client.onerror = () => undefined;
+		const before = gets(await statsOf(server));
+		await wait(1000);
+		// The SDK takes the server's delay as given (each reopen resumes from the last event id):
+		// hundreds of GETs a second without the bounds.
+		expect(gets(await statsOf(server)) - before).toBeLessThanOrEqual(6);
+	});
+
+	it("resumes a call's answer stream at most every 250 ms until the call times out", async () => {
+		const server = await startLean({ LEAN_REOPEN_STORM: '0' });
+		const connection = await open(httpConfig(server.url, { requestTimeoutMs: 1000 }));
+		connection.client.onerror = () => undefined;
+		const failure = await failureOf(call(connection, 'storm'));
+		expect(failure.message).toMatch(/did not answer in time/);
+		expect(gets(await statsOf(server))).toBeLessThanOrEqual(12);
+	});
+});
+
 describe('when the lean path is not used', () => {
 	/** An OAuth-style auth with a fixed token (the fixture does not check it). */
 	function fixedTokenAuth(token: string): McpAuth {

@@ -115,6 +115,29 @@ describe('a v1-SDK legacy HTTP+SSE server', () => {
 	});
 });
 
+describe('a legacy HTTP+SSE server that closes its stream with `retry: 0` (a reconnection storm)', () => {
+	let server: RunningServer;
+	beforeAll(async () => {
+		const port = await freePort();
+		server = await startProcessServer([path.join(FIXTURES_DIR, LEGACY), 'sse'], { PORT: String(port), LEGACY_REOPEN_STORM: '1' }, /listening on/, (p) => `http://127.0.0.1:${p}/sse`, port);
+	});
+	afterAll(() => server?.stop());
+
+	it('reopens the stream at most every 250 ms instead of in a tight loop', async () => {
+		const statsUrl = server.url.replace(/\/sse$/, '/stats');
+		const opened = async () => ((await (await fetch(statsUrl)).json()) as { streamsOpened: number }).streamsOpened;
+		const connection = await McpConnection.open(httpConfig(server.url, { transport: 'sse' }));
+		try {
+			const before = await opened();
+			await new Promise((resolve) => setTimeout(resolve, 1000));
+			// EventSource takes the server's 0 ms as given: hundreds of reopens a second without pacing.
+			expect((await opened()) - before).toBeLessThanOrEqual(6);
+		} finally {
+			await connection.close();
+		}
+	});
+});
+
 describe.each(['stdio', 'http'] as const)('server-everything (2025-era) over %s', (transport) => {
 	let server: RunningServer | undefined;
 	let connection: McpConnection;
