@@ -202,6 +202,16 @@ function finish(state: AgentState, status: RunStatus, stop?: StopKind, detail?: 
 	};
 }
 
+/**
+ * What counts against Token Budget: every input token, cached or not, and every output token. The
+ * providers report cached input apart (Anthropic's input_tokens leaves out cache reads and writes;
+ * we split OpenAI's cached_tokens out of prompt_tokens), and with prompt caching most of a long
+ * run's input is cached, so leaving it out would let a run go far past its budget.
+ */
+function budgetedTokens(usage: Usage): number {
+	return usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.outputTokens;
+}
+
 function afterModelTurn(previous: AgentState, turn: ModelTurn): AgentState {
 	const state: AgentState = {
 		...previous,
@@ -211,8 +221,10 @@ function afterModelTurn(previous: AgentState, turn: ModelTurn): AgentState {
 		lastText: turn.text || previous.lastText,
 	};
 	const { tokenBudget } = state.settings;
-	if (tokenBudget > 0 && state.usage.inputTokens + state.usage.outputTokens > tokenBudget) {
-		return finish(state, 'token_budget_exceeded', turn.stop, `used ${state.usage.inputTokens + state.usage.outputTokens} of ${tokenBudget} tokens`);
+	const used = budgetedTokens(state.usage);
+	if (tokenBudget > 0 && used > tokenBudget) {
+		const cached = state.usage.cacheReadTokens + state.usage.cacheWriteTokens;
+		return finish(state, 'token_budget_exceeded', turn.stop, `used ${used} of ${tokenBudget} tokens${cached > 0 ? ` (${cached} of them cached input)` : ''}`);
 	}
 	if (turn.toolCalls.length > 0 && (turn.stop === 'tool_use' || turn.stop === 'end_turn' || turn.stop === 'other')) {
 		const ambiguous = ambiguousIds(turn.toolCalls);

@@ -246,7 +246,7 @@ export const agentProperties: INodeProperties[] = [
 				type: 'number',
 				default: agentDefault('tokenBudget'),
 				typeOptions: { minValue: 0 },
-				description: 'Most input plus output tokens for the whole run; 0 means no limit',
+				description: 'Most tokens for the whole run: input (cached input included) plus output; 0 means no limit',
 			},
 			{
 				displayName: 'Tool Call Concurrency',

@@ -330,8 +330,15 @@ describe('token budget', () => {
 		let state = step(run({ tokenBudget: 100 }), modelTurn({ toolCalls: [{ id: 'a', name: 'echo', rawArguments: { message: 'x' } }], stop: 'tool_use', usage: usage(50, 10) }));
 		expect(state.phase.name).toBe('run_tools');
 		state = step(state, { type: 'tool_outcomes', outcomes: [ok('a', 'x')] });
-		state = step(state, modelTurn({ text: 'more', toolCalls: [{ id: 'b', name: 'echo', rawArguments: { message: 'y' } }], stop: 'tool_use', usage: usage(35, 6, 1000, 1000) }));
+		state = step(state, modelTurn({ text: 'more', toolCalls: [{ id: 'b', name: 'echo', rawArguments: { message: 'y' } }], stop: 'tool_use', usage: usage(35, 6) }));
 		expect(phaseOf(state, 'finished')).toEqual({ name: 'finished', status: 'token_budget_exceeded', stop: 'tool_use', text: 'more', detail: 'used 101 of 100 tokens' });
+	});
+
+	it('counts cached input (cache reads and writes) against the budget, as the providers bill it', () => {
+		// With prompt caching most of a long run's input is cached: 10 new + 100 cached input tokens.
+		const state = step(run({ tokenBudget: 100 }), modelTurn({ text: 'ok', usage: usage(10, 5, 80, 20) }));
+		expect(phaseOf(state, 'finished')).toEqual({ name: 'finished', status: 'token_budget_exceeded', stop: 'end_turn', text: 'ok', detail: 'used 115 of 100 tokens (100 of them cached input)' });
+		expect(step(run({ tokenBudget: 115 }), modelTurn({ text: 'ok', usage: usage(10, 5, 80, 20) })).phase).toMatchObject({ status: 'completed' });
 	});
 
 	it('allows exactly the budget, and 0 means unlimited', () => {
