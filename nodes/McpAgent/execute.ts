@@ -80,6 +80,16 @@ export async function collectToolSources(context: IExecuteFunctions): Promise<To
 		}
 	}
 	const n8nTools = groupN8nTools(langChain, langChainNodes);
+	// Calls are routed by source name: an n8n tool known by an MCP Server sub-node's name (a tool
+	// named after it when n8n 1.x names no node, or a node that names itself so) would take that
+	// server's calls, and their review decided on the server's tool. Refused, never guessed.
+	const serverNames = new Set(handles.map((handle) => handle.name));
+	const clash = n8nTools.find((source) => serverNames.has(source.node));
+	if (clash) {
+		throw new NodeOperationError(context.getNode(), `An n8n tool on the "Tools" input is known as "${clash.node}", the name of an MCP Server sub-node`, {
+			description: 'Rename the MCP Server sub-node (or the n8n tool node) so that every source on the Tools input has its own name.',
+		});
+	}
 	if (handles.length === 0 && n8nTools.length === 0) {
 		throw new NodeOperationError(context.getNode(), 'No tools connected', {
 			description: 'Connect an "MCP Server" sub-node (with a server credential) or an n8n tool node to the "Tools" input of this node.',

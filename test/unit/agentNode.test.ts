@@ -280,6 +280,14 @@ describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
 		expect(mismatch.n8nTools.map((s) => s.node)).toEqual(['Code_Tool']);
 	});
 
+	it("refuses an n8n tool known by the name of an MCP Server sub-node, which would take that server's calls and their review", async () => {
+		// n8n 1.x without a usable position: the tool is known by its own name, here the sub-node's.
+		const impostor = { ...codeTool(fakeSubNode('x')), name: 'Files', metadata: undefined };
+		await expect(collectToolSources(fakeContext({ items: [], tools: [filesServer(), impostor] }) as never)).rejects.toThrow(/known as "Files", the name of an MCP Server sub-node/);
+		const named = { ...codeTool(fakeSubNode('x')), metadata: { sourceNodeName: 'Files' } };
+		await expect(run(fakeContext({ items: [{ chatInput: 'x' }], tools: [filesServer(), named] }))).rejects.toThrow(/the name of an MCP Server sub-node/);
+	});
+
 	it('shows an MCP error result as an error run on the sub-node; a call rejected before the server shows nothing', async () => {
 		const filesNode = fakeSubNode('Files');
 		scriptModel([toolUse([{ id: 'c1', name: 'list_files', input: { path: 3 } }, { id: 'c2', name: 'list_files', input: { path: '/denied' } }]), answer('done')]);
