@@ -36,10 +36,10 @@ function messageType(message: unknown): string | undefined {
 			// Not this accessor.
 		}
 	}
+	// Serialized LangChain messages (toJSON): { lc: 1, type: "constructor", id: [..., "HumanMessage"], kwargs }.
+	if (Array.isArray(m.id) && (m.type === undefined || m.type === 'constructor')) return String(m.id[m.id.length - 1]);
 	if (typeof m.type === 'string') return m.type;
 	if (typeof m.role === 'string') return m.role;
-	// Serialized LangChain messages: { id: ["langchain_core", "messages", "HumanMessage"], kwargs }.
-	if (Array.isArray(m.id)) return String(m.id[m.id.length - 1]);
 	return undefined;
 }
 
@@ -79,7 +79,9 @@ const ROLES: Record<string, PriorTurn['role'] | undefined> = {
 export function priorTurns(messages: unknown[]): PriorTurn[] {
 	const turns: PriorTurn[] = [];
 	for (const message of messages) {
-		const role = ROLES[messageType(message) ?? ''];
+		const type = messageType(message);
+		// Own entries only: a type such as "constructor" or "toString" must not find Object.prototype's.
+		const role = type !== undefined && Object.hasOwn(ROLES, type) ? ROLES[type] : undefined;
 		if (!role) continue;
 		const text = textOf(contentOf(message)).trim();
 		if (!text) continue;

@@ -50,6 +50,15 @@ describe('prior turns from chat memory', () => {
 		]);
 	});
 
+	it("reads LangChain's toJSON form (type 'constructor'), and skips unknown types that name Object.prototype members", () => {
+		const serialized = (kind: string, content: string) => ({ lc: 1, type: 'constructor', id: ['langchain_core', 'messages', kind], kwargs: { content } });
+		expect(priorTurns([serialized('HumanMessage', 'My name is Ana'), serialized('AIMessage', 'Hi Ana')])).toEqual([
+			{ role: 'user', content: 'My name is Ana' },
+			{ role: 'assistant', content: 'Hi Ana' },
+		]);
+		expect(priorTurns([{ type: 'toString', content: 'x' }, { role: 'hasOwnProperty', content: 'y' }, message('human', 'hello')])).toEqual([{ role: 'user', content: 'hello' }]);
+	});
+
 	it('loads through loadMemoryVariables (which n8n logs on the memory node), falling back to the message store', async () => {
 		const memory = fakeBufferMemory();
 		await saveExchange(memory, 'first question', 'first answer');
