@@ -114,6 +114,25 @@ export function describeServer(config: McpServerConfig): string {
 	return describeUrl(config.url);
 }
 
+/** Headers that carry no credential by their nature: their values stay readable in results. */
+const PLAIN_HEADER = /^(?:accept(?:-[a-z]+)?|content-type|user-agent|cache-control|pragma|origin|referer|mcp-protocol-version|[a-z0-9-]*-version)$/i;
+const SECRET_HEADER = /authorization|cookie|key|token|secret|pass|auth|credential|session|signature/i;
+/** Below this length a value under a name that says nothing (X-Region: eu-1) is taken for a setting. */
+const MIN_UNNAMED_SECRET_LENGTH = 8;
+
+/**
+ * The secrets of a custom header. Values are redacted from every string of every result, so a
+ * setting such as `X-Api-Version: 2024` or `Accept: application/json` taken for a secret would cut
+ * "2024-06-01" or "application/json" out of tool results: a plainly non-secret name keeps its value
+ * unless the value looks like a token; a name that says credential always counts; any other name
+ * counts from 8 characters.
+ */
+function customHeaderSecrets([name, value]: [string, string]): string[] {
+	if (PLAIN_HEADER.test(name)) return looksLikeToken(value) ? headerSecrets(value) : [];
+	if (!SECRET_HEADER.test(name) && value.trim().length < MIN_UNNAMED_SECRET_LENGTH && !looksLikeToken(value)) return [];
+	return headerSecrets(value);
+}
+
 /** A header value, and the credential after its scheme ("Bearer x", "Basic base64(user:pass)"). */
 export function headerSecrets(value: string): string[] {
 	const secrets = [value];
@@ -142,7 +161,7 @@ function looksLikeCredentialVariable(name: string, value: string): boolean {
 
 export function serverSecrets(config: McpServerConfig): string[] {
 	if (config.kind === 'http') {
-		return [...Object.values(config.headers).flatMap(headerSecrets), ...urlSecrets(config.url)];
+		return [...Object.entries(config.headers).flatMap(customHeaderSecrets), ...urlSecrets(config.url)];
 	}
 	const secretNames = config.secretEnvNames ?? [];
 	const fromEnv = Object.entries(config.env)
@@ -244,6 +263,7 @@ function redactDeep(input: unknown, text: (value: string) => string, depth: numb
 	if (prototype !== Object.prototype && prototype !== null) return input;
 	let copy: Record<string, unknown> | undefined;
 	for (const [key, entry] of Object.entries(input as Record<string, unknown>)) {
+		if (isBinaryPayload(input as Record<string, unknown>, key, entry)) continue;
 		const nextKey = text(key);
 		const next = redactDeep(entry, text, depth + 1);
 		if (nextKey !== key || next !== entry) {
@@ -254,6 +274,15 @@ function redactDeep(input: unknown, text: (value: string) => string, depth: numb
 		}
 	}
 	return copy ?? input;
+}
+
+/**
+ * The base64 bytes of an image or audio block, or of a resource's `blob`: a secret's text cannot be
+ * read in them (base64 shifts with alignment), and replacing a match would corrupt the file.
+ */
+function isBinaryPayload(owner: Record<string, unknown>, key: string, entry: unknown): boolean {
+	if (typeof entry !== 'string') return false;
+	return key === 'blob' || (key === 'data' && (owner.type === 'image' || owner.type === 'audio'));
 }
 
 const byConfig = new WeakMap<McpServerConfig, Redactor>();

@@ -88,12 +88,43 @@ describe('which values are secrets', () => {
 	it('HTTP: header values and their credential part, URL password, token path segments, credential-like query values', () => {
 		const config = http({
 			url: `https://bob:hunter22@mcp.example.com/u/${TOKEN}/mcp?api_key=k-123&team=core&sig=AbCd1234Ef`,
-			headers: { Authorization: 'Bearer tok-abc', 'X-Tenant': 'acme' },
+			headers: { Authorization: 'Bearer tok-abc', 'X-Tenant': 'acme-corp-eu', 'X-Key': 'k-42' },
 		});
 		const secrets = serverSecrets(config);
-		for (const secret of ['Bearer tok-abc', 'tok-abc', 'acme', 'hunter22', TOKEN, 'k-123', 'AbCd1234Ef']) expect(secrets).toContain(secret);
+		for (const secret of ['Bearer tok-abc', 'tok-abc', 'acme-corp-eu', 'k-42', 'hunter22', TOKEN, 'k-123', 'AbCd1234Ef']) expect(secrets).toContain(secret);
 		expect(secrets).not.toContain('core');
 		expect(secrets).not.toContain('bob');
+	});
+
+	it('custom headers that are settings stay readable in results; image, audio and blob bytes are never rewritten', () => {
+		const config = httpConfigFromCredential({
+			url: 'https://x.test/mcp',
+			authentication: 'headers',
+			headers: 'X-Api-Key: k_9f8e7d6c5b4a39281\nX-Api-Version: 2024\nAccept: application/json\nX-Region: eu-1\nUser-Agent: sk-live-abcdef1234567890',
+		});
+		// Plainly non-secret names, and short values under names that say nothing, are not secrets;
+		// a token-looking value is one under any name.
+		expect(serverSecrets(config).sort()).toEqual(['k_9f8e7d6c5b4a39281', 'sk-live-abcdef1234567890'].sort());
+		const redact = redactorForServer(config);
+		const png = Buffer.concat([Buffer.from('89504e', 'hex'), Buffer.from('k_9f8e7d6c5b4a39281', 'latin1'), Buffer.from('2024', 'base64')]).toString('base64');
+		// A server echoing the key inside base64 text: replacing it would corrupt the bytes, and it cannot be read there.
+		const withKeyInBase64 = `${png}k_9f8e7d6c5b4a39281AAAA`;
+		const answer = {
+			content: [
+				{ type: 'text', text: 'released 2024-06-01 as application/json in eu-1, key k_9f8e7d6c5b4a39281' },
+				{ type: 'image', mimeType: 'image/png', data: withKeyInBase64 },
+				{ type: 'audio', mimeType: 'audio/wav', data: withKeyInBase64 },
+				{ type: 'resource', resource: { uri: 'file:///a', blob: withKeyInBase64, text: 'k_9f8e7d6c5b4a39281' } },
+			],
+		};
+		expect(redact.value(answer)).toEqual({
+			content: [
+				{ type: 'text', text: `released 2024-06-01 as application/json in eu-1, key ${REDACTED}` },
+				{ type: 'image', mimeType: 'image/png', data: withKeyInBase64 },
+				{ type: 'audio', mimeType: 'audio/wav', data: withKeyInBase64 },
+				{ type: 'resource', resource: { uri: 'file:///a', blob: withKeyInBase64, text: REDACTED } },
+			],
+		});
 	});
 
 	it('stdio: secret environment values, plus plain ones whose name or value looks like a credential', () => {
