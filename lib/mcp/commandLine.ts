@@ -24,8 +24,9 @@ export function parseArguments(text: string, field = 'Arguments'): string[] {
 		let parsed: unknown;
 		try {
 			parsed = JSON.parse(trimmed);
-		} catch (error) {
-			throw new ConfigFormatError(`${field}: starts with "[" but is not a valid JSON array (${(error as Error).message})`);
+		} catch {
+			// Not the parser's message: it quotes the text around the mistake, often a key's value.
+			throw new ConfigFormatError(`${field}: starts with "[" but is not a valid JSON array`);
 		}
 		if (!Array.isArray(parsed) || parsed.some((item) => typeof item !== 'string')) {
 			throw new ConfigFormatError(`${field}: a JSON array must contain only strings`);
@@ -158,7 +159,8 @@ export function parseHeaders(text: string, field = 'Headers'): Record<string, st
 		} catch {
 			throw new ConfigFormatError(`${field}: starts with "{" but is not a valid JSON object`);
 		}
-		for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) add(name, value, `"${name}"`);
+		// Entries are named by position: a malformed name may hold the secret ("Authorization: Bearer x").
+		Object.entries(parsed as Record<string, unknown>).forEach(([name, value], index) => add(name, value, `entry ${index + 1}`));
 		return headers;
 	}
 	trimmed.split(/\r?\n/).forEach((line, index) => {
