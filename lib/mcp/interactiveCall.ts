@@ -122,14 +122,17 @@ export function callInteractively(
 				return { kind: 'result', result };
 			}
 			const requests = answer.inputRequests ?? {};
-			const forPerson: Record<string, ServerInputRequest> = {};
-			const automatic: Record<string, unknown> = {};
+			// Built with fromEntries (own keys): a request keyed "__proto__" must stay a request.
+			const personEntries: Array<[string, ServerInputRequest]> = [];
+			const automaticEntries: Array<[string, unknown]> = [];
 			for (const [key, request] of Object.entries(requests)) {
 				if (request?.method === 'sampling/createMessage') return samplingDeclined();
-				if (request?.method === 'roots/list') automatic[key] = EMPTY_ROOTS;
-				else forPerson[key] = { method: String(request?.method ?? ''), ...(request?.params ? { params: request.params } : {}) };
+				if (request?.method === 'roots/list') automaticEntries.push([key, EMPTY_ROOTS]);
+				else personEntries.push([key, { method: String(request?.method ?? ''), ...(request?.params ? { params: request.params } : {}) }]);
 			}
-			if (Object.keys(forPerson).length > 0) {
+			const forPerson: Record<string, ServerInputRequest> = Object.fromEntries(personEntries);
+			const automatic: Record<string, unknown> = Object.fromEntries(automaticEntries);
+			if (personEntries.length > 0) {
 				// Roots answers asked for alongside are not carried over: the retry carries only the
 				// person's answers, and a server missing one asks again (answered here then).
 				const visible = connection.redact.active ? connection.redact.value(forPerson) : forPerson;

@@ -46,4 +46,21 @@ describe('calls on a 2025-era connection', () => {
 		await callInteractively(channel, 'other', {}, {});
 		expect(seen[2]).toEqual({ timeout: 1000 });
 	});
+
+	it('keeps an input request keyed "__proto__" as a request for a person', async () => {
+		const answer = JSON.parse('{"resultType":"input_required","inputRequests":{"__proto__":{"method":"elicitation/create","params":{"message":"Confirm?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s"}');
+		const client = { callTool: async () => answer };
+		const channel: CallChannel = {
+			knownTools: new Map(),
+			config: { requestTimeoutMs: 1000 } as never,
+			isModern: true,
+			redact: { active: false, text: (value) => value, value: (value) => value },
+			request: (_phase, run) => run(client as never),
+			requestUnredacted: (_phase, run) => run(client as never),
+			trackLegacyInput: (call) => call().then((value) => ({ value })),
+		};
+		const outcome = await callInteractively(channel, 't', {}, {});
+		expect(outcome.kind).toBe('input_required');
+		expect(Object.keys((outcome as { inputRequests: Record<string, unknown> }).inputRequests)).toEqual(['__proto__']);
+	});
 });
