@@ -119,7 +119,8 @@ async function callForItem(
 		});
 	});
 	const output = extractToolResult(tool.name, result, options.binaryPropertyPrefix || 'data');
-	if (notes) (output.json as unknown as IDataObject).notes = notes;
+	// After the result's own notes (binaries not stored, ...), which must not be lost.
+	if (notes) (output.json as unknown as IDataObject).notes = [...(output.json.notes ?? []), ...notes];
 	if (output.json.isError && (options.isErrorHandling ?? 'fail') === 'fail') {
 		throw new NodeOperationError(this.getNode(), `Tool ${quoteToolName(tool.name)} reported an error: ${output.json.text || 'no message'}`, {
 			itemIndex,

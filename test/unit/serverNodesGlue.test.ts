@@ -8,7 +8,7 @@
 import { NodeApiError, NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 import { McpFailure } from '../../lib/mcp/errors';
 
-type Behaviour = { listFails?: unknown; call?: (name: string, args: unknown) => Record<string, unknown> };
+type Behaviour = { listFails?: unknown; call?: (name: string, args: unknown) => Record<string, unknown>; callNotes?: string[] };
 let behaviour: Behaviour = {};
 const calls: Array<{ name: string; args: unknown }> = [];
 
@@ -31,7 +31,8 @@ jest.mock('../../lib/mcp/toolCall', () => ({
 	...jest.requireActual('../../lib/mcp/toolCall'),
 	callToolAnsweringInput: async (_connection: unknown, tool: { name: string }, args: unknown) => {
 		calls.push({ name: tool.name, args });
-		return { result: behaviour.call?.(tool.name, args) ?? { content: [{ type: 'text', text: `echo ${JSON.stringify(args)}` }] } };
+		const result = behaviour.call?.(tool.name, args) ?? { content: [{ type: 'text', text: `echo ${JSON.stringify(args)}` }] };
+		return { result, ...(behaviour.callNotes ? { notes: behaviour.callNotes } : {}) };
 	},
 }));
 
@@ -113,6 +114,16 @@ describe('MCP Call Tool glue', () => {
 		const [out] = await callTool(ctx);
 		expect(ctx.prepared).toEqual([{ fileName: expect.stringMatching(/\.png$/), mimeType: 'image/png', bytes: 4 }]);
 		expect(Object.keys(out[0].binary ?? {})).toHaveLength(1);
+	});
+});
+
+describe('MCP Call Tool notes', () => {
+	test("keeps the result's own notes (binaries not stored) beside the call's (a declined input request)", async () => {
+		const image = { type: 'image', mimeType: 'image/png', data: Buffer.from('png!').toString('base64') };
+		behaviour.call = () => ({ content: Array.from({ length: 33 }, () => image) });
+		behaviour.callNotes = ['The server asked for input; declined.'];
+		const [out] = await callTool(context([{}], { tool: 'picture', argumentsMode: 'json', argumentsJson: '{}' }));
+		expect(out[0].json.notes).toEqual([expect.stringContaining('not stored'), 'The server asked for input; declined.']);
 	});
 });
 
