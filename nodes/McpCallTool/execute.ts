@@ -33,6 +33,9 @@ interface CallOptions {
 	timeout?: number;
 }
 
+/** A tool by name, and the tools of the listing it was looked for in (named when it is missing). */
+type ToolLookup = (name: string) => Promise<{ tool?: ToolDefinition; known: Map<string, ToolDefinition> }>;
+
 /** The listed tools by name, per listing: a kept connection's cached list maps once, not per execution. */
 const toolsByName = new WeakMap<ToolDefinition[], Map<string, ToolDefinition>>();
 
@@ -62,12 +65,22 @@ export async function executeCallTool(this: IExecuteFunctions): Promise<INodeExe
 	}
 	const connection = lease.connection;
 	try {
-		let tools: Map<string, ToolDefinition>;
+		let listed: Map<string, ToolDefinition>;
 		try {
-			tools = indexTools(await listToolsCached(connection));
+			listed = indexTools(await listToolsCached(connection));
 		} catch (error) {
 			return [failEveryItem(this, error)];
 		}
+		// A kept connection's listing may be up to a minute old: a tool it lacks is looked for once
+		// more in a fresh listing (shared by the execution's items) before the item fails.
+		let relisted: Promise<Map<string, ToolDefinition>> | undefined;
+		const tools: ToolLookup = async (name) => {
+			const found = listed.get(name);
+			if (found) return { tool: found, known: listed };
+			relisted ??= listToolsCached(connection, { fresh: true }).then(indexTools, () => listed);
+			const fresh = await relisted;
+			return { tool: fresh.get(name), known: fresh };
+		};
 		const params: ItemParameters = {
 			tool: itemParameter(this, 'tool', '', { extractValue: true }),
 			argumentsMode: itemParameter(this, 'argumentsMode', 'fields'),
@@ -91,16 +104,16 @@ export async function executeCallTool(this: IExecuteFunctions): Promise<INodeExe
 async function callForItem(
 	this: IExecuteFunctions,
 	itemIndex: number,
-	tools: Map<string, ToolDefinition>,
+	tools: ToolLookup,
 	connection: McpConnection,
 	options: CallOptions,
 	params: ItemParameters,
 ): Promise<INodeExecutionData> {
 	const toolName = String(params.tool(itemIndex) ?? '').trim();
 	if (!toolName) throw new NodeOperationError(this.getNode(), 'No tool selected', { itemIndex });
-	const tool = tools.get(toolName);
+	const { tool, known: listing } = await tools(toolName);
 	if (!tool) {
-		const known = [...tools.keys()];
+		const known = [...listing.keys()];
 		throw new NodeOperationError(this.getNode(), `The server has no tool named ${quoteToolName(toolName)}`, {
 			itemIndex,
 			description: `Tools on this server: ${known.slice(0, 50).join(', ')}${known.length > 50 ? ', …' : ''}`,

@@ -8,7 +8,7 @@
 import { NodeApiError, NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 import { McpFailure } from '../../lib/mcp/errors';
 
-type Behaviour = { listFails?: unknown; call?: (name: string, args: unknown) => Record<string, unknown>; callNotes?: string[] };
+type Behaviour = { listFails?: unknown; call?: (name: string, args: unknown) => Record<string, unknown>; callNotes?: string[]; addedSince?: string; freshListings?: number };
 let behaviour: Behaviour = {};
 const calls: Array<{ name: string; args: unknown }> = [];
 
@@ -21,9 +21,12 @@ jest.mock('../../lib/mcp/listing', () => {
 		{ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
 		{ name: 'picture', inputSchema: { type: 'object' } },
 	];
-	const list = async () => {
+	const list = async (_connection?: unknown, options?: { fresh?: boolean }) => {
 		if (behaviour.listFails) throw behaviour.listFails;
-		return tools;
+		if (!options?.fresh || !behaviour.addedSince) return tools;
+		// A tool the server added after the kept connection's cached listing.
+		behaviour.freshListings = (behaviour.freshListings ?? 0) + 1;
+		return [...tools, { name: behaviour.addedSince, inputSchema: { type: 'object' } }];
 	};
 	return { ...jest.requireActual('../../lib/mcp/listing'), listToolsCached: list, listAllTools: list };
 });
@@ -114,6 +117,17 @@ describe('MCP Call Tool glue', () => {
 		const [out] = await callTool(ctx);
 		expect(ctx.prepared).toEqual([{ fileName: expect.stringMatching(/\.png$/), mimeType: 'image/png', bytes: 4 }]);
 		expect(Object.keys(out[0].binary ?? {})).toHaveLength(1);
+	});
+});
+
+describe('a tool added since the kept connection listed', () => {
+	test('is found in one fresh listing shared by the items; a tool missing from it still fails, naming the tools', async () => {
+		behaviour.addedSince = 'brandNew';
+		const [out] = await callTool(context([{}, {}], { tool: 'brandNew', argumentsMode: 'json', argumentsJson: '{}' }));
+		expect(calls.map((c) => c.name)).toEqual(['brandNew', 'brandNew']);
+		expect(out).toHaveLength(2);
+		expect(behaviour.freshListings).toBe(1);
+		await expect(callTool(context([{}], { tool: 'neverThere', argumentsMode: 'json', argumentsJson: '{}' }))).rejects.toMatchObject({ message: expect.stringContaining('no tool named'), description: expect.stringContaining('brandNew') });
 	});
 });
 
