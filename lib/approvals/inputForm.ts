@@ -253,7 +253,11 @@ export function readCallInput(body: Record<string, unknown>, approvalId: string,
 			errors.push(`The server's request for input on ${label}${message ? ` ("${message.slice(0, 80)}")` : ''}: ${problems.join(' ')}`);
 		}
 	}
-	return errors.length ? { ok: false, errors, byRequest } : { ok: true, inputResponses: responses };
+	if (errors.length) return { ok: false, errors, byRequest };
+	// The run checks the answers again when it resumes (their size above all): a form it would
+	// refuse must be refused here, next to the fields, not after the page said "decided".
+	const checked = checkInputAnswers({ inputRequests: requests }, responses);
+	return checked.ok ? { ok: true, inputResponses: checked.responses } : { ok: false, errors: [`The answers for ${label}: ${checked.problem}.`], byRequest: {} };
 }
 
 /** Whether a submission answers any input request of this call (form fields). */

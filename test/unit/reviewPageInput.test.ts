@@ -128,6 +128,16 @@ describe('review page: a form generated from the requested schema', () => {
 		expect(nextEffect(decided)).toMatchObject({ type: 'run_tools', calls: [{ id: 'c1', input: { status: 'answered', requestState: 'rs-1', responses: { who: { action: 'accept', content } } } }] });
 	});
 
+	it('refuses answers the run would refuse on resume (over 64 KB), next to the form, deciding nothing', async () => {
+		const notes = { method: 'elicitation/create', params: { message: 'Notes?', requestedSchema: { type: 'object', properties: { notes: { type: 'string' } } } } };
+		const { request: req } = paused({ q: notes });
+		const page = (await hook(req, 'GET')).html;
+		const answer = await hook(req, 'POST', browserPost(page, { reviewer: 'Ana', [action('q')]: 'accept', [value('q', 'notes')]: 'x'.repeat(70 * 1024) }));
+		expect(answer.status).toBe(400);
+		expect(answer.decisions).toBeUndefined();
+		expect(answer.html).toContain('the answers are larger than 64 KB');
+	});
+
 	it('shows validation errors next to the form, decides nothing, and keeps what the person entered', async () => {
 		const post = browserPost(html, { reviewer: 'Ana', [value('who', 'email')]: 'not-an-email', [value('who', 'seats')]: '9', [value('who', 'name')]: 'A', [action('who')]: 'accept' }, [value('who', 'extras', 1)]);
 		const answer = await hook(request, 'POST', post);
