@@ -65,7 +65,18 @@ function hint(field: FormField): string {
 	return parts.length ? ` <span class="meta">(${showText(parts.join(', '))})</span>` : '';
 }
 
-const INPUT_TYPES: Record<string, string> = { email: 'email', uri: 'url', date: 'date', 'date-time': 'datetime-local' };
+/**
+ * The input per string format, without browser-side constraints: a server's default that breaks one
+ * (an e-mail type holding "n/a", seconds in a datetime-local of 60 s steps, 2.5 in an integer field)
+ * would stop the browser from sending the form at all, even to Decline. The run's schema check
+ * decides; the keyboard hint (inputmode) stays.
+ */
+const INPUT_TYPES: Record<string, { type: string; extra: string }> = {
+	email: { type: 'text', extra: ' inputmode="email"' },
+	uri: { type: 'text', extra: ' inputmode="url"' },
+	date: { type: 'date', extra: '' },
+	'date-time': { type: 'datetime-local', extra: ' step="1"' },
+};
 
 /** One field of the form; `value` is what to show (the default, or what the person entered before an error). */
 function renderField(field: FormField, name: (option?: number) => string, value: string | string[] | undefined): string {
@@ -76,9 +87,8 @@ function renderField(field: FormField, name: (option?: number) => string, value:
 		case 'string':
 		case 'number':
 		case 'integer': {
-			const type = field.type === 'string' ? (field.format ? INPUT_TYPES[field.format] : 'text') : 'number';
-			const step = field.type === 'integer' ? ' step="1"' : field.type === 'number' ? ' step="any"' : '';
-			return `<label class="field">${label}${description}<input type="${type}" name="${name()}" value="${escapeHtml(single)}"${step}></label>`;
+			const { type, extra } = field.type === 'string' ? (field.format ? INPUT_TYPES[field.format] : { type: 'text', extra: '' }) : { type: 'number', extra: ' step="any"' };
+			return `<label class="field">${label}${description}<input type="${type}" name="${name()}" value="${escapeHtml(single)}"${extra}></label>`;
 		}
 		case 'boolean': {
 			const radio = (v: string, text: string) => `<label class="choice"><input type="radio" name="${name()}" value="${v}"${single === v ? ' checked' : ''}> ${text}</label>`;

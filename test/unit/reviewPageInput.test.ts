@@ -96,12 +96,18 @@ describe('review page: a form generated from the requested schema', () => {
 
 	it('uses an input type per field type and pre-fills the defaults (SEP-1034)', () => {
 		expect(input('who', 'name')?.slice(1)).toEqual(['text', 'Ana Lima']);
-		expect(input('who', 'email')?.slice(1)).toEqual(['email', '']);
-		expect(input('who', 'site')?.slice(1)).toEqual(['url', '']);
+		// Text with a keyboard hint, not type="email"/"url": a server default that breaks a browser
+		// constraint (an integer default of 2.5 under step="1", seconds under the 60 s step of a
+		// datetime-local) would stop the browser from sending the form, even to Decline.
+		expect(input('who', 'email')?.slice(1)).toEqual(['text', '']);
+		expect(input('who', 'email')?.[0]).toContain('inputmode="email"');
+		expect(input('who', 'site')?.slice(1)).toEqual(['text', '']);
+		expect(input('who', 'site')?.[0]).toContain('inputmode="url"');
 		expect(input('who', 'day')?.slice(1)).toEqual(['date', '2030-05-01']);
 		expect(input('who', 'at')?.slice(1)).toEqual(['datetime-local', '2030-05-01T10:30:00']);
+		expect(input('who', 'at')?.[0]).toContain('step="1"');
 		expect(html).toContain('(date and time in UTC)');
-		expect(input('who', 'seats')?.[0]).toContain('type="number" name="' + value('who', 'seats') + '" value="2" step="1"');
+		expect(input('who', 'seats')?.[0]).toContain('type="number" name="' + value('who', 'seats') + '" value="2" step="any"');
 		expect(input('who', 'budget')?.[0]).toContain('step="any"');
 		expect(html).toContain(`<input type="radio" name="${value('who', 'insurance')}" value="true" checked> Yes`);
 		expect(html).toMatch(new RegExp(`<select name="${value('who', 'cls')}"><option value="">\\(none\\)</option><option value="0">Economy</option><option value="1" selected>Business</option></select>`));
