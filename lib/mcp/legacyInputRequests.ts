@@ -18,8 +18,18 @@ export interface DeclinedRequest {
 	note: string;
 }
 
+/** Distinct notes one call keeps: a server asking in a loop must not grow a result without end. */
+export const MAX_DECLINED_NOTES = 10;
+
+/** One open call's notes: the first MAX_DECLINED_NOTES distinct ones, and how many more came. */
+interface Sink {
+	entries: DeclinedRequest[];
+	notes: Set<string>;
+	more: number;
+}
+
 export class LegacyInputRequests {
-	private readonly open = new Set<DeclinedRequest[]>();
+	private readonly open = new Set<Sink>();
 	/**
 	 * Removes the server configuration's secrets from a request's text before it is cut into a note
 	 * (a secret cut in two would be redacted in neither half). Set by the connection.
@@ -51,7 +61,7 @@ export class LegacyInputRequests {
 	 * are any, so the common path allocates nothing more than the sink).
 	 */
 	track<T>(call: () => Promise<T>): Promise<{ value: T; declined?: DeclinedRequest[] }> {
-		const sink: DeclinedRequest[] = [];
+		const sink: Sink = { entries: [], notes: new Set(), more: 0 };
 		this.open.add(sink);
 		let pending: Promise<T>;
 		try {
@@ -62,7 +72,8 @@ export class LegacyInputRequests {
 		return pending.then(
 			(value) => {
 				this.open.delete(sink);
-				return sink.length ? { value, declined: sink } : { value };
+				if (sink.more > 0) sink.entries.push({ request: 'more requests', note: `The server made ${sink.more} more requests for input during this call; they were declined too.` });
+				return sink.entries.length ? { value, declined: sink.entries } : { value };
 			},
 			(error: unknown) => {
 				this.open.delete(sink);
@@ -72,6 +83,14 @@ export class LegacyInputRequests {
 	}
 
 	private record(entry: DeclinedRequest): void {
-		for (const sink of this.open) if (!sink.some((seen) => seen.note === entry.note)) sink.push(entry);
+		for (const sink of this.open) {
+			if (sink.notes.has(entry.note)) continue;
+			if (sink.entries.length >= MAX_DECLINED_NOTES) {
+				sink.more += 1;
+				continue;
+			}
+			sink.notes.add(entry.note);
+			sink.entries.push(entry);
+		}
 	}
 }
