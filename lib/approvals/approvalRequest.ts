@@ -214,7 +214,8 @@ export function inputRequestLine(item: InputRequestItem): string {
 	if (view.kind !== 'url') return `asks for input: ${inlineText(message)}`;
 	let host = '';
 	try {
-		host = new URL(view.url).host;
+		// Dots bracketed: chat apps turn a bare domain into a link and fetch a preview of it.
+		host = new URL(view.url).host.replace(/\./g, '[.]');
 	} catch {
 		host = 'an address that is not a valid link';
 	}

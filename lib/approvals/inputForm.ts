@@ -36,11 +36,16 @@ const ACTION_LABELS: Record<'form' | 'url', Record<ElicitationAnswer['action'], 
 	url: { accept: 'I completed it', decline: 'Decline', cancel: 'Cancel' },
 };
 
-function hostOf(url: string): { host: string; href: string } | undefined {
+/**
+ * A link the page may offer: http(s) only, and without a user name or password, whose
+ * `https://n8n.example.com:x@pay.evil.example/` form makes another site look like the first part.
+ */
+function hostOf(url: string): { host: string; href: string; plain: boolean; punycode: boolean } | undefined {
 	try {
 		const parsed = new URL(url);
 		if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return undefined;
-		return { host: parsed.host, href: parsed.href };
+		if (parsed.username || parsed.password) return undefined;
+		return { host: parsed.host, href: parsed.href, plain: parsed.protocol === 'http:', punycode: parsed.hostname.split('.').some((label) => label.startsWith('xn--')) };
 	} catch {
 		return undefined;
 	}
@@ -150,11 +155,17 @@ function renderRequest(approvalId: string, call: PendingCallView, item: InputReq
 	if (view.kind === 'url') {
 		kind = 'url';
 		const link = hostOf(view.url);
+		const extra = link
+			? [
+					link.plain ? '<div class="warn">The link is not encrypted (http, not https): what you enter there can be read on the way.</div>' : '',
+					link.punycode ? '<div class="warn">The site\'s name is written in international characters (shown here as "xn--…"): it may imitate a site you know.</div>' : '',
+				].join('')
+			: '';
 		body = link
-			? `<div class="warn">This link leads to another site, <strong class="host">${showName(link.host)}</strong>, chosen by the tool server, not by n8n. Open it only if you trust that site, and check the address before you enter anything there.</div>
+			? `<div class="warn">This link leads to another site, <strong class="host">${showName(link.host)}</strong>, chosen by the tool server, not by n8n. Open it only if you trust that site, and check the address before you enter anything there.</div>${extra}
 <p>Site: <strong class="host">${showName(link.host)}</strong></p>
 <p>Full link: <a href="${escapeHtml(link.href)}" rel="noopener noreferrer" target="_blank">${showText(view.url)}</a>${hiddenCharacterFlag(view.url)}</p>`
-			: `<div class="warn">The server sent an address that is not a web link, so it is not linked: <code>${showName(view.url)}</code></div>`;
+			: `<div class="warn">The server sent an address that is not a plain web link (not http or https, or with a user name or password before the site, a common disguise), so it is not linked: <code>${showName(view.url)}</code></div>`;
 	} else {
 		const fields = view.kind === 'form' ? formFields(view.requestedSchema) : undefined;
 		if (fields) {

@@ -206,10 +206,22 @@ describe('review page: URL mode, hostile text, integrity, JSON API', () => {
 		// The link's href is the parsed, percent-encoded URL; its text shows what the server sent, escaped.
 		expect(html).toContain('<a href="https://evil.example/%22%3E%3Cscript%3Ealert(3)%3C/script%3E" rel="noopener noreferrer" target="_blank">https://evil.example/&quot;&gt;&lt;script&gt;alert(3)&lt;/script&gt;</a>');
 		expect(html).not.toContain('href="javascript:');
-		expect(html).toContain('an address that is not a web link, so it is not linked: <code>javascript:alert(4)</code>');
+		expect(html).toContain('so it is not linked: <code>javascript:alert(4)</code>');
 		// The scan flags the injection in the message, on the item and the page.
 		expect(request.calls[0].input?.requests[0].warnings.join(' ')).toMatch(/ignore/i);
 		expect(html).toMatch(/<div class="warn">Warning: This input request /);
+	});
+
+	it('does not link an address with a user name or password before the site, and warns of http and international site names', async () => {
+		const disguised = { method: 'elicitation/create', params: { mode: 'url', message: 'Pay', url: 'https://n8n.mycompany.com:secure@pay.evil.example/checkout' } };
+		const plain = { method: 'elicitation/create', params: { mode: 'url', message: 'Log in', url: 'http://xn--pypal-4ve.example/login' } };
+		const { request } = paused({ d: disguised, p: plain });
+		const { html } = await hook(request, 'GET');
+		expect(html).not.toContain('href="https://n8n.mycompany.com');
+		expect(html).toContain('with a user name or password before the site, a common disguise), so it is not linked: <code>https://n8n.mycompany.com:secure@pay.evil.example/checkout</code>');
+		expect(html).toContain('<a href="http://xn--pypal-4ve.example/login"');
+		expect(html).toContain('The link is not encrypted (http, not https)');
+		expect(html).toContain('written in international characters');
 	});
 
 	it('refuses to show requests a node in between changed (a swapped link), like changed arguments', async () => {
