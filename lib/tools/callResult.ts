@@ -53,11 +53,18 @@ interface ContentBlock {
 	[key: string]: unknown;
 }
 
+/** File extensions by media type essence (type/subtype, lower case). */
 const EXTENSIONS: Record<string, string> = {
-	'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/svg+xml': 'svg',
-	'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/mpeg': 'mp3', 'audio/ogg': 'ogg', 'application/pdf': 'pdf',
-	'application/gzip': 'gz', 'application/json': 'json', 'text/plain': 'txt',
+	'image/png': 'png', 'image/jpeg': 'jpg', 'image/jpg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/svg+xml': 'svg',
+	'image/bmp': 'bmp', 'image/tiff': 'tiff', 'image/avif': 'avif', 'image/heic': 'heic',
+	'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/wave': 'wav', 'audio/mpeg': 'mp3', 'audio/mp3': 'mp3', 'audio/ogg': 'ogg',
+	'audio/webm': 'webm', 'audio/mp4': 'm4a', 'audio/x-m4a': 'm4a', 'audio/aac': 'aac', 'audio/flac': 'flac', 'audio/l16': 'pcm', 'audio/pcm': 'pcm',
+	'video/mp4': 'mp4', 'video/webm': 'webm', 'application/pdf': 'pdf', 'application/zip': 'zip',
+	'application/gzip': 'gz', 'application/json': 'json', 'text/plain': 'txt', 'text/csv': 'csv', 'text/html': 'html', 'text/markdown': 'md',
 };
+
+/** "audio/L16; rate=24000" -> "audio/l16". */
+const essenceOf = (mimeType: string) => mimeType.split(';')[0].trim().toLowerCase();
 
 /**
  * The binary's file name: the resource's own (the last part of its URI, decoded) when it is a plain
@@ -76,17 +83,24 @@ function fileNameFor(base: string, mimeType: string, uri?: string): string {
 		}
 		if (/^[\p{L}\p{N} _-][\p{L}\p{N} ._-]{0,99}$/u.test(decoded) && /\.[a-z0-9]{1,6}$/i.test(decoded)) return decoded;
 	}
-	return `${base}.${EXTENSIONS[mimeType] ?? 'bin'}`;
+	return `${base}.${EXTENSIONS[essenceOf(mimeType)] ?? 'bin'}`;
 }
 
+/** A plain type/subtype, then up to 8 plain `; name=value` parameters ("audio/L16; rate=24000"). */
+const PLAIN_MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9.+-]{0,60}\/[A-Za-z0-9][A-Za-z0-9.+-]{0,60}(?:\s*;\s*[A-Za-z0-9!#$&^_.+-]{1,40}=(?:"[^"\\\x00-\x1f\x7f]{0,100}"|[A-Za-z0-9!#$&^_.+-]{1,100})){0,8}$/;
+
 /**
- * A binary's media type as the server gave it, when it is a plain type/subtype (and, for an image
- * or audio block, of that kind); anything else, such as text with line breaks, is replaced by a
- * neutral type.
+ * A binary's media type as the server gave it, when it is a plain type/subtype with plain
+ * parameters (and, for an image or audio block, of that kind); anything else, such as text with
+ * line breaks, is replaced by a neutral type.
  */
 function binaryMimeType(mimeType: unknown, kind?: 'image' | 'audio'): string {
-	if (typeof mimeType !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9.+-]{0,60}\/[A-Za-z0-9][A-Za-z0-9.+-]{0,60}$/.test(mimeType)) return 'application/octet-stream';
-	return !kind || mimeType.toLowerCase().startsWith(`${kind}/`) ? mimeType : 'application/octet-stream';
+	if (typeof mimeType !== 'string' || !PLAIN_MEDIA_TYPE.test(mimeType.trim())) return 'application/octet-stream';
+	const essence = essenceOf(mimeType);
+	if (kind && !essence.startsWith(`${kind}/`)) return 'application/octet-stream';
+	// Types are case-insensitive: the essence in lower case, the parameters as given.
+	const parameters = mimeType.trim().indexOf(';');
+	return parameters === -1 ? essence : `${essence}${mimeType.trim().slice(parameters)}`;
 }
 
 export function parseJsonText(text: string): unknown {

@@ -60,6 +60,30 @@ describe('binary names and types a server chooses (MCP Call Tool)', () => {
 			['data_6.bin', 'application/octet-stream'],
 		]);
 	});
+
+	it('keeps plain parameters and any letter case of a media type, and names common types', () => {
+		const blob = base64Of(3);
+		const output = extractToolResult('speech', {
+			content: [
+				{ type: 'audio', data: blob, mimeType: 'audio/wav; rate=16000' },
+				{ type: 'audio', data: blob, mimeType: 'audio/L16;rate=24000;channels=1' },
+				{ type: 'image', data: blob, mimeType: 'image/jpg' },
+				{ type: 'image', data: blob, mimeType: 'IMAGE/PNG' },
+				{ type: 'audio', data: blob, mimeType: 'audio/webm' },
+				{ type: 'audio', data: blob, mimeType: 'audio/mp4' },
+				{ type: 'audio', data: blob, mimeType: 'audio/wav; rate=16000\r\nX-Evil: 1' },
+			],
+		});
+		expect(output.binaries.map((b) => [b.fileName, b.mimeType])).toEqual([
+			['data.wav', 'audio/wav; rate=16000'],
+			['data_1.pcm', 'audio/l16;rate=24000;channels=1'],
+			['data_2.jpg', 'image/jpg'],
+			['data_3.png', 'image/png'],
+			['data_4.webm', 'audio/webm'],
+			['data_5.m4a', 'audio/mp4'],
+			['data_6.bin', 'application/octet-stream'],
+		]);
+	});
 });
 
 describe('binary contents in one MCP Call Tool result', () => {
