@@ -150,11 +150,19 @@ export interface N8nCallResult {
  */
 export async function invokeN8nTool(tool: N8nTool, args: Record<string, unknown>, options: { timeoutMs: number; maxChars: number }): Promise<N8nCallResult> {
 	let timer: NodeJS.Timeout | undefined;
+	// Given to the tool as LangChain's RunnableConfig signal: a tool that honours it (an HTTP
+	// Request Tool's request, a sub-workflow) stops at the timeout instead of running on unseen
+	// while the model, told the call failed, may try it again.
+	const abort = new AbortController();
 	const timeout = new Promise<never>((_, reject) => {
-		timer = setTimeout(() => reject(new Error(`the tool did not answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+		timer = setTimeout(() => {
+			const error = new Error(`the tool did not answer within ${options.timeoutMs} ms`);
+			abort.abort(error);
+			reject(error);
+		}, options.timeoutMs);
 	});
 	try {
-		const result = await Promise.race([Promise.resolve().then(() => tool.invoke(args)), timeout]);
+		const result = await Promise.race([Promise.resolve().then(() => tool.invoke(args, { signal: abort.signal })), timeout]);
 		return { isError: false, text: capText(n8nResultText(result), options.maxChars) };
 	} catch (error) {
 		const message = error instanceof Error ? error.message : String(error);

@@ -210,6 +210,12 @@ describe('the tool runner\'s n8n executor', () => {
 		expect(failing).toEqual({ isError: true, text: 'The tool call failed: sandbox exploded' });
 		const slow = await invokeN8nTool(tool('t', z.object({}), () => new Promise(() => undefined)), {}, limits);
 		expect(slow).toEqual({ isError: true, text: 'The tool call failed: the tool did not answer within 50 ms' });
+		// The tool is told to stop (LangChain's config.signal), so it does not run on unseen.
+		let signal: AbortSignal | undefined;
+		const listening: N8nTool = { name: 't', description: 'd', invoke: (_input, config) => new Promise(() => (signal = (config as { signal?: AbortSignal }).signal)) };
+		await invokeN8nTool(listening, {}, limits);
+		expect(signal?.aborted).toBe(true);
+		expect(String((signal?.reason as Error).message)).toBe('the tool did not answer within 50 ms');
 		expect(n8nResultText([{ response: 'ok' }])).toBe('[{"response":"ok"}]');
 		expect(n8nResultText({ content: 'from a ToolMessage', tool_call_id: 'c' })).toBe('from a ToolMessage');
 	});
