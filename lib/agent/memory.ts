@@ -107,10 +107,19 @@ export async function loadPriorTurns(memory: ChatMemory): Promise<PriorTurn[]> {
  * for; then it is written into the saved answer as text, the form n8n's own agent uses for
  * memories that store plain messages (provider-native tool calls cannot be replayed elsewhere).
  */
+/** Characters of a call's input saved to memory, like the 200 of its result summary. */
+const MAX_SAVED_INPUT_CHARS = 200;
+
+function savedInput(args: unknown): string {
+	const json = JSON.stringify(args) ?? 'null';
+	return json.length > MAX_SAVED_INPUT_CHARS ? `${json.slice(0, MAX_SAVED_INPUT_CHARS)}…` : json;
+}
+
 export async function saveExchange(memory: ChatMemory, userMessage: string, answer: string, toolCalls?: ToolLogEntry[]): Promise<void> {
 	let output = answer;
 	if (toolCalls && toolCalls.length > 0) {
-		const used = toolCalls.map((call) => `Tool: ${call.tool}, Input: ${JSON.stringify(call.arguments)}, Result: ${call.resultSummary}`).join('; ');
+		// Inputs are cut like result summaries: a call that wrote a whole file must not fill every later prompt with it.
+		const used = toolCalls.map((call) => `Tool: ${call.tool}, Input: ${savedInput(call.arguments)}, Result: ${call.resultSummary}`).join('; ');
 		output = `[Used tools: ${used}] ${answer}`;
 	}
 	await memory.saveContext({ input: userMessage }, { output });

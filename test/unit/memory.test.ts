@@ -79,6 +79,9 @@ describe('prior turns from chat memory', () => {
 			[{ input: 'q' }, { output: 'a' }],
 			[{ input: 'q2' }, { output: '[Used tools: Tool: list, Input: {"path":"/tmp"}, Result: a.txt] a2' }],
 		]);
+		// A large input is cut like the result summary (200 characters).
+		await saveExchange(memory, 'q3', 'a3', [{ ...log[0], arguments: { path: '/tmp/big', content: 'x'.repeat(10_000) } }]);
+		expect(memory.saves[2][1]).toEqual({ output: `[Used tools: Tool: list, Input: ${JSON.stringify({ path: '/tmp/big', content: 'x'.repeat(10_000) }).slice(0, 200)}…, Result: a.txt] a3` });
 		expect(isChatMemory(memory)).toBe(true);
 		expect(isChatMemory({ loadMemoryVariables: () => ({}) })).toBe(false);
 	});
