@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { OutputTail } from './outputTail';
-import { isModernRevision, withDefaultResultType } from './resultTypeDefault';
+import { isModernRevision, modernResult } from './resultTypeDefault';
 
 export interface ProcessStdioOptions {
 	command: string;
@@ -223,7 +223,7 @@ export class ProcessStdioTransport implements Transport {
 			this.stdoutNoise.push(line);
 			return;
 		}
-		this.onmessage?.(this.modern ? withDefaultResultType(parsed) : parsed);
+		this.onmessage?.(this.modern ? modernResult(parsed) : parsed);
 	}
 
 	/** Called by the client once the protocol version is known (see resultTypeDefault.ts). */

@@ -19,15 +19,39 @@ export function withDefaultResultType(message: JSONRPCMessage): JSONRPCMessage {
 	return { ...message, result: { ...(result as Record<string, unknown>), resultType: 'complete' } } as JSONRPCMessage;
 }
 
+/** The arrays of the list results that carry caching hints (SEP-2549). */
+const LISTED = ['tools', 'prompts', 'resources', 'resourceTemplates'];
+
 /**
- * Wraps an HTTP transport (Streamable HTTP) and fills in `resultType` once the connection is on
- * 2026-07-28. Everything else passes straight through.
+ * A list result's caching hint as the client's schema requires it: a `ttlMs` that is missing or not
+ * a whole number from 0 (negative, fractional, past the safe range) becomes 0, "stale at once", and
+ * a `cacheScope` that is missing or other than public or private becomes private. The client refused the whole listing
+ * for a bad hint, leaving the server without a single tool; a bad hint now means no caching.
+ */
+export function withUsableCacheHint(message: JSONRPCMessage): JSONRPCMessage {
+	const result = (message as { result?: Record<string, unknown> }).result;
+	if (!result || typeof result !== 'object' || Array.isArray(result) || !LISTED.some((key) => Array.isArray(result[key]))) return message;
+	const ttl = result.ttlMs;
+	const ttlUsable = Number.isSafeInteger(ttl) && (ttl as number) >= 0;
+	const scopeUsable = result.cacheScope === 'public' || result.cacheScope === 'private';
+	if (ttlUsable && scopeUsable) return message;
+	return { ...message, result: { ...result, ...(ttlUsable ? {} : { ttlMs: 0 }), ...(scopeUsable ? {} : { cacheScope: 'private' }) } } as JSONRPCMessage;
+}
+
+/** What a 2026-07-28 connection's client is given: resultType filled in, caching hints usable. */
+export function modernResult(message: JSONRPCMessage): JSONRPCMessage {
+	return withUsableCacheHint(withDefaultResultType(message));
+}
+
+/**
+ * Wraps an HTTP transport (Streamable HTTP) and, once the connection is on 2026-07-28, fills in
+ * `resultType` and repairs caching hints (modernResult). Everything else passes straight through.
  */
 export class ResultTypeDefaulting extends ForwardingTransport {
 	private modern = false;
 
 	protected override fromInnerMessage(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
-		super.fromInnerMessage(this.modern ? withDefaultResultType(message) : message, extra);
+		super.fromInnerMessage(this.modern ? modernResult(message) : message, extra);
 	}
 
 	override setProtocolVersion(version: string): void {

@@ -159,3 +159,28 @@ describe('secrets on the input-request path (stdio, MCP 2026-07-28)', () => {
 		expect(JSON.stringify(done)).not.toContain(SECRET);
 	});
 });
+
+describe('a 2026-07-28 server with a bad caching hint on tools/list', () => {
+	// A hint the client's schema refuses (negative, fractional, too large, missing; an unknown
+	// scope) failed the whole listing with a validation dump: it now counts as no caching (ttlMs 0,
+	// private), and every tool is listed.
+	it.each([
+		['-1', undefined],
+		['1e300', undefined],
+		['2.5', undefined],
+		['omit', 'omit'],
+		['60000', '"everyone"'],
+	])('lists every tool with ttlMs %s and cacheScope %s', async (ttl, scope) => {
+		const env = { MODERN_TOOLS_TTL: ttl, ...(scope ? { MODERN_TOOLS_SCOPE: scope === 'omit' ? 'omit' : JSON.parse(scope) } : {}) };
+		const connection = await McpConnection.open(stdioConfig(process.execPath, [MODERN, 'stdio'], { env }));
+		try {
+			expect(connection.protocolVersion).toBe('2026-07-28');
+			const tools = await listAllTools(connection);
+			expect(tools.map((tool) => tool.name)).toContain('echo');
+			// Listed again, not served from a cache the hint never allowed.
+			expect((await listAllTools(connection)).map((tool) => tool.name)).toContain('echo');
+		} finally {
+			await connection.close();
+		}
+	});
+});
