@@ -1,6 +1,21 @@
 import { checkToolOutput } from '../../lib/mcp/toolOutput';
 import { callInteractively, type CallChannel } from '../../lib/mcp/interactiveCall';
 
+
+/** A call channel over a fake client: no redaction, no legacy input, a 1 s request timeout. */
+function channelOver(client: unknown, extra: Partial<CallChannel> = {}): CallChannel {
+	return {
+		knownTools: new Map(),
+		config: { requestTimeoutMs: 1000 } as never,
+		isModern: false,
+		redact: { active: false, text: (value) => value, value: (value) => value },
+		request: (_phase, run) => run(client as never),
+		requestUnredacted: (_phase, run) => run(client as never),
+		trackLegacyInput: (call) => call().then((value) => ({ value })),
+		...extra,
+	};
+}
+
 describe('checkToolOutput', () => {
 	const tool = { name: 'weather', outputSchema: { type: 'object', properties: { temp: { type: 'number' } }, required: ['temp'] } };
 
@@ -29,15 +44,7 @@ describe('calls on a 2025-era connection', () => {
 				return answer;
 			},
 		};
-		const channel: CallChannel = {
-			knownTools: new Map([['weather', tool as never]]),
-			config: { requestTimeoutMs: 1000 } as never,
-			isModern: false,
-			redact: { active: false, text: (value) => value, value: (value) => value },
-			request: (_phase, run) => run(client as never),
-			requestUnredacted: (_phase, run) => run(client as never),
-			trackLegacyInput: (call) => call().then((value) => ({ value })),
-		};
+		const channel = channelOver(client, { knownTools: new Map([['weather', tool as never]]) });
 		expect(await callInteractively(channel, 'weather', {}, { timeoutMs: 500, publicOnly: true })).toEqual({ kind: 'result', result: answer });
 		expect(seen[0]).toEqual({ timeout: 500, toolDefinition: { name: 'weather', inputSchema: { type: 'object' } } });
 		answer = { content: [], structuredContent: { temp: 'warm' } };
@@ -50,15 +57,7 @@ describe('calls on a 2025-era connection', () => {
 	it('keeps an input request keyed "__proto__" as a request for a person', async () => {
 		const answer = JSON.parse('{"resultType":"input_required","inputRequests":{"__proto__":{"method":"elicitation/create","params":{"message":"Confirm?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s"}');
 		const client = { callTool: async () => answer };
-		const channel: CallChannel = {
-			knownTools: new Map(),
-			config: { requestTimeoutMs: 1000 } as never,
-			isModern: true,
-			redact: { active: false, text: (value) => value, value: (value) => value },
-			request: (_phase, run) => run(client as never),
-			requestUnredacted: (_phase, run) => run(client as never),
-			trackLegacyInput: (call) => call().then((value) => ({ value })),
-		};
+		const channel = channelOver(client, { isModern: true });
 		const outcome = await callInteractively(channel, 't', {}, {});
 		expect(outcome.kind).toBe('input_required');
 		expect(Object.keys((outcome as { inputRequests: Record<string, unknown> }).inputRequests)).toEqual(['__proto__']);
