@@ -102,11 +102,6 @@ export async function loadPriorTurns(memory: ChatMemory): Promise<PriorTurn[]> {
 	return Array.isArray(messages) ? priorTurns(messages) : [];
 }
 
-/**
- * Saves one exchange: the user's message and the final answer. Tool traffic stays out unless asked
- * for; then it is written into the saved answer as text, the form n8n's own agent uses for
- * memories that store plain messages (provider-native tool calls cannot be replayed elsewhere).
- */
 /** Characters of a call's input saved to memory, like the 200 of its result summary. */
 const MAX_SAVED_INPUT_CHARS = 200;
 
@@ -115,6 +110,11 @@ function savedInput(args: unknown): string {
 	return json.length > MAX_SAVED_INPUT_CHARS ? `${json.slice(0, MAX_SAVED_INPUT_CHARS)}…` : json;
 }
 
+/**
+ * Saves one exchange: the user's message and the final answer. Tool traffic stays out unless asked
+ * for; then it is written into the saved answer as text, the form n8n's own agent uses for
+ * memories that store plain messages (provider-native tool calls cannot be replayed elsewhere).
+ */
 export async function saveExchange(memory: ChatMemory, userMessage: string, answer: string, toolCalls?: ToolLogEntry[]): Promise<void> {
 	let output = answer;
 	if (toolCalls && toolCalls.length > 0) {
