@@ -25,8 +25,9 @@ const LISTED = ['tools', 'prompts', 'resources', 'resourceTemplates'];
 /**
  * A list result's caching hint as the client's schema requires it: a `ttlMs` that is missing or not
  * a whole number from 0 (negative, fractional, past the safe range) becomes 0, "stale at once", and
- * a `cacheScope` that is missing or other than public or private becomes private. The client refused the whole listing
- * for a bad hint, leaving the server without a single tool; a bad hint now means no caching.
+ * a `cacheScope` that is missing or other than public or private becomes private. The client
+ * refused the whole listing for a bad hint, leaving the server without a single tool; a bad hint
+ * now means no caching.
  */
 export function withUsableCacheHint(message: JSONRPCMessage): JSONRPCMessage {
 	const result = (message as { result?: Record<string, unknown> }).result;
