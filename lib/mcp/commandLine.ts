@@ -106,8 +106,8 @@ export function parseEnvironment(text: string, field = 'Environment Variables'):
 		}
 		// No prototype while filling: "__proto__" is then a variable name like any other.
 		const env: Record<string, string> = Object.create(null) as Record<string, string>;
-		for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) {
-			checkVariableName(name, field);
+		for (const [index, [name, value]] of Object.entries(parsed as Record<string, unknown>).entries()) {
+			checkVariableName(name, field, `entry ${index + 1}`);
 			if (typeof value !== 'string') throw new ConfigFormatError(`${field}: the value of ${name} must be a string`);
 			checkNoNul(value, `${field}: the value of ${name}`);
 			env[name] = value;
@@ -122,7 +122,7 @@ export function parseEnvironment(text: string, field = 'Environment Variables'):
 		const eq = content.indexOf('=');
 		if (eq <= 0) throw new ConfigFormatError(`${field}: line ${index + 1} must look like NAME=value`);
 		const name = content.slice(0, eq).trim();
-		checkVariableName(name, field, index + 1);
+		checkVariableName(name, field, `line ${index + 1}`);
 		const value = content.slice(eq + 1);
 		checkNoNul(value, `${field}: the value of ${name}`);
 		env[name] = value;
@@ -130,9 +130,9 @@ export function parseEnvironment(text: string, field = 'Environment Variables'):
 	return { ...env };
 }
 
-function checkVariableName(name: string, field: string, line?: number): void {
+/** `where` names the line or entry, never the name itself: a malformed name may hold the secret (API_KEY=sk-…). */
+function checkVariableName(name: string, field: string, where: string): void {
 	if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-		const where = line ? `line ${line}` : `"${name}"`;
 		throw new ConfigFormatError(`${field}: ${where} has an invalid variable name (letters, digits and _ only)`);
 	}
 }

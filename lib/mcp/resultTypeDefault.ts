@@ -19,11 +19,11 @@ export function withDefaultResultType(message: JSONRPCMessage): JSONRPCMessage {
 	return { ...message, result: { ...(result as Record<string, unknown>), resultType: 'complete' } } as JSONRPCMessage;
 }
 
-/** The arrays of the list results that carry caching hints (SEP-2549). */
-const LISTED = ['tools', 'prompts', 'resources', 'resourceTemplates'];
+/** The arrays of the results that carry caching hints (SEP-2549): the lists, and resources/read's contents. */
+const LISTED = ['tools', 'prompts', 'resources', 'resourceTemplates', 'contents'];
 
 /**
- * A list result's caching hint as the client's schema requires it: a `ttlMs` that is missing or not
+ * A cacheable result's hint as the client's schema requires it: a `ttlMs` that is missing or not
  * a whole number from 0 (negative, fractional, past the safe range) becomes 0, "stale at once", and
  * a `cacheScope` that is missing or other than public or private becomes private. The client
  * refused the whole listing for a bad hint, leaving the server without a single tool; a bad hint

@@ -7,8 +7,9 @@ import type { McpServerConfig } from './serverConfig';
  * is what we look for, in the forms it commonly takes when echoed.
  *
  * What counts as a secret:
- * - HTTP: every header value (the bearer token included), and the credential part after an
- *   auth scheme ("Bearer x" -> "x"; "Basic b64" -> the decoded "user:pass" and the password);
+ * - HTTP: header values (the bearer token included; not settings such as Accept or *-Version,
+ *   see customHeaderSecrets), and the credential part after an auth scheme ("Bearer x" -> "x";
+ *   "Basic b64" -> the decoded "user:pass" and the password);
  *   with OAuth, every access and refresh token the connection has held, the client secret and
  *   the private key (lib/mcp/oauth, `McpAuth.secrets`), also after a refresh replaced them;
  *   in the URL, the user-info password, path segments that look like tokens (see
@@ -276,13 +277,18 @@ function redactDeep(input: unknown, text: (value: string) => string, depth: numb
 	return copy ?? input;
 }
 
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
 /**
- * The base64 bytes of an image or audio block, or of a resource's `blob`: a secret's text cannot be
- * read in them (base64 shifts with alignment), and replacing a match would corrupt the file.
+ * The base64 bytes of an image or audio block, or of a resource's `blob` (beside its `uri`): a
+ * secret's text cannot be read in them (base64 shifts with alignment), and replacing a match would
+ * corrupt the file. Only real base64 in those places: text a server puts under such a key elsewhere
+ * (or that is not base64) is redacted as any other.
  */
 function isBinaryPayload(owner: Record<string, unknown>, key: string, entry: unknown): boolean {
 	if (typeof entry !== 'string') return false;
-	return key === 'blob' || (key === 'data' && (owner.type === 'image' || owner.type === 'audio'));
+	const binary = (key === 'blob' && typeof owner.uri === 'string') || (key === 'data' && (owner.type === 'image' || owner.type === 'audio'));
+	return binary && BASE64.test(entry);
 }
 
 const byConfig = new WeakMap<McpServerConfig, Redactor>();

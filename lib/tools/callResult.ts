@@ -86,8 +86,11 @@ function fileNameFor(base: string, mimeType: string, uri?: string): string {
 	return `${base}.${EXTENSIONS[essenceOf(mimeType)] ?? 'bin'}`;
 }
 
-/** A plain type/subtype, then up to 8 plain `; name=value` parameters ("audio/L16; rate=24000"). */
-const PLAIN_MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9.+-]{0,60}\/[A-Za-z0-9][A-Za-z0-9.+-]{0,60}(?:\s*;\s*[A-Za-z0-9!#$&^_.+-]{1,40}=(?:"[^"\\\x00-\x1f\x7f]{0,100}"|[A-Za-z0-9!#$&^_.+-]{1,100})){0,8}$/;
+/**
+ * A plain type/subtype, then up to 8 plain `; name=value` parameters ("audio/L16; rate=24000"),
+ * quoted values in printable ASCII only: n8n sends the type as a Content-Type header.
+ */
+const PLAIN_MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9.+-]{0,60}\/[A-Za-z0-9][A-Za-z0-9.+-]{0,60}(?:\s*;\s*[A-Za-z0-9!#$&^_.+-]{1,40}=(?:"[\x20\x21\x23-\x5b\x5d-\x7e]{0,100}"|[A-Za-z0-9!#$&^_.+-]{1,100})){0,8}$/;
 
 /**
  * A binary's media type as the server gave it, when it is a plain type/subtype with plain

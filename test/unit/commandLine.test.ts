@@ -122,7 +122,7 @@ describe('parseEnvironment', () => {
 		const nullValue = errorOf(() => parseEnvironment('{"TOKEN": null}'));
 		expect(nullValue.message).toBe('Environment Variables: the value of TOKEN must be a string');
 		const badName = errorOf(() => parseEnvironment(`{"BAD-NAME": "${secret}"}`));
-		expect(badName.message).toBe('Environment Variables: "BAD-NAME" has an invalid variable name (letters, digits and _ only)');
+		expect(badName.message).toBe('Environment Variables: entry 1 has an invalid variable name (letters, digits and _ only)');
 		for (const error of [invalid, nonString, nullValue, badName]) expect(error.message).not.toContain(secret);
 	});
 });
@@ -161,6 +161,7 @@ describe('parseHeaders', () => {
 		expect(injected.message).not.toContain('injected-secret');
 		expect(errorOf(() => parseHeaders('{"X-Count": 3}')).message).toBe('Headers: the value of header X-Count must be a string');
 		expect(errorOf(() => parseHeaders('{"Bad Name": "v"}')).message).toBe('Headers: entry 1 has an invalid header name');
+		expect(errorOf(() => parseEnvironment('{"LOG": "x", "API_KEY=sk-live-abcdef1234567890": "x"}')).message).toBe('Environment Variables: entry 2 has an invalid variable name (letters, digits and _ only)');
 		// A malformed name may hold the secret itself.
 		expect(errorOf(() => parseHeaders('{"Accept": "x", "Authorization: Bearer sk-abcdef123456": ""}')).message).toBe('Headers: entry 2 has an invalid header name');
 		const invalid = errorOf(() => parseHeaders('{"Authorization": "Bearer leaked-4411"'));

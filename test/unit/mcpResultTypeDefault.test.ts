@@ -1,5 +1,5 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { ResultTypeDefaulting, withDefaultResultType } from '../../lib/mcp/resultTypeDefault';
+import { ResultTypeDefaulting, withDefaultResultType, withUsableCacheHint } from '../../lib/mcp/resultTypeDefault';
 
 describe('resultType defaults to "complete" on 2026-07-28 connections (SEP-2322)', () => {
 	it('fills in a missing resultType and leaves everything else as it is', () => {
@@ -26,5 +26,18 @@ describe('resultType defaults to "complete" on 2026-07-28 connections (SEP-2322)
 		inner.onmessage?.(bare);
 		expect(seen).toEqual([bare, bare, { jsonrpc: '2.0', id: 1, result: { resultType: 'complete' } }]);
 		expect(wrapped.sessionId).toBe('sid');
+	});
+});
+
+describe('caching hints a 2026-07-28 client can use (SEP-2549)', () => {
+	it('repairs a bad or missing ttlMs / cacheScope on list results and resources/read, and leaves good ones and other results alone', () => {
+		const read = { jsonrpc: '2.0', id: 1, result: { contents: [{ uri: 'file:///a', text: 'x' }], ttlMs: -1 } } as JSONRPCMessage;
+		expect(withUsableCacheHint(read)).toEqual({ jsonrpc: '2.0', id: 1, result: { contents: [{ uri: 'file:///a', text: 'x' }], ttlMs: 0, cacheScope: 'private' } });
+		const prompts = { jsonrpc: '2.0', id: 2, result: { prompts: [], ttlMs: 1.5, cacheScope: 'public' } } as JSONRPCMessage;
+		expect(withUsableCacheHint(prompts)).toEqual({ jsonrpc: '2.0', id: 2, result: { prompts: [], ttlMs: 0, cacheScope: 'public' } });
+		const good = { jsonrpc: '2.0', id: 3, result: { tools: [], ttlMs: 60_000, cacheScope: 'private' } } as JSONRPCMessage;
+		expect(withUsableCacheHint(good)).toBe(good);
+		const call = { jsonrpc: '2.0', id: 4, result: { content: [] } } as JSONRPCMessage;
+		expect(withUsableCacheHint(call)).toBe(call);
 	});
 });

@@ -72,6 +72,7 @@ describe('binary names and types a server chooses (MCP Call Tool)', () => {
 				{ type: 'audio', data: blob, mimeType: 'audio/webm' },
 				{ type: 'audio', data: blob, mimeType: 'audio/mp4' },
 				{ type: 'audio', data: blob, mimeType: 'audio/wav; rate=16000\r\nX-Evil: 1' },
+				{ type: 'audio', data: blob, mimeType: 'audio/wav; name="\u202egpj.exe\u2028"' },
 			],
 		});
 		expect(output.binaries.map((b) => [b.fileName, b.mimeType])).toEqual([
@@ -82,6 +83,7 @@ describe('binary names and types a server chooses (MCP Call Tool)', () => {
 			['data_4.webm', 'audio/webm'],
 			['data_5.m4a', 'audio/mp4'],
 			['data_6.bin', 'application/octet-stream'],
+			['data_7.bin', 'application/octet-stream'],
 		]);
 	});
 });

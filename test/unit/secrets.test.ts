@@ -100,21 +100,21 @@ describe('which values are secrets', () => {
 		const config = httpConfigFromCredential({
 			url: 'https://x.test/mcp',
 			authentication: 'headers',
-			headers: 'X-Api-Key: k_9f8e7d6c5b4a39281\nX-Api-Version: 2024\nAccept: application/json\nX-Region: eu-1\nUser-Agent: sk-live-abcdef1234567890',
+			headers: 'X-Api-Key: k9f8e7d6c5b4a39281z\nX-Api-Version: 2024\nAccept: application/json\nX-Region: eu-1\nUser-Agent: sk-live-abcdef1234567890',
 		});
 		// Plainly non-secret names, and short values under names that say nothing, are not secrets;
 		// a token-looking value is one under any name.
-		expect(serverSecrets(config).sort()).toEqual(['k_9f8e7d6c5b4a39281', 'sk-live-abcdef1234567890'].sort());
+		expect(serverSecrets(config).sort()).toEqual(['k9f8e7d6c5b4a39281z', 'sk-live-abcdef1234567890'].sort());
 		const redact = redactorForServer(config);
-		const png = Buffer.concat([Buffer.from('89504e', 'hex'), Buffer.from('k_9f8e7d6c5b4a39281', 'latin1'), Buffer.from('2024', 'base64')]).toString('base64');
+		const png = Buffer.concat([Buffer.from('89504e', 'hex'), Buffer.from('k9f8e7d6c5b4a39281z', 'latin1'), Buffer.from('2024', 'base64'), Buffer.from('xy')]).toString('base64'); // 27 bytes: no padding
 		// A server echoing the key inside base64 text: replacing it would corrupt the bytes, and it cannot be read there.
-		const withKeyInBase64 = `${png}k_9f8e7d6c5b4a39281AAAA`;
+		const withKeyInBase64 = `${png}k9f8e7d6c5b4a39281zAAAA`;
 		const answer = {
 			content: [
-				{ type: 'text', text: 'released 2024-06-01 as application/json in eu-1, key k_9f8e7d6c5b4a39281' },
+				{ type: 'text', text: 'released 2024-06-01 as application/json in eu-1, key k9f8e7d6c5b4a39281z' },
 				{ type: 'image', mimeType: 'image/png', data: withKeyInBase64 },
 				{ type: 'audio', mimeType: 'audio/wav', data: withKeyInBase64 },
-				{ type: 'resource', resource: { uri: 'file:///a', blob: withKeyInBase64, text: 'k_9f8e7d6c5b4a39281' } },
+				{ type: 'resource', resource: { uri: 'file:///a', blob: withKeyInBase64, text: 'k9f8e7d6c5b4a39281z' } },
 			],
 		};
 		expect(redact.value(answer)).toEqual({
@@ -125,6 +125,9 @@ describe('which values are secrets', () => {
 				{ type: 'resource', resource: { uri: 'file:///a', blob: withKeyInBase64, text: REDACTED } },
 			],
 		});
+		// Only base64 in those places: a `blob` elsewhere, or image data that is not base64, is text.
+		const echoed = redact.value({ structuredContent: { headers: { blob: 'X-Api-Key: k9f8e7d6c5b4a39281z' } }, content: [{ type: 'image', mimeType: 'image/png', data: 'key: k9f8e7d6c5b4a39281z' }] });
+		expect(JSON.stringify(echoed)).not.toContain('k9f8e7d6c5b4a39281z');
 	});
 
 	it('stdio: secret environment values, plus plain ones whose name or value looks like a credential', () => {
