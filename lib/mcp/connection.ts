@@ -12,6 +12,7 @@ import { ResultTypeDefaulting } from './resultTypeDefault';
 import { ForwardingTransport } from './forwardingTransport';
 import { LeanHttpTransport, proxyConfigured } from './leanHttpTransport';
 import { boundedReconnection, pacedStreamOpens } from './streamReconnect';
+import { limitedFetch, MAX_ANSWER_BYTES } from './streamLimits';
 import { PACKAGE_INFO } from '../packageInfo';
 import { MAX_LIST_PAGES } from './pageLimit';
 
@@ -440,10 +441,11 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 	const auth = config.auth ? { authProvider: config.auth.provider } : {};
 	let transport: Transport;
 	if (kind === 'sse') {
-		transport = new SSEClientTransport(url, { requestInit, ...auth, eventSourceInit: { fetch: pacedStreamOpens(headerFetch(config.headers)) } });
+		transport = new SSEClientTransport(url, { requestInit, ...auth, eventSourceInit: { fetch: pacedStreamOpens(limitedFetch(headerFetch(config.headers), MAX_ANSWER_BYTES)) } });
 	} else {
 		const streamable = new StreamableHTTPClientTransport(url, {
 			requestInit,
+			fetch: limitedFetch(),
 			reconnectionScheduler: boundedReconnection,
 			...auth,
 			...(config.auth ? { onInsufficientScope: config.auth.onInsufficientScope } : {}),

@@ -18,6 +18,7 @@ import {
 import { ForwardingTransport } from './forwardingTransport';
 import { SseParser } from './sseParser';
 import { boundedReopenDelay } from './streamReconnect';
+import { AnswerTooLarge, MAX_ANSWER_BYTES } from './streamLimits';
 
 /**
  * Streamable HTTP with a lean path for the messages of an established 2025-era session.
@@ -42,6 +43,12 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 	private closed = false;
 	private readonly agent: http.Agent;
 	private readonly requests = new Set<http.ClientRequest>();
+	/** Each request's POST while its answer is awaited, by JSON-RPC id: cut when the call is cancelled. */
+	private readonly answering = new Map<string | number, http.ClientRequest>();
+	/** Ids of calls the client gave up on (timeout, abort): their streams end without a word. */
+	private readonly cancelled = new Set<string | number>();
+	/** Resumptions waiting for their delay, by the request's id. */
+	private readonly resuming = new Map<string | number, NodeJS.Timeout>();
 	private readonly resumeTimers = new Set<NodeJS.Timeout>();
 	/** The credential's headers, names lower-cased. */
 	private readonly credentialHeaders: Record<string, string> = {};
@@ -77,16 +84,18 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 		this.closed = true;
 		for (const timer of this.resumeTimers) clearTimeout(timer);
 		this.resumeTimers.clear();
+		this.resuming.clear();
 		for (const request of this.requests) request.destroy();
 		this.agent.destroy();
 		await super.close();
 	}
 
 	override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+		this.cutCancelled(message);
 		if (!this.takesLeanPath(message, options)) return super.send(message, options);
 		return this.post(message, options).catch((error: unknown) => {
 			const reported = typeof error === 'object' && error !== null && reportedByInner.has(error);
-			if (!reported && !this.stopped(options)) this.onerror?.(error as Error);
+			if (!reported && !this.given(message, options)) this.onerror?.(error as Error);
 			throw error;
 		});
 	}
@@ -94,6 +103,33 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 	/** Closed, or the request's own signal aborted: whatever fails then was asked for, not reported. */
 	private stopped(options: TransportSendOptions | undefined): boolean {
 		return this.closed || options?.requestSignal?.aborted === true;
+	}
+
+	/** stopped(), or the call this message asked for was cancelled by the client. */
+	private given(message: JSONRPCMessage, options: TransportSendOptions | undefined): boolean {
+		return this.stopped(options) || ('id' in message && message.id !== undefined && this.cancelled.has(message.id));
+	}
+
+	/**
+	 * On a 2025-era session the client cancels a call (its timeout, an aborted execution) with
+	 * `notifications/cancelled` and gives the request no signal: the POST still reading its answer
+	 * is cut here, so a server that keeps streaming cannot hold a socket and a growing buffer on a
+	 * kept connection after the call is over.
+	 */
+	private cutCancelled(message: JSONRPCMessage): void {
+		if ((message as { method?: unknown }).method !== 'notifications/cancelled') return;
+		const id = (message as { params?: { requestId?: unknown } }).params?.requestId;
+		if (typeof id !== 'string' && typeof id !== 'number') return;
+		const waiting = this.resuming.get(id);
+		if (waiting) {
+			clearTimeout(waiting);
+			this.resumeTimers.delete(waiting);
+			this.resuming.delete(id);
+		}
+		const request = this.answering.get(id);
+		if (!request) return;
+		this.cancelled.add(id);
+		request.destroy();
 	}
 
 	private takesLeanPath(message: JSONRPCMessage, options: TransportSendOptions | undefined): boolean {
@@ -148,6 +184,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 				reject(error);
 				return;
 			}
+			if (expectsAnswer(message)) this.trackAnswering((message as { id: string | number }).id, request);
 			let answered = false;
 			request.on('response', (response) => {
 				answered = true;
@@ -226,12 +263,17 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 				}
 			},
 			onRetry: (ms) => (retryMs = ms),
-		});
+		}, { maxEventChars: MAX_ANSWER_BYTES, tooLarge: () => new AnswerTooLarge("An event of the server's answer", MAX_ANSWER_BYTES) });
 		const finish = (error?: Error) => {
 			if (ended) return;
 			ended = true;
 			parser.end();
-			if (this.stopped(options)) return;
+			if (this.given(message, options)) return;
+			// Resuming would replay the same event: the call fails now, saying why.
+			if (error instanceof AnswerTooLarge) {
+				if (!answered && expectsAnswer(message)) this.failWith(message, error.message);
+				return;
+			}
 			if (error) this.onerror?.(new Error(`SSE stream disconnected: ${error}`));
 			if (!answered && lastEventId !== undefined) this.resume(message, options, { lastEventId, retryMs }, 0);
 			else {
@@ -263,9 +305,24 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 
 	/** Ends a request whose answer stream closed without the answer and without a point to resume from. */
 	private failUnanswered(message: JSONRPCMessage, cause?: Error): void {
-		const id = (message as { id: string | number }).id;
 		const why = cause ? `the stream broke (${cause.message})` : 'the server closed it';
-		this.onmessage?.({ jsonrpc: '2.0', id, error: { code: -32603, message: `No answer: the answer's event stream ended before the answer arrived (${why}), and the server gave no point to resume from` } } as JSONRPCMessage);
+		this.failWith(message, `No answer: the answer's event stream ended before the answer arrived (${why}), and the server gave no point to resume from`);
+	}
+
+	/** The request's answer, as an error the client hands to the waiting call. */
+	private failWith(message: JSONRPCMessage, text: string): void {
+		const id = (message as { id: string | number }).id;
+		this.onmessage?.({ jsonrpc: '2.0', id, error: { code: -32603, message: text } } as JSONRPCMessage);
+	}
+
+	/** A request's POST, cut by cutCancelled while its answer is awaited; forgotten once it closes. */
+	private trackAnswering(id: string | number, request: http.ClientRequest): void {
+		this.answering.set(id, request);
+		request.on('close', () => {
+			if (this.answering.get(id) === request) this.answering.delete(id);
+			// After the stream's own close handlers, which look the id up.
+			setImmediate(() => this.cancelled.delete(id));
+		});
 	}
 
 	/**
@@ -280,17 +337,20 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 			return;
 		}
 		const delay = point.retryMs !== undefined ? boundedReopenDelay(point.retryMs) : Math.min(FIRST_RECONNECTION_DELAY_MS * 1.5 ** attempt, MAX_RECONNECTION_DELAY_MS);
+		const id = expectsAnswer(message) ? (message as { id: string | number }).id : undefined;
 		const timer = setTimeout(() => {
 			this.resumeTimers.delete(timer);
-			if (this.stopped(options)) return;
+			if (id !== undefined) this.resuming.delete(id);
+			if (this.given(message, options)) return;
 			this.getResumed(message, options, point).catch((error: unknown) => {
-				if (this.stopped(options)) return;
+				if (this.given(message, options)) return;
 				this.onerror?.(new Error(`Failed to reconnect SSE stream: ${error instanceof Error ? error.message : String(error)}`));
 				this.resume(message, options, point, attempt + 1);
 			});
 		}, delay);
 		timer.unref();
 		this.resumeTimers.add(timer);
+		if (id !== undefined) this.resuming.set(id, timer);
 	}
 
 	private getResumed(message: JSONRPCMessage, options: TransportSendOptions | undefined, point: ResumePoint): Promise<void> {
@@ -302,6 +362,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 				reject(error);
 				return;
 			}
+			if (expectsAnswer(message)) this.trackAnswering((message as { id: string | number }).id, request);
 			request.on('response', (response) => {
 				const status = response.statusCode ?? 0;
 				if (status !== 200 || mediaTypeOf(response) !== 'text/event-stream') {
@@ -394,8 +455,17 @@ function readText(response: http.IncomingMessage): Promise<string> {
 		// A coding that cannot be decoded throws here, in the executor: the promise rejects with it.
 		const body = bodyOrDrain(response);
 		const chunks: Buffer[] = [];
+		let bytes = 0;
 		let ended = false;
-		body.on('data', (chunk: Buffer) => chunks.push(chunk));
+		body.on('data', (chunk: Buffer) => {
+			bytes += chunk.length;
+			if (bytes <= MAX_ANSWER_BYTES) chunks.push(chunk);
+			else {
+				// Settled now (the error wins over the close that follows); reading stops.
+				reject(new AnswerTooLarge("The server's answer", MAX_ANSWER_BYTES));
+				body.destroy();
+			}
+		});
 		body.on('end', () => {
 			ended = true;
 			// Inside the stream's listener: a body too large for a string (over 512 MiB) must reject,

@@ -20,9 +20,18 @@ export interface SseHandlers {
 	onRetry?(ms: number): void;
 }
 
+export interface SseLimits {
+	/** Most characters of one event (its lines up to the blank line); past it push() throws `tooLarge()`. */
+	maxEventChars: number;
+	tooLarge(): Error;
+}
+
 export class SseParser {
-	/** Pieces of the line being received. */
+	/** Pieces of the line being received, and their length. */
 	private pending: string[] = [];
+	private pendingChars = 0;
+	/** Characters of the event being received, its complete lines. */
+	private eventChars = 0;
 	/** A chunk ended on CR: a LF at the start of the next one belongs to the same line end. */
 	private pendingCr = false;
 	private event: string | undefined;
@@ -30,7 +39,10 @@ export class SseParser {
 	private id: string | undefined;
 	private started = false;
 
-	constructor(private readonly handlers: SseHandlers) {}
+	constructor(
+		private readonly handlers: SseHandlers,
+		private readonly limits?: SseLimits,
+	) {}
 
 	push(chunk: string): void {
 		// An empty chunk must not end a CR's wait for its LF.
@@ -62,18 +74,32 @@ export class SseParser {
 				next = lf + 1;
 			}
 			const piece = text.slice(start, end);
-			this.line(this.pending.length > 0 ? this.pending.join('') + piece : piece);
+			const line = this.pending.length > 0 ? this.pending.join('') + piece : piece;
 			this.pending = [];
+			this.pendingChars = 0;
+			this.eventChars = line === '' ? 0 : this.eventChars + line.length + 1;
+			this.checkSize();
+			this.line(line);
 			start = next;
 			if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
 			if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
 		}
-		if (start < text.length) this.pending.push(start === 0 ? text : text.slice(start));
+		if (start < text.length) {
+			this.pending.push(start === 0 ? text : text.slice(start));
+			this.pendingChars += text.length - start;
+			this.checkSize();
+		}
+	}
+
+	private checkSize(): void {
+		if (this.limits && this.eventChars + this.pendingChars > this.limits.maxEventChars) throw this.limits.tooLarge();
 	}
 
 	/** The stream ended: an event without its closing blank line is dropped, as the spec says. */
 	end(): void {
 		this.pending = [];
+		this.pendingChars = 0;
+		this.eventChars = 0;
 		this.data = [];
 		this.event = undefined;
 		this.id = undefined;

@@ -155,7 +155,15 @@ interface FixtureRequest {
 	dropped?: boolean;
 }
 
+interface EndlessAnswer {
+	tool: string;
+	bytes: number;
+	finished: boolean;
+	closed: boolean;
+}
+
 interface FixtureStats {
+	endless: EndlessAnswer[];
 	requests: FixtureRequest[];
 	executions: Record<string, number>;
 	primingIds: string[];
@@ -525,6 +533,47 @@ describe('a server that asks to be reconnected at once, again and again (retry: 
 		const failure = await failureOf(call(connection, 'storm'));
 		expect(failure.message).toMatch(/did not answer in time/);
 		expect(gets(await statsOf(server))).toBeLessThanOrEqual(12);
+	});
+});
+
+describe('a server whose answer never ends', () => {
+	/** The fixture's record of the endless answer written for `tool`, once `done` holds for it (deadline 10 s). */
+	async function endlessOnceSettled(server: RunningServer, tool: string, done: (answer: EndlessAnswer) => boolean): Promise<EndlessAnswer> {
+		const deadline = Date.now() + 10_000;
+		for (;;) {
+			const answer = (await statsOf(server)).endless.find((entry) => entry.tool === tool);
+			if ((answer && done(answer)) || Date.now() > deadline) return answer as EndlessAnswer;
+			await new Promise((resolve) => setTimeout(resolve, 50));
+		}
+	}
+
+	it.each(['trickleJson', 'trickleSse'])('cuts the POST of a call that timed out (%s): no socket or buffer is left reading on the kept connection', async (tool) => {
+		const server = await startLean();
+		const connection = await open(httpConfig(server.url, { requestTimeoutMs: 500 }));
+		connection.client.onerror = () => undefined;
+		expect((await failureOf(call(connection, tool))).message).toMatch(/did not answer in time/);
+		// The client cancels the call (notifications/cancelled) and its POST is cut: the server sees the close.
+		expect(await endlessOnceSettled(server, tool, (answer) => answer.closed)).toMatchObject({ closed: true });
+		expect(await call(connection, 'echo', { message: 'still here' })).toBe('echo: still here');
+	});
+
+	it.each(['floodJson', 'floodSseLine', 'floodSseData'])('fails a call whose answer passes 128 MB (%s) and cuts the stream', async (tool) => {
+		const server = await startLean();
+		const connection = await open(httpConfig(server.url, { requestTimeoutMs: 60_000 }));
+		connection.client.onerror = () => undefined;
+		expect((await failureOf(call(connection, tool))).message).toMatch(/larger than 128 MB/);
+		expect(await endlessOnceSettled(server, tool, (answer) => answer.closed)).toMatchObject({ closed: true, finished: false });
+		expect(await call(connection, 'echo', { message: 'after' })).toBe('echo: after');
+	});
+
+	it('cuts a standing event stream whose event passes 16 MB, while the connection sits idle', async () => {
+		const server = await startLean({ LEAN_STANDING: 'endless', LEAN_ENDLESS_BYTES: String(40 * 1024 * 1024) });
+		const connection = await open(httpConfig(server.url));
+		connection.client.onerror = () => undefined;
+		const standing = await endlessOnceSettled(server, 'standing', (answer) => answer.closed || answer.finished);
+		// The SDK buffered the whole never-ending line before: the fixture wrote its 40 MB and waited.
+		expect(standing).toMatchObject({ closed: true, finished: false });
+		expect(await call(connection, 'echo', { message: 'idle' })).toBe('echo: idle');
 	});
 });
 
