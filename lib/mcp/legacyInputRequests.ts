@@ -5,9 +5,10 @@ import { describeInputRequest, legacyInputDeclinedNote, SAMPLING_DECLINED } from
  * Server-to-client requests in the middle of an open call, as 2025-era servers send them
  * (`elicitation/create`, `sampling/createMessage`). Nobody can answer within the call, so every
  * such request is answered at once: elicitation declined, sampling refused with a JSON-RPC error,
- * roots listed as none, anything else "method not found". Each refusal leaves a note on the calls open at that moment,
- * for the caller to show. (The protocol does not say which call a request belongs to; with one call
- * at a time, the common case, the note lands on exactly that call.)
+ * roots listed as none, anything else "method not found". Each refusal leaves a note on the calls
+ * open at that moment, for the caller to show. The protocol does not say which call a request
+ * belongs to: with one call open the note lands on exactly that call and quotes the request; with
+ * several (executions sharing a kept connection) each gets a note that does not quote it.
  *
  * On 2026-07-28 connections the client drops inbound requests by itself (input arrives in-band as
  * `input_required` results instead), so these handlers only ever run on legacy connections.
@@ -17,6 +18,11 @@ export interface DeclinedRequest {
 	request: string;
 	note: string;
 }
+
+const UNATTRIBUTED: DeclinedRequest = {
+	request: 'a request for input, sent while other calls were running on the same connection, so it may belong to one of them',
+	note: 'The server asked for input while this call and others were running on the same connection; it was declined. Which call it concerned cannot be told (servers before MCP 2026-07-28 do not say).',
+};
 
 /** Distinct notes one call keeps: a server asking in a loop must not grow a result without end. */
 export const MAX_DECLINED_NOTES = 10;
@@ -82,7 +88,12 @@ export class LegacyInputRequests {
 		);
 	}
 
-	private record(entry: DeclinedRequest): void {
+	private record(asked: DeclinedRequest): void {
+		// A kept connection serves several executions at once, and a 2025-era server's request does
+		// not say which call it belongs to: with more than one call open, none of them is told what
+		// another execution's server asked (it may be that execution's data), only that a request
+		// came, which On Input Request = Fail still treats as a request.
+		const entry = this.open.size > 1 ? UNATTRIBUTED : asked;
 		for (const sink of this.open) {
 			if (sink.notes.has(entry.note)) continue;
 			if (sink.entries.length >= MAX_DECLINED_NOTES) {

@@ -36,4 +36,27 @@ describe('requests for input declined in the middle of a call', () => {
 		expect(repeated.declined).toHaveLength(1);
 		expect(await legacy.track(async () => 2)).toEqual({ value: 2 });
 	});
+
+	it('does not tell a call what the server asked while other calls were open too (they may be other executions)', async () => {
+		const { legacy, ask } = installed();
+		let releaseB: () => void = () => undefined;
+		const b = legacy.track(() => new Promise<string>((resolve) => (releaseB = () => resolve('b'))));
+		const a = await legacy.track(async () => {
+			await ask('Approve payment to IBAN DE89-ALICE-PRIVATE?');
+			return 'a';
+		});
+		releaseB();
+		const notes = [...(a.declined ?? []), ...((await b).declined ?? [])].map((entry) => `${entry.request} ${entry.note}`);
+		expect(notes).toHaveLength(2);
+		for (const note of notes) {
+			expect(note).not.toContain('ALICE');
+			expect(note).toContain('may belong to one of them');
+		}
+		// Alone again: the request is quoted on its own call.
+		const alone = await legacy.track(async () => {
+			await ask('Your name?');
+			return 'c';
+		});
+		expect(alone.declined?.[0].note).toContain('Your name?');
+	});
 });
