@@ -241,6 +241,9 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 		let retryMs = resumed?.retryMs;
 		let answered = false;
 		let ended = false;
+		/** Armed once the answer is in: a stream the server keeps open after it is cut (see below). */
+		let lingering: NodeJS.Timeout | undefined;
+		let cutAfterAnswer = false;
 		const replayId = resumed && 'id' in message ? message.id : undefined;
 		const parser = new SseParser({
 			// Runs inside the body's 'data' listener: whatever a handler throws goes to onerror (as in
@@ -256,6 +259,12 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 					if (isJSONRPCResultResponse(parsed) || isJSONRPCErrorResponse(parsed)) {
 						answered = true;
 						if (replayId !== undefined) parsed.id = replayId;
+						// The server should end the stream with the answer; one that keeps it open
+						// (comments, pings) would hold a socket per call on a kept connection for ever.
+						lingering ??= setTimeout(() => {
+							cutAfterAnswer = true;
+							body.destroy();
+						}, ANSWERED_STREAM_GRACE_MS).unref();
 					}
 					this.onmessage?.(parsed);
 				} catch (error) {
@@ -267,8 +276,9 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 		const finish = (error?: Error) => {
 			if (ended) return;
 			ended = true;
+			clearTimeout(lingering);
 			parser.end();
-			if (this.given(message, options)) return;
+			if (this.given(message, options) || cutAfterAnswer) return;
 			// Resuming would replay the same event: the call fails now, saying why.
 			if (error instanceof AnswerTooLarge) {
 				if (!answered && expectsAnswer(message)) this.failWith(message, error.message);
@@ -404,6 +414,8 @@ const reportedByInner = new WeakSet<object>();
 const FIRST_RECONNECTION_DELAY_MS = 1000;
 const MAX_RECONNECTION_DELAY_MS = 30_000;
 const MAX_RESUME_ATTEMPTS = 2;
+/** How long a POST's event stream may stay open after its answer before it is cut. */
+const ANSWERED_STREAM_GRACE_MS = 2_000;
 /** Idle kept sockets close before a typical server's keep-alive timeout (Node's default: 5 s) ends them under a request. */
 const IDLE_SOCKET_MS = 4000;
 

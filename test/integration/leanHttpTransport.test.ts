@@ -557,6 +557,17 @@ describe('a server whose answer never ends', () => {
 		expect(await call(connection, 'echo', { message: 'still here' })).toBe('echo: still here');
 	});
 
+	it('cuts an answer stream the server keeps open after the answer (a socket per call otherwise)', async () => {
+		const server = await startLean();
+		const connection = await open(httpConfig(server.url));
+		const errors: Error[] = [];
+		connection.client.onerror = (error) => errors.push(error);
+		expect(await call(connection, 'answerThenLinger')).toBe('lingering');
+		expect(await endlessOnceSettled(server, 'answerThenLinger', (answer) => answer.closed)).toMatchObject({ closed: true });
+		// Cut on purpose: no disconnection is reported.
+		expect(errors).toEqual([]);
+	});
+
 	it.each(['floodJson', 'floodSseLine', 'floodSseData'])('fails a call whose answer passes 128 MB (%s) and cuts the stream', async (tool) => {
 		const server = await startLean();
 		const connection = await open(httpConfig(server.url, { requestTimeoutMs: 60_000 }));
