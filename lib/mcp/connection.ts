@@ -216,13 +216,26 @@ export class McpConnection {
 	/** As `request`, for callers that redact themselves (parts of an answer must stay byte-exact). */
 	requestUnredacted<T>(phase: string, run: (client: Client) => Promise<T>): Promise<T> {
 		const session = this.session;
+		// Counted for LegacyInputRequests: a server's request during several requests of ours (other
+		// executions' on a kept connection) cannot be told apart.
+		const legacy = session.legacyInput;
+		legacy.requestsInFlight++;
 		let pending: Promise<T>;
 		try {
 			pending = run(session.client);
 		} catch (error) {
 			pending = Promise.reject(error);
 		}
-		return pending.catch((error: unknown) => this.retryOrExplain(error, phase, run, session));
+		return pending.then(
+			(value) => {
+				legacy.requestsInFlight--;
+				return value;
+			},
+			(error: unknown) => {
+				legacy.requestsInFlight--;
+				return this.retryOrExplain(error, phase, run, session);
+			},
+		);
 	}
 
 	/**
@@ -443,15 +456,19 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 	if (kind === 'sse') {
 		transport = new SSEClientTransport(url, { requestInit, ...auth, eventSourceInit: { fetch: pacedStreamOpens(limitedFetch(headerFetch(config.headers), MAX_ANSWER_BYTES)) } });
 	} else {
+		// A POST answer the fetch cuts for its size fails its requests at once, not at their timeout.
+		let answers: ResultTypeDefaulting | undefined;
+		const cut = (ids: Array<string | number>, error: Error) => ids.forEach((id) => answers?.failRequest(id, error.message));
 		const streamable = new StreamableHTTPClientTransport(url, {
 			requestInit,
-			fetch: limitedFetch(),
+			fetch: limitedFetch(undefined, undefined, cut),
 			reconnectionScheduler: boundedReconnection,
 			...auth,
 			...(config.auth ? { onInsufficientScope: config.auth.onInsufficientScope } : {}),
 		});
 		// OAuth and proxies change requests in ways only fetch and the SDK know about: they keep the SDK path.
-		transport = new ResultTypeDefaulting(config.auth || proxyConfigured() ? streamable : new LeanHttpTransport(streamable, url, config.headers));
+		answers = new ResultTypeDefaulting(config.auth || proxyConfigured() ? streamable : new LeanHttpTransport(streamable, url, config.headers));
+		transport = answers;
 	}
 	const { client, legacyInput, events } = newClient(options);
 	try {

@@ -36,6 +36,8 @@ interface Sink {
 
 export class LegacyInputRequests {
 	private readonly open = new Set<Sink>();
+	/** Requests of ours in flight on the connection (any kind: tool calls, prompts, resources); kept by McpConnection. */
+	requestsInFlight = 0;
 	/**
 	 * Removes the server configuration's secrets from a request's text before it is cut into a note
 	 * (a secret cut in two would be redacted in neither half). Set by the connection.
@@ -90,10 +92,10 @@ export class LegacyInputRequests {
 
 	private record(asked: DeclinedRequest): void {
 		// A kept connection serves several executions at once, and a 2025-era server's request does
-		// not say which call it belongs to: with more than one call open, none of them is told what
+		// not say which request of ours it belongs to: with more than one open, no call is told what
 		// another execution's server asked (it may be that execution's data), only that a request
 		// came, which On Input Request = Fail still treats as a request.
-		const entry = this.open.size > 1 ? UNATTRIBUTED : asked;
+		const entry = this.open.size > 1 || this.requestsInFlight > 1 ? UNATTRIBUTED : asked;
 		for (const sink of this.open) {
 			if (sink.notes.has(entry.note)) continue;
 			if (sink.entries.length >= MAX_DECLINED_NOTES) {

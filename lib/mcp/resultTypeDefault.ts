@@ -55,6 +55,11 @@ export class ResultTypeDefaulting extends ForwardingTransport {
 		super.fromInnerMessage(this.modern ? modernResult(message) : message, extra);
 	}
 
+	/** Answers a request with an error, as the server would have: its answer was cut (streamLimits.ts). */
+	failRequest(id: string | number, text: string): void {
+		this.fromInnerMessage({ jsonrpc: '2.0', id, error: { code: -32603, message: text } } as JSONRPCMessage);
+	}
+
 	override setProtocolVersion(version: string): void {
 		this.modern = isModernRevision(version);
 		super.setProtocolVersion(version);

@@ -23,34 +23,46 @@ export class AnswerTooLarge extends Error {
 
 /**
  * A byte stream that fails once one SSE event (the bytes since the last blank line) exceeds `limit`;
- * for any other body, once the whole body does. Lines end with LF (a CR before it is not counted),
- * which is how servers end them; a stream of lone CRs is only held to the limit as one event.
+ * for any other body, once the whole body does. Lines end with CRLF, LF or CR, as the SSE parser
+ * reads them (a CR at the end of a chunk may be the first half of a CRLF).
  */
-export function limitedBody(kind: 'event-stream' | 'whole', limit: number, what: string): TransformStream<Uint8Array, Uint8Array> {
+export function limitedBody(kind: 'event-stream' | 'whole', limit: number, what: string, onTooLarge?: (error: AnswerTooLarge) => void): TransformStream<Uint8Array, Uint8Array> {
 	let eventBytes = 0;
 	let lineBytes = 0;
-	/** The previous chunk ended on CR (the first half of a CRLF split across chunks). */
-	let endedOnCr = false;
+	/** The previous chunk ended on CR: a LF first in this one ends no second line. */
+	let pendingCr = false;
+	const lineEnd = () => {
+		// An empty line closes the event.
+		eventBytes = lineBytes === 0 ? 0 : eventBytes + lineBytes + 1;
+		lineBytes = 0;
+	};
 	return new TransformStream({
 		transform(chunk, controller) {
 			if (kind === 'whole') {
 				eventBytes += chunk.byteLength;
 			} else {
-				let from = 0;
-				for (let lf = chunk.indexOf(10); lf !== -1; lf = chunk.indexOf(10, from)) {
-					lineBytes += lf - from;
-					const crBefore = lf > 0 ? chunk[lf - 1] === 13 : endedOnCr;
-					const length = crBefore && lineBytes > 0 ? lineBytes - 1 : lineBytes;
-					// An empty line closes the event.
-					eventBytes = length === 0 ? 0 : eventBytes + length + 1;
-					lineBytes = 0;
-					from = lf + 1;
+				let from = pendingCr && chunk[0] === 10 ? 1 : 0;
+				pendingCr = false;
+				let lf = chunk.indexOf(10, from);
+				let cr = chunk.indexOf(13, from);
+				while (lf !== -1 || cr !== -1) {
+					const end = cr !== -1 && (lf === -1 || cr < lf) ? cr : lf;
+					lineBytes += end - from;
+					lineEnd();
+					from = end + 1;
+					if (end === cr) {
+						if (from === chunk.byteLength) pendingCr = true;
+						else if (chunk[from] === 10) from += 1;
+					}
+					if (lf !== -1 && lf < from) lf = chunk.indexOf(10, from);
+					if (cr !== -1 && cr < from) cr = chunk.indexOf(13, from);
 				}
 				lineBytes += chunk.byteLength - from;
-				endedOnCr = chunk.byteLength > 0 && chunk[chunk.byteLength - 1] === 13;
 			}
 			if (eventBytes + lineBytes > limit) {
-				controller.error(new AnswerTooLarge(what, limit));
+				const error = new AnswerTooLarge(what, limit);
+				onTooLarge?.(error);
+				controller.error(error);
 				return;
 			}
 			controller.enqueue(chunk);
@@ -58,21 +70,46 @@ export function limitedBody(kind: 'event-stream' | 'whole', limit: number, what:
 	});
 }
 
+/** The JSON-RPC ids of the requests in a POST's body (read only when its answer is cut). */
+function requestIds(body: unknown): Array<string | number> {
+	if (typeof body !== 'string') return [];
+	try {
+		const parsed: unknown = JSON.parse(body);
+		return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((message) => {
+			const id = (message as { id?: unknown; method?: unknown } | null)?.id;
+			return (typeof id === 'string' || typeof id === 'number') && typeof (message as { method?: unknown }).method === 'string' ? [id] : [];
+		});
+	} catch {
+		return [];
+	}
+}
+
 /**
  * The SDK transport's fetch with every answer body held to the bounds above: an event stream per
- * event (GET, the standing stream: `standingEventBytes`; a POST's answer: MAX_ANSWER_BYTES), any
- * other body as a whole. A stream cut this way ends like a dropped one. The legacy SSE transport's
- * GET stream carries every answer, so it passes MAX_ANSWER_BYTES.
+ * event (the standing stream, a GET without Last-Event-ID: `standingEventBytes`; a POST's answer or
+ * its resumption: MAX_ANSWER_BYTES), any other body as a whole. The SDK takes a cut stream for a
+ * dropped one and would leave the call waiting for its timeout: `onTooLarge` is told the ids of
+ * the POST's requests, to fail them at once. The legacy SSE transport's GET stream carries every
+ * answer, so it passes MAX_ANSWER_BYTES.
  */
-export function limitedFetch(fetchImpl: FetchLike = fetch, standingEventBytes = MAX_STANDING_EVENT_BYTES): FetchLike {
+export function limitedFetch(
+	fetchImpl: FetchLike = fetch,
+	standingEventBytes = MAX_STANDING_EVENT_BYTES,
+	onTooLarge?: (ids: Array<string | number>, error: AnswerTooLarge) => void,
+): FetchLike {
 	return async (url, init) => {
 		const response = await fetchImpl(url, init);
-		if (!response.body || NULL_BODY_STATUS.has(response.status)) return response;
+		// A Response can be built again only with a body-carrying status (200-599, not 204/205/304).
+		if (!response.body || NULL_BODY_STATUS.has(response.status) || response.status < 200 || response.status > 599) return response;
 		const eventStream = (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
-		const standing = (init?.method ?? 'GET').toUpperCase() === 'GET';
+		const method = (init?.method ?? 'GET').toUpperCase();
+		const standing = method === 'GET' && !new Headers(init?.headers).has('last-event-id');
 		const limit = eventStream && standing ? standingEventBytes : MAX_ANSWER_BYTES;
 		const what = eventStream ? (standing ? "An event of the server's event stream" : "An event of the server's answer") : "The server's answer";
-		const body = response.body.pipeThrough(limitedBody(eventStream ? 'event-stream' : 'whole', limit, what));
-		return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+		const tooLarge = onTooLarge && method === 'POST' ? (error: AnswerTooLarge) => onTooLarge(requestIds(init?.body), error) : undefined;
+		const body = response.body.pipeThrough(limitedBody(eventStream ? 'event-stream' : 'whole', limit, what, tooLarge));
+		// undici decodes the reason phrase as UTF-8; the Response constructor takes only a plain one.
+		const statusText = /^[\t\x20-\x7e\x80-\xff]*$/.test(response.statusText) ? response.statusText : '';
+		return new Response(body, { status: response.status, statusText, headers: response.headers });
 	};
 }

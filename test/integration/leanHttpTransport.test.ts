@@ -536,6 +536,18 @@ describe('a server that asks to be reconnected at once, again and again (retry: 
 	});
 });
 
+/** An OAuth-style auth with a fixed token (the fixture does not check it): the connection keeps the SDK's path. */
+function fixedTokenAuth(token: string): McpAuth {
+	return {
+		kind: 'session',
+		provider: { token: async () => token },
+		onInsufficientScope: 'throw',
+		remedy: 'Reconnect.',
+		secrets: () => [token],
+		secretsVersion: 1,
+	};
+}
+
 describe('a server whose answer never ends', () => {
 	/** The fixture's record of the endless answer written for `tool`, once `done` holds for it (deadline 10 s). */
 	async function endlessOnceSettled(server: RunningServer, tool: string, done: (answer: EndlessAnswer) => boolean): Promise<EndlessAnswer> {
@@ -577,6 +589,16 @@ describe('a server whose answer never ends', () => {
 		expect(await call(connection, 'echo', { message: 'after' })).toBe('echo: after');
 	});
 
+	it("on the SDK's path (OAuth, proxies) too: an answer over 128 MB fails the call at once, and a resumed answer of 20 MB is not held to the standing stream's 16 MB", async () => {
+		const server = await startLean({ LEAN_RETRY_MS: '300' });
+		const connection = await open(httpConfig(server.url, { auth: fixedTokenAuth('t'), requestTimeoutMs: 60_000 }));
+		connection.client.onerror = () => undefined;
+		expect(transportOf(connection)).not.toBeInstanceOf(LeanHttpTransport);
+		expect((await failureOf(call(connection, 'floodSseLine'))).message).toMatch(/larger than 128 MB/);
+		expect(await endlessOnceSettled(server, 'floodSseLine', (answer) => answer.closed)).toMatchObject({ closed: true, finished: false });
+		expect(await call(connection, 'resumeBig')).toHaveLength(20 * 1024 * 1024);
+	});
+
 	it('cuts a standing event stream whose event passes 16 MB, while the connection sits idle', async () => {
 		const server = await startLean({ LEAN_STANDING: 'endless', LEAN_ENDLESS_BYTES: String(40 * 1024 * 1024) });
 		const connection = await open(httpConfig(server.url));
@@ -589,18 +611,6 @@ describe('a server whose answer never ends', () => {
 });
 
 describe('when the lean path is not used', () => {
-	/** An OAuth-style auth with a fixed token (the fixture does not check it). */
-	function fixedTokenAuth(token: string): McpAuth {
-		return {
-			kind: 'session',
-			provider: { token: async () => token },
-			onInsufficientScope: 'throw',
-			remedy: 'Reconnect.',
-			secrets: () => [token],
-			secretsVersion: 1,
-		};
-	}
-
 	it('keeps every request on the SDK transport with an OAuth configuration', async () => {
 		const server = await startLean();
 		const connection = await open(httpConfig(server.url, { auth: fixedTokenAuth('oauth-token-1') }));

@@ -52,6 +52,14 @@ describe('requests for input declined in the middle of a call', () => {
 			expect(note).not.toContain('ALICE');
 			expect(note).toContain('may belong to one of them');
 		}
+		// One tool call open, but another request of ours in flight (a prompt of another execution): not quoted either.
+		legacy.requestsInFlight = 2;
+		const beside = await legacy.track(async () => {
+			await ask('Confirm transfer to IBAN DE89370400440532013000');
+			return 'd';
+		});
+		expect(beside.declined?.[0].note).not.toContain('IBAN');
+		legacy.requestsInFlight = 1;
 		// Alone again: the request is quoted on its own call.
 		const alone = await legacy.track(async () => {
 			await ask('Your name?');

@@ -1,4 +1,6 @@
-import { AnswerTooLarge, limitedBody } from '../../lib/mcp/streamLimits';
+import http from 'node:http';
+import net from 'node:net';
+import { AnswerTooLarge, limitedBody, limitedFetch } from '../../lib/mcp/streamLimits';
 
 /** Runs `chunks` through a limitedBody and reports what came out, or the error it failed with. */
 async function through(kind: 'event-stream' | 'whole', limit: number, chunks: string[]): Promise<string | Error> {
@@ -33,8 +35,54 @@ describe('limitedBody: how much of one server message is held', () => {
 		expect(await through('event-stream', 20, ['data: 1234\n', 'data: 1234\n', 'data: 1234\n'])).toBeInstanceOf(AnswerTooLarge);
 	});
 
+	it('ends lines at CR alone too, as the SSE parser does', async () => {
+		const events = Array.from({ length: 100 }, (_, i) => `data: {"n":${i}}\r\r`);
+		expect(await through('event-stream', 30, events)).toBe(events.join(''));
+		expect(await through('event-stream', 30, ['data: 1\r', '\ndata: 2\r', '\r'])).toBe('data: 1\r\ndata: 2\r\r');
+	});
+
 	it('holds any other body to the limit as a whole', async () => {
 		expect(await through('whole', 20, ['{"a":', '"1234567890"}'])).toBe('{"a":"1234567890"}');
 		expect(await through('whole', 20, ['{"a":', '"1234567890', '      '])).toBeInstanceOf(AnswerTooLarge);
+	});
+});
+
+/** Just over the 128 MB answer limit. */
+const MAX_FOR_TEST = 128 * 1024 * 1024 + 10;
+
+describe('limitedFetch', () => {
+	it('keeps a status whose reason phrase the Response constructor would refuse (a 404 must still re-initialize)', async () => {
+		const server = net.createServer((socket) => {
+			socket.once('data', () => socket.end('HTTP/1.1 404 Sess\u00e3o expirada \u2014 reconecte\r\ncontent-type: text/plain\r\ncontent-length: 2\r\nconnection: close\r\n\r\nno'));
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const { port } = server.address() as net.AddressInfo;
+			const response = await limitedFetch()(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}' });
+			expect(response.status).toBe(404);
+			expect(await response.text()).toBe('no');
+		} finally {
+			server.close();
+		}
+	});
+
+	it("tells which of a POST's requests lost their answer to the limit", async () => {
+		const server = http.createServer((_req, res) => {
+			res.writeHead(200, { 'content-type': 'text/event-stream' });
+			res.end(`data: ${'x'.repeat(MAX_FOR_TEST)}`);
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const { port } = server.address() as net.AddressInfo;
+			const cut: Array<Array<string | number>> = [];
+			const response = await limitedFetch(undefined, undefined, (ids) => cut.push(ids))(`http://127.0.0.1:${port}/mcp`, {
+				method: 'POST',
+				body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: {} }),
+			});
+			await expect(response.text()).rejects.toBeInstanceOf(AnswerTooLarge);
+			expect(cut).toEqual([[7]]);
+		} finally {
+			server.close();
+		}
 	});
 });
