@@ -331,7 +331,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 		request.on('close', () => {
 			if (this.answering.get(id) === request) this.answering.delete(id);
 			// After the stream's own close handlers, which look the id up.
-			setImmediate(() => this.cancelled.delete(id));
+			setTimeout(() => this.cancelled.delete(id), 0);
 		});
 	}
 
