@@ -2,7 +2,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { createRedactor, providerSecrets } from '../mcp/secrets';
-import { explainProviderError } from './errors';
+import { explainProviderError, ProviderError } from './errors';
+import { modelFetch } from './modelFetch';
 import type { ModelClient, ProviderId } from './types';
 import { anthropicMessageFromEvents, chatCompletionFromChunks } from './streamedResponses';
 
@@ -109,19 +110,64 @@ export function buildModelClient(connection: ProviderConnection): ModelClient {
 			return Promise.reject(explained(error));
 		}
 	};
+	/**
+	 * The whole model call, its body included, within the connection's timeout: the SDKs' own timeout
+	 * ends when the headers arrive, and an endpoint that then trickles (or streams without end) would
+	 * hold the run for ever. The caller's signal (a cancelled execution) still ends it too.
+	 */
+	const withDeadline = <T>(signal: AbortSignal | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+		const deadline = new AbortController();
+		let timer: NodeJS.Timeout | undefined;
+		let onAbort: (() => void) | undefined;
+		// Settles at the deadline or the caller's abort even while the SDK sleeps before a retry
+		// (its sleep does not watch the signal; the request it then makes fails on the aborted one).
+		const ended = new Promise<never>((_, reject) => {
+			timer = setTimeout(() => {
+				const error = new ProviderError(`${label}: the model's answer was not complete after ${Math.round(connection.timeoutMs / 1000)} s (the whole call, its body included, must end within the timeout)`);
+				deadline.abort(error);
+				reject(error);
+			}, connection.timeoutMs);
+			onAbort = () => {
+				deadline.abort(signal?.reason);
+				reject(signal?.reason instanceof Error ? signal.reason : new Error('The model call was cancelled'));
+			};
+			if (signal?.aborted) onAbort();
+			else signal?.addEventListener('abort', onAbort, { once: true });
+		});
+		const running = run(deadline.signal);
+		// Whichever loses the race settles unobserved.
+		running.catch(() => undefined);
+		ended.catch(() => undefined);
+		const done = () => {
+			clearTimeout(timer);
+			if (onAbort) signal?.removeEventListener('abort', onAbort);
+		};
+		return Promise.race([running, ended]).then(
+			(value) => {
+				done();
+				return value;
+			},
+			(error: unknown) => {
+				done();
+				throw error;
+			},
+		);
+	};
 	if (connection.provider === 'anthropic') {
 		const client = new Anthropic({
 			apiKey: connection.apiKey,
 			baseURL: connection.baseUrl?.replace(/\/+$/, '') || 'https://api.anthropic.com',
 			maxRetries: connection.maxRetries,
 			timeout: connection.timeoutMs,
-			...(connection.fetch ? { fetch: connection.fetch } : {}),
+			fetch: modelFetch(connection.fetch),
 		});
 		return {
-			send: (body, signal) => sendWith(() => client.messages.create(body as never, signal ? { signal } : undefined)),
+			send: (body, signal) => withDeadline(signal, (bounded) => sendWith(() => client.messages.create(body as never, { signal: bounded }))),
 			// Raw events, put together here (streamedResponses.ts): the SDK's helper throws on arguments that are not JSON.
 			stream: (body, onText, signal) =>
-				wrap(async () => anthropicMessageFromEvents((await client.messages.create({ ...(body as object), stream: true } as never, signal ? { signal } : undefined)) as unknown as AsyncIterable<unknown>, onText)),
+				withDeadline(signal, (bounded) =>
+					wrap(async () => anthropicMessageFromEvents((await client.messages.create({ ...(body as object), stream: true } as never, { signal: bounded })) as unknown as AsyncIterable<unknown>, onText)),
+				),
 			listModels: () =>
 				wrap(async () => {
 					const models: Array<{ id: string; name?: string }> = [];
@@ -137,7 +183,7 @@ export function buildModelClient(connection: ProviderConnection): ModelClient {
 		project: connection.project || null,
 		maxRetries: connection.maxRetries,
 		timeout: connection.timeoutMs,
-		...(connection.fetch ? { fetch: connection.fetch } : {}),
+		fetch: modelFetch(connection.fetch),
 	});
 	const listModels = () =>
 		wrap(async () => {
@@ -147,25 +193,29 @@ export function buildModelClient(connection: ProviderConnection): ModelClient {
 		});
 	if (connection.provider === 'openaiResponses') {
 		return {
-			send: (body, signal) => sendWith(() => client.responses.create(body as never, signal ? { signal } : undefined)),
+			send: (body, signal) => withDeadline(signal, (bounded) => sendWith(() => client.responses.create(body as never, { signal: bounded }))),
 			stream: (body, onText, signal) =>
-				wrap(() => {
-					const stream = client.responses.stream(body as never, signal ? { signal } : undefined);
-					stream.on('response.output_text.delta', (event) => onText(event.delta));
-					return stream.finalResponse();
-				}),
+				withDeadline(signal, (bounded) =>
+					wrap(() => {
+						const stream = client.responses.stream(body as never, { signal: bounded });
+						stream.on('response.output_text.delta', (event) => onText(event.delta));
+						return stream.finalResponse();
+					}),
+				),
 			listModels,
 		};
 	}
 	return {
-		send: (body, signal) => sendWith(() => client.chat.completions.create(body as never, signal ? { signal } : undefined)),
+		send: (body, signal) => withDeadline(signal, (bounded) => sendWith(() => client.chat.completions.create(body as never, { signal: bounded }))),
 		// Raw chunks, put together here (streamedResponses.ts): the SDK's helper throws on a strict tool's arguments that are not JSON.
 		// Usage arrives in a last chunk only when asked for.
 		stream: (body, onText, signal) =>
-			wrap(async () =>
-				chatCompletionFromChunks(
-					(await client.chat.completions.create({ ...(body as object), stream: true, stream_options: { include_usage: true } } as never, signal ? { signal } : undefined)) as unknown as AsyncIterable<unknown>,
-					onText,
+			withDeadline(signal, (bounded) =>
+				wrap(async () =>
+					chatCompletionFromChunks(
+						(await client.chat.completions.create({ ...(body as object), stream: true, stream_options: { include_usage: true } } as never, { signal: bounded })) as unknown as AsyncIterable<unknown>,
+						onText,
+					),
 				),
 			),
 		listModels,

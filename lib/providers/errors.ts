@@ -1,3 +1,4 @@
+import { ORIGINAL_WAIT } from './modelFetch';
 import type { Redactor } from '../mcp/secrets';
 import { McpAgentError } from '../errors';
 
@@ -41,9 +42,10 @@ function header(error: unknown, name: string): string | undefined {
 
 /** retry-after-ms, else retry-after in seconds or as an HTTP date; undefined when absent or unreadable. */
 export function retryAfterSeconds(error: unknown, now = Date.now()): number | undefined {
-	const ms = Number.parseFloat(header(error, 'retry-after-ms') ?? '');
+	// The server's own values when modelFetch shortened them for the SDK's retries.
+	const ms = Number.parseFloat(header(error, ORIGINAL_WAIT.ms) ?? header(error, 'retry-after-ms') ?? '');
 	if (Number.isFinite(ms) && ms >= 0) return Math.ceil(ms / 1000);
-	const raw = header(error, 'retry-after');
+	const raw = header(error, ORIGINAL_WAIT.seconds) ?? header(error, 'retry-after');
 	if (raw === undefined) return undefined;
 	const seconds = Number(raw.trim());
 	if (raw.trim() !== '' && Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds);

@@ -11,15 +11,40 @@ import { parseJsonArguments } from './shared';
 
 type Json = Record<string, unknown>;
 
+/**
+ * Bounds on what one streamed answer may hold, against a hostile or broken endpoint: block and
+ * tool call indexes are positions in one answer (a chunk naming index 4294967294 made the final
+ * filter walk a sparse array for 80 s), and the text and arguments received add up to at most
+ * MAX_STREAMED_CHARS (an endless stream grew n8n's memory without end). Real answers are far below.
+ */
+const MAX_STREAM_INDEX = 1024;
+const MAX_STREAMED_CHARS = 16 * 1024 * 1024;
+
+/** Counts what a stream adds to the answer and stops it past MAX_STREAMED_CHARS. */
+function streamBudget(): (text: string) => string {
+	let received = 0;
+	return (text) => {
+		received += text.length;
+		if (received > MAX_STREAMED_CHARS) throw new Error(`The model's streamed answer is larger than ${MAX_STREAMED_CHARS / (1024 * 1024)} MB of text; it was cut`);
+		return text;
+	};
+}
+
+function checkedIndex(index: number): number {
+	if (!Number.isInteger(index) || index < 0 || index >= MAX_STREAM_INDEX) throw new Error(`The model's streamed answer is malformed: it names block ${index} (at most ${MAX_STREAM_INDEX} are read)`);
+	return index;
+}
+
 /** Anthropic Messages stream events (message_start, content_block_*, message_delta) → a Message. */
 export async function anthropicMessageFromEvents(events: AsyncIterable<unknown>, onText: (delta: string) => void): Promise<Json> {
 	let message: Json = { role: 'assistant', content: [] };
 	const blocks: Json[] = [];
 	const argumentText = new Map<number, string>();
 	let complete = false;
+	const take = streamBudget();
 	for await (const event of events) {
 		if (!isJsonObject(event)) continue;
-		const index = typeof event.index === 'number' ? event.index : -1;
+		const index = typeof event.index === 'number' ? checkedIndex(event.index) : -1;
 		const delta = isJsonObject(event.delta) ? event.delta : {};
 		switch (event.type) {
 			case 'message_start':
@@ -33,12 +58,12 @@ export async function anthropicMessageFromEvents(events: AsyncIterable<unknown>,
 				const block = blocks[index];
 				if (!block) break;
 				if (delta.type === 'text_delta' && typeof delta.text === 'string') {
-					block.text = `${typeof block.text === 'string' ? block.text : ''}${delta.text}`;
+					block.text = `${typeof block.text === 'string' ? block.text : ''}${take(delta.text)}`;
 					onText(delta.text);
 				} else if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') {
-					argumentText.set(index, `${argumentText.get(index) ?? ''}${delta.partial_json}`);
+					argumentText.set(index, `${argumentText.get(index) ?? ''}${take(delta.partial_json)}`);
 				} else if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string') {
-					block.thinking = `${typeof block.thinking === 'string' ? block.thinking : ''}${delta.thinking}`;
+					block.thinking = `${typeof block.thinking === 'string' ? block.thinking : ''}${take(delta.thinking)}`;
 				} else if (delta.type === 'signature_delta' && typeof delta.signature === 'string') {
 					block.signature = delta.signature;
 				} else if (delta.type === 'citations_delta' && delta.citation !== undefined) {
@@ -79,6 +104,7 @@ export async function chatCompletionFromChunks(chunks: AsyncIterable<unknown>, o
 	let finishReason: unknown = null;
 	let usage: unknown;
 	const calls: Array<Json & { function: Json & { name: string; arguments: string } }> = [];
+	const take = streamBudget();
 	for await (const chunk of chunks) {
 		if (!isJsonObject(chunk)) continue;
 		if (!head.id && typeof chunk.id === 'string') head = { id: chunk.id, object: 'chat.completion', created: chunk.created, model: chunk.model };
@@ -88,14 +114,14 @@ export async function chatCompletionFromChunks(chunks: AsyncIterable<unknown>, o
 		if (choice.finish_reason) finishReason = choice.finish_reason;
 		const delta = isJsonObject(choice.delta) ? choice.delta : {};
 		if (typeof delta.content === 'string') {
-			content = (content ?? '') + delta.content;
+			content = (content ?? '') + take(delta.content);
 			onText(delta.content);
 		}
-		if (typeof delta.refusal === 'string') refusal = (refusal ?? '') + delta.refusal;
+		if (typeof delta.refusal === 'string') refusal = (refusal ?? '') + take(delta.refusal);
 		for (const part of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
 			if (!isJsonObject(part)) continue;
 			const { index, function: fnPart, ...rest } = part;
-			const at = typeof index === 'number' ? index : calls.length;
+			const at = checkedIndex(typeof index === 'number' ? index : calls.length);
 			const call = (calls[at] ??= { type: 'function', function: { name: '', arguments: '' } });
 			// Every other field is kept (a provider's own, such as Gemini's thought signature, must be replayed).
 			Object.assign(call, withoutNulls(rest));
@@ -103,7 +129,7 @@ export async function chatCompletionFromChunks(chunks: AsyncIterable<unknown>, o
 			Object.assign(call.function, withoutNulls(fnRest));
 			// The name arrives whole (some servers repeat it in every chunk); the arguments in pieces.
 			if (typeof name === 'string' && name) call.function.name = name;
-			if (typeof args === 'string') call.function.arguments += args;
+			if (typeof args === 'string') call.function.arguments += take(args);
 		}
 	}
 	// A stream cut off before its end must not pass for a complete answer (the SDK's helper refused it too).

@@ -1,0 +1,59 @@
+import { limitedBody } from '../mcp/streamLimits';
+
+/**
+ * The provider SDKs' fetch, held to what a model endpoint may ask of n8n. The base URL may point at
+ * any compatible server (a gateway, a proxy), so a hostile or broken one must not:
+ * - make a run sleep for hours: the SDKs honour retry-after as given (3600 s, or 23 days); a wait
+ *   over MAX_RETRY_WAIT_SECONDS is shortened to it, the server's own value kept in ORIGINAL_WAIT
+ *   headers for the error message;
+ * - fill n8n's memory: a non-streamed answer over MAX_MODEL_ANSWER_BYTES, or one streamed event
+ *   over MAX_MODEL_EVENT_BYTES, is cut (the run fails saying so).
+ */
+export const MAX_RETRY_WAIT_SECONDS = 60;
+export const MAX_MODEL_ANSWER_BYTES = 64 * 1024 * 1024;
+export const MAX_MODEL_EVENT_BYTES = 16 * 1024 * 1024;
+/** Where the server's own retry-after values are kept when they were shortened. */
+export const ORIGINAL_WAIT = { seconds: 'x-mcp-agent-retry-after', ms: 'x-mcp-agent-retry-after-ms' };
+
+const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
+
+/** The headers with retry-after (and retry-after-ms) held to MAX_RETRY_WAIT_SECONDS, or undefined when they ask no more. */
+function shortenedWait(headers: Headers, now: number): Headers | undefined {
+	const ms = headers.get('retry-after-ms');
+	const seconds = headers.get('retry-after');
+	const msValue = ms === null ? NaN : Number.parseFloat(ms);
+	const secondsValue = seconds === null ? NaN : /^\s*\d+(\.\d+)?\s*$/.test(seconds) ? Number(seconds) : (Date.parse(seconds) - now) / 1000;
+	const tooLong = (Number.isFinite(msValue) && msValue > MAX_RETRY_WAIT_SECONDS * 1000) || (Number.isFinite(secondsValue) && secondsValue > MAX_RETRY_WAIT_SECONDS);
+	if (!tooLong) return undefined;
+	const shortened = new Headers(headers);
+	if (ms !== null) {
+		shortened.set(ORIGINAL_WAIT.ms, ms);
+		shortened.set('retry-after-ms', String(Math.min(msValue, MAX_RETRY_WAIT_SECONDS * 1000)));
+	}
+	if (seconds !== null) {
+		shortened.set(ORIGINAL_WAIT.seconds, seconds);
+		shortened.set('retry-after', String(MAX_RETRY_WAIT_SECONDS));
+	}
+	return shortened;
+}
+
+export function modelFetch(base: typeof fetch = fetch): typeof fetch {
+	return async (input, init) => {
+		const response = await base(input, init);
+		const waitHeaders = response.status === 429 || response.status >= 500 ? shortenedWait(response.headers, Date.now()) : undefined;
+		if (!response.body || NULL_BODY_STATUS.has(response.status) || response.status < 200 || response.status > 599) return response;
+		const eventStream = (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
+		// A body whose declared length is within the limit is left as it is (the common JSON answer):
+		// fetch ends it at that length.
+		const declared = Number(response.headers.get('content-length') ?? NaN);
+		if (!eventStream && Number.isFinite(declared) && declared <= MAX_MODEL_ANSWER_BYTES && !waitHeaders) return response;
+		const body = response.body.pipeThrough(
+			eventStream
+				? limitedBody('event-stream', MAX_MODEL_EVENT_BYTES, "An event of the model's streamed answer")
+				: limitedBody('whole', MAX_MODEL_ANSWER_BYTES, "The model's answer"),
+		);
+		// undici decodes the reason phrase as UTF-8; the Response constructor takes only a plain one.
+		const statusText = /^[\t\x20-\x7e\x80-\xff]*$/.test(response.statusText) ? response.statusText : '';
+		return new Response(body, { status: response.status, statusText, headers: waitHeaders ?? response.headers });
+	};
+}
