@@ -16,6 +16,19 @@ export interface AgentDrivers {
 	 * use the provider's streaming API and the text goes here as it arrives. Unset: plain requests.
 	 */
 	onText?(delta: string): void;
+	/**
+	 * n8n's execution cancel signal (the editor's Stop, a cancelled execution): the model call in
+	 * flight is aborted and no further step starts; a tool call already running finishes.
+	 */
+	signal?: AbortSignal;
+}
+
+/** Why a run stopped when its execution was cancelled. */
+export class RunCancelled extends Error {
+	constructor() {
+		super('The execution was cancelled while the agent was running; what ran before stays done');
+		this.name = 'RunCancelled';
+	}
 }
 
 /** The run's last state when an error ended it, by error: what ran before the failure is not lost. */
@@ -48,6 +61,7 @@ async function runEffects(progress: { state: AgentState }, drivers: AgentDrivers
 	for (;;) {
 		const effect = nextEffect(state);
 		if (effect.type === 'finish' || effect.type === 'request_approval') return state;
+		if (drivers.signal?.aborted) throw new RunCancelled();
 		if (effect.type === 'call_model') {
 			// A forced tool choice applies until a tool has run; forcing it on every call would never let the model answer.
 			const forced = state.settings.toolChoice.type === 'required' || state.settings.toolChoice.type === 'tool';
@@ -55,9 +69,10 @@ async function runEffects(progress: { state: AgentState }, drivers: AgentDrivers
 			const body = adapter.buildRequest(settings, state.tools, state.transcript);
 			let response: unknown;
 			try {
-				const { onText } = drivers;
-				response = onText && drivers.model.stream ? await drivers.model.stream(body, onText) : await drivers.model.send(body);
+				const { onText, signal } = drivers;
+				response = onText && drivers.model.stream ? await drivers.model.stream(body, onText, signal) : await drivers.model.send(body, signal);
 			} catch (error) {
+				if (drivers.signal?.aborted) throw new RunCancelled();
 				if (!isContextOverflow(error)) throw error;
 				state = step(state, { type: 'model_turn', turn: { transcriptItems: [], text: '', toolCalls: [], stop: 'context_exceeded', usage: { ...EMPTY_USAGE } } });
 				progress.state = state;

@@ -362,6 +362,8 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 	const needsApproval: INodeExecutionData[] = [];
 	const order: string[] = [];
 	const observer = toolCallObserver(this, sources.handles);
+	// n8n's Stop (n8n 1.x has no cancel signal on every version: then runs end by their timeouts).
+	const cancelSignal = typeof this.getExecutionCancelSignal === 'function' ? this.getExecutionCancelSignal() : undefined;
 	try {
 		const model = createModelClient(await connection);
 		const shared: Shared = { servers, ...mergedTools(servers, n8nCatalog), n8nTools: n8nCatalog.index, model, provider, store, prompts: promptReaders(this) };
@@ -411,6 +413,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 				const final = await runAgent(initial, {
 					model,
 					runTools: (calls) => runToolCalls(calls, toolRunnerOptions),
+					...(cancelSignal ? { signal: cancelSignal } : {}),
 					...(streaming ? { onText: (delta: string) => sendChunk(this, 'item', itemIndex, delta) } : {}),
 				});
 				const effect = nextEffect(final);

@@ -138,6 +138,8 @@ interface Setup {
 	nodeContext?: Record<string, unknown>;
 	streaming?: boolean;
 	continueOnFail?: boolean;
+	/** n8n's execution cancel signal (the context has no getExecutionCancelSignal without it, as on older n8n). */
+	cancelSignal?: AbortSignal;
 	/** The nodes on the tools input, as getParentNodes lists them (the context has no getParentNodes without it). */
 	toolNodes?: Array<{ name: string; disabled?: boolean }>;
 }
@@ -177,6 +179,7 @@ function fakeContext(setup: Setup) {
 							: [],
 				}
 			: {}),
+		...(setup.cancelSignal ? { getExecutionCancelSignal: () => setup.cancelSignal } : {}),
 		getNode: () => ({ name: 'MCP Agent', type: 'mcpAgent', typeVersion: 1, parameters: nodeParameters, id: '1', position: [0, 0] }),
 		getWorkflow: () => ({ id: 'w1', name: 'Chat agent' }),
 		getMode: () => 'webhook',
@@ -242,6 +245,14 @@ describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
 			['Code Tool', 'calculate', 'approved'],
 		]);
 		expect(second.logs).toEqual([expect.stringMatching(/tool calculate on Code Tool: ok in \d+ ms/)]);
+	});
+
+	it("stops a run when n8n cancels the execution (the editor's Stop)", async () => {
+		scriptModel([answer('never sent')]);
+		const cancel = new AbortController();
+		cancel.abort();
+		const [done] = await run(fakeContext({ items: [{ chatInput: 'hello' }], tools: [codeTool(fakeSubNode('Code Tool'))], cancelSignal: cancel.signal, continueOnFail: true }));
+		expect(done[0].json.error).toMatch(/execution was cancelled/);
 	});
 
 	it('works with n8n tools alone, and refuses what is neither', async () => {
