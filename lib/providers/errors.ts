@@ -1,4 +1,5 @@
 import { ORIGINAL_WAIT } from './modelFetch';
+import { AnswerTooLarge } from '../mcp/streamLimits';
 import type { Redactor } from '../mcp/secrets';
 import { McpAgentError } from '../errors';
 
@@ -80,6 +81,9 @@ export function explainProviderError(error: unknown, provider: string, redactor?
 		const message = redact(error.message);
 		return message === error.message ? error : new ProviderError(message, error.status, error.retryAfterSeconds);
 	}
+	// An answer cut for its size (modelFetch): the SDK reports it as a connection error, its cause says why.
+	const cause = (error as { cause?: unknown })?.cause;
+	if (cause instanceof AnswerTooLarge) return new ProviderError(`${provider}: ${cause.message}`);
 	const status = statusOf(error);
 	const detail = redact(bodyMessage(error)).replace(/\s+/g, ' ').slice(0, 400);
 	const name = (error as Error)?.name ?? '';

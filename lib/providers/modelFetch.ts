@@ -1,4 +1,4 @@
-import { limitedBody } from '../mcp/streamLimits';
+import { AnswerTooLarge, limitedBody } from '../mcp/streamLimits';
 
 /**
  * The provider SDKs' fetch, held to what a model endpoint may ask of n8n. The base URL may point at
@@ -37,6 +37,30 @@ function shortenedWait(headers: Headers, now: number): Headers | undefined {
 	return shortened;
 }
 
+/** A body read whole, failing (and cancelling it) once it passes `limit` bytes. */
+async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+	const reader = body.getReader();
+	const chunks: Uint8Array[] = [];
+	let size = 0;
+	for (;;) {
+		const { done, value } = await reader.read();
+		if (done) break;
+		size += value.byteLength;
+		if (size > limit) {
+			await reader.cancel().catch(() => undefined);
+			throw new AnswerTooLarge("The model's answer", limit);
+		}
+		chunks.push(value);
+	}
+	const whole = new Uint8Array(size);
+	let at = 0;
+	for (const chunk of chunks) {
+		whole.set(chunk, at);
+		at += chunk.byteLength;
+	}
+	return whole;
+}
+
 export function modelFetch(base: typeof fetch = fetch): typeof fetch {
 	return async (input, init) => {
 		const response = await base(input, init);
@@ -47,13 +71,11 @@ export function modelFetch(base: typeof fetch = fetch): typeof fetch {
 		// fetch ends it at that length.
 		const declared = Number(response.headers.get('content-length') ?? NaN);
 		if (!eventStream && Number.isFinite(declared) && declared <= MAX_MODEL_ANSWER_BYTES && !waitHeaders) return response;
-		const body = response.body.pipeThrough(
-			eventStream
-				? limitedBody('event-stream', MAX_MODEL_EVENT_BYTES, "An event of the model's streamed answer")
-				: limitedBody('whole', MAX_MODEL_ANSWER_BYTES, "The model's answer"),
-		);
 		// undici decodes the reason phrase as UTF-8; the Response constructor takes only a plain one.
 		const statusText = /^[\t\x20-\x7e\x80-\xff]*$/.test(response.statusText) ? response.statusText : '';
-		return new Response(body, { status: response.status, statusText, headers: waitHeaders ?? response.headers });
+		const rebuilt = { status: response.status, statusText, headers: waitHeaders ?? response.headers };
+		if (eventStream) return new Response(response.body.pipeThrough(limitedBody('event-stream', MAX_MODEL_EVENT_BYTES, "An event of the model's streamed answer")), rebuilt);
+		// Not streamed: read whole here, counted (cheaper than a transform stream the SDK then reads through).
+		return new Response(await readLimited(response.body, MAX_MODEL_ANSWER_BYTES), rebuilt);
 	};
 }

@@ -51,6 +51,16 @@ describe('a model endpoint that never finishes its answer', () => {
 		expect(ms).toBeLessThan(5_000);
 	});
 
+	it('openaiChat: a non-streamed answer over 64 MB is cut, not held', async () => {
+		const url = await endpoint((_req, res) => {
+			res.writeHead(200, { 'content-type': 'application/json' });
+			res.write('{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"');
+			forEver(res, () => 'x'.repeat(1024 * 1024), 1);
+		});
+		const { outcome } = await elapsed(() => client('openaiChat', url, 60_000).send({ model: 'm', messages: [] }));
+		expect(outcome).toMatch(/larger than 64 MB/);
+	});
+
 	it('openaiChat, streamed: an answer that never ends is cut past 16 MB of text', async () => {
 		const delta = JSON.stringify({ id: 'c', choices: [{ index: 0, delta: { content: 'x'.repeat(256 * 1024) }, finish_reason: null }] });
 		const url = await endpoint((_req, res) => {
