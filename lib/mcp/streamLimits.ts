@@ -14,6 +14,17 @@ export const MAX_STANDING_EVENT_BYTES = 16 * 1024 * 1024;
 /** Statuses a Response cannot be built with a body for. */
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 
+/** Whether `response` has a body a new Response can carry (200-599, not 204/205/304). */
+export function hasRebuildableBody(response: Response): response is Response & { body: ReadableStream<Uint8Array> } {
+	return response.body !== null && !NULL_BODY_STATUS.has(response.status) && response.status >= 200 && response.status <= 599;
+}
+
+/** `response` with another body (and headers): undici decodes the reason phrase as UTF-8, and the constructor takes only a plain one. */
+export function withBody(response: Response, body: BodyInit, headers: Headers = response.headers): Response {
+	const statusText = /^[\t\x20-\x7e\x80-\xff]*$/.test(response.statusText) ? response.statusText : '';
+	return new Response(body, { status: response.status, statusText, headers });
+}
+
 export class AnswerTooLarge extends Error {
 	constructor(what: string, limit: number) {
 		super(`${what} is larger than ${Math.round(limit / (1024 * 1024))} MB; the stream was cut`);
@@ -99,8 +110,7 @@ export function limitedFetch(
 ): FetchLike {
 	return async (url, init) => {
 		const response = await fetchImpl(url, init);
-		// A Response can be built again only with a body-carrying status (200-599, not 204/205/304).
-		if (!response.body || NULL_BODY_STATUS.has(response.status) || response.status < 200 || response.status > 599) return response;
+		if (!hasRebuildableBody(response)) return response;
 		const eventStream = (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
 		const method = (init?.method ?? 'GET').toUpperCase();
 		const standing = method === 'GET' && !new Headers(init?.headers).has('last-event-id');
@@ -108,8 +118,6 @@ export function limitedFetch(
 		const what = eventStream ? (standing ? "An event of the server's event stream" : "An event of the server's answer") : "The server's answer";
 		const tooLarge = onTooLarge && method === 'POST' ? (error: AnswerTooLarge) => onTooLarge(requestIds(init?.body), error) : undefined;
 		const body = response.body.pipeThrough(limitedBody(eventStream ? 'event-stream' : 'whole', limit, what, tooLarge));
-		// undici decodes the reason phrase as UTF-8; the Response constructor takes only a plain one.
-		const statusText = /^[\t\x20-\x7e\x80-\xff]*$/.test(response.statusText) ? response.statusText : '';
-		return new Response(body, { status: response.status, statusText, headers: response.headers });
+		return withBody(response, body);
 	};
 }

@@ -1,4 +1,4 @@
-import { AnswerTooLarge, limitedBody } from '../mcp/streamLimits';
+import { AnswerTooLarge, hasRebuildableBody, limitedBody, withBody } from '../mcp/streamLimits';
 
 /**
  * The provider SDKs' fetch, held to what a model endpoint may ask of n8n. The base URL may point at
@@ -14,8 +14,6 @@ export const MAX_MODEL_ANSWER_BYTES = 64 * 1024 * 1024;
 export const MAX_MODEL_EVENT_BYTES = 16 * 1024 * 1024;
 /** Where the server's own retry-after values are kept when they were shortened. */
 export const ORIGINAL_WAIT = { seconds: 'x-mcp-agent-retry-after', ms: 'x-mcp-agent-retry-after-ms' };
-
-const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 
 /** The headers with retry-after (and retry-after-ms) held to MAX_RETRY_WAIT_SECONDS, or undefined when they ask no more. */
 function shortenedWait(headers: Headers, now: number): Headers | undefined {
@@ -65,17 +63,15 @@ export function modelFetch(base: typeof fetch = fetch): typeof fetch {
 	return async (input, init) => {
 		const response = await base(input, init);
 		const waitHeaders = response.status === 429 || response.status >= 500 ? shortenedWait(response.headers, Date.now()) : undefined;
-		if (!response.body || NULL_BODY_STATUS.has(response.status) || response.status < 200 || response.status > 599) return response;
+		if (!hasRebuildableBody(response)) return response;
 		const eventStream = (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
 		// A body whose declared length is within the limit is left as it is (the common JSON answer):
 		// fetch ends it at that length.
 		const declared = Number(response.headers.get('content-length') ?? NaN);
 		if (!eventStream && Number.isFinite(declared) && declared <= MAX_MODEL_ANSWER_BYTES && !waitHeaders) return response;
-		// undici decodes the reason phrase as UTF-8; the Response constructor takes only a plain one.
-		const statusText = /^[\t\x20-\x7e\x80-\xff]*$/.test(response.statusText) ? response.statusText : '';
-		const rebuilt = { status: response.status, statusText, headers: waitHeaders ?? response.headers };
-		if (eventStream) return new Response(response.body.pipeThrough(limitedBody('event-stream', MAX_MODEL_EVENT_BYTES, "An event of the model's streamed answer")), rebuilt);
+		const headers = waitHeaders ?? response.headers;
+		if (eventStream) return withBody(response, response.body.pipeThrough(limitedBody('event-stream', MAX_MODEL_EVENT_BYTES, "An event of the model's streamed answer")), headers);
 		// Not streamed: read whole here, counted (cheaper than a transform stream the SDK then reads through).
-		return new Response(await readLimited(response.body, MAX_MODEL_ANSWER_BYTES), rebuilt);
+		return withBody(response, await readLimited(response.body, MAX_MODEL_ANSWER_BYTES), headers);
 	};
 }
