@@ -330,8 +330,9 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 		this.answering.set(id, request);
 		request.on('close', () => {
 			if (this.answering.get(id) === request) this.answering.delete(id);
-			// After the stream's own close handlers, which look the id up.
-			setTimeout(() => this.cancelled.delete(id), 0);
+			// Only a cancelled call's id is held, until after the stream's own close handlers look it up:
+			// no timer on every request.
+			if (this.cancelled.has(id)) setTimeout(() => this.cancelled.delete(id), 0);
 		});
 	}
 

@@ -98,12 +98,13 @@ const PLAIN_MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9.+-]{0,60}\/[A-Za-z0-9][A-Za-z0-
  * line breaks, is replaced by a neutral type.
  */
 function binaryMimeType(mimeType: unknown, kind?: 'image' | 'audio'): string {
-	if (typeof mimeType !== 'string' || !PLAIN_MEDIA_TYPE.test(mimeType.trim())) return 'application/octet-stream';
-	const essence = essenceOf(mimeType);
+	const given = typeof mimeType === 'string' ? mimeType.trim() : '';
+	if (!PLAIN_MEDIA_TYPE.test(given)) return 'application/octet-stream';
+	const essence = essenceOf(given);
 	if (kind && !essence.startsWith(`${kind}/`)) return 'application/octet-stream';
 	// Types are case-insensitive: the essence in lower case, the parameters as given.
-	const parameters = mimeType.trim().indexOf(';');
-	return parameters === -1 ? essence : `${essence}${mimeType.trim().slice(parameters)}`;
+	const parameters = given.indexOf(';');
+	return parameters === -1 ? essence : `${essence}${given.slice(parameters)}`;
 }
 
 export function parseJsonText(text: string): unknown {
