@@ -1,9 +1,9 @@
-import { createHmac, randomBytes } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { createRedactor, providerSecrets } from '../mcp/secrets';
 import { explainProviderError, ProviderError } from './errors';
 import { modelFetch } from './modelFetch';
+import { SecretDigest } from '../util/secretDigest';
 import type { ModelClient, ProviderId } from './types';
 import { anthropicMessageFromEvents, chatCompletionFromChunks } from './streamedResponses';
 
@@ -33,21 +33,21 @@ const LABEL: Record<ProviderId, string> = {
 export const MODEL_CLIENT_CACHE_SIZE = 16;
 
 /**
- * A per-process random key: cache keys tell equal connections apart from different ones inside
+ * Under a per-process secret: cache keys tell equal connections apart from different ones inside
  * this process and say nothing about the API key to anyone who sees them (a heap snapshot's keys).
  */
-const CACHE_KEY_SECRET = randomBytes(32);
+const cacheKeyDigest = new SecretDigest();
 
 /** Map insertion order is the recency order: a hit is moved to the end, the first entry is the oldest. */
 const cachedClients = new Map<string, ModelClient>();
 
 /**
- * The cache key of a connection: an HMAC over everything the SDK client is built from (provider,
+ * The cache key of a connection: a keyed digest of everything the SDK client is built from (provider,
  * key, base URL, organization, project, retries, timeout), never the API key in readable form.
  */
 export function modelClientCacheKey(connection: ProviderConnection): string {
 	const parts = [connection.provider, connection.apiKey, connection.baseUrl ?? '', connection.organization ?? '', connection.project ?? '', String(connection.maxRetries), String(connection.timeoutMs)];
-	return createHmac('sha256', CACHE_KEY_SECRET).update(JSON.stringify(parts)).digest('hex');
+	return cacheKeyDigest.of(JSON.stringify(parts));
 }
 
 /**

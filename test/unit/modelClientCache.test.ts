@@ -1,7 +1,7 @@
 /**
  * The Agent's provider client is reused across executions (issue 13: a warm process does not
  * rebuild what an unchanged credential gives): one client per provider, key, base URL and options,
- * keyed by an HMAC (never the key itself), bounded, and never cached with a caller's own fetch.
+ * keyed by a digest under a per-process secret (never the key itself), bounded, and never cached with a caller's own fetch.
  */
 import {
 	buildModelClient,
@@ -64,7 +64,7 @@ describe('createModelClient (cached)', () => {
 		expect(createModelClient({ ...BASE, apiKey: 'key-1' })).not.toBe(second);
 	});
 
-	it('keys the cache by an HMAC that does not contain the API key', () => {
+	it('keys the cache by a keyed digest that does not contain the API key', () => {
 		const key = modelClientCacheKey(BASE);
 		expect(key).toMatch(/^[0-9a-f]{64}$/);
 		expect(key).not.toContain(BASE.apiKey);

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { SecretDigest } from '../../util/secretDigest';
 import type { PoolingSettings } from '../serverConfig';
 
 /**
@@ -30,10 +30,10 @@ export function poolSizeFromEnvironment(env: NodeJS.ProcessEnv = process.env): n
 }
 
 /**
- * A per-process random key: the hash tells equal credential data from different data inside this
+ * Under a per-process secret: the hash tells equal credential data from different data inside this
  * process, and says nothing about the data to anyone who sees it (logs, a heap snapshot's keys).
  */
-const HASH_KEY = randomBytes(32);
+const dataDigest = new SecretDigest();
 
 /** Canonical JSON: object keys sorted, so equal data always hashes equal. */
 function canonical(value: unknown): string {
@@ -50,7 +50,7 @@ function canonical(value: unknown): string {
 export function credentialDataHash(data: Record<string, unknown>): string {
 	const kept: Record<string, unknown> = {};
 	for (const [name, value] of Object.entries(data)) if (!UNHASHED_FIELDS.has(name)) kept[name] = value;
-	return createHmac('sha256', HASH_KEY).update(canonical(kept)).digest('hex').slice(0, 32);
+	return dataDigest.of(canonical(kept)).slice(0, 32);
 }
 
 export interface CredentialRef {
