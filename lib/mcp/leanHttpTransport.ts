@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { pipeline, type Duplex, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { urlToHttpOptions } from 'node:url';
 import zlib from 'node:zlib';
 import {
 	isJSONRPCErrorResponse,
@@ -42,6 +43,9 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 	private protocolVersion: string | undefined;
 	private closed = false;
 	private readonly agent: http.Agent;
+	/** Where every request goes, with the kept-alive agent: worked out once, not from the URL on each request. */
+	private readonly target: http.RequestOptions;
+	private readonly client: typeof http | typeof https;
 	private readonly requests = new Set<http.ClientRequest>();
 	/** Each request's POST while its answer is awaited, by JSON-RPC id: cut when the call is cancelled. */
 	private readonly answering = new Map<string | number, http.ClientRequest>();
@@ -57,11 +61,14 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 
 	constructor(
 		inner: StreamableHTTPClientTransport,
-		private readonly url: URL,
+		url: URL,
 		headers: Record<string, string>,
 	) {
 		super(inner);
-		this.agent = idleClosingAgent(url.protocol === 'https:');
+		const secure = url.protocol === 'https:';
+		this.agent = idleClosingAgent(secure);
+		this.client = secure ? https : http;
+		this.target = { ...urlToHttpOptions(url), agent: this.agent };
 		// The credential's part of every request, worked out once per connection, not per call.
 		for (const [name, value] of Object.entries(headers)) this.credentialHeaders[name.toLowerCase()] = value;
 		const accepted = (this.credentialHeaders.accept ?? '').split(',').map((type) => type.trim().toLowerCase());
@@ -152,7 +159,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 
 	/** A request on the kept-alive agent, tracked until it closes and cut by the request's signal. */
 	private open(method: 'POST' | 'GET', headers: Record<string, string | number>, options: TransportSendOptions | undefined): http.ClientRequest {
-		const request = (this.url.protocol === 'https:' ? https : http).request(this.url, { method, headers, agent: this.agent });
+		const request = this.client.request({ ...this.target, method, headers });
 		this.requests.add(request);
 		const signal = options?.requestSignal;
 		const onAbort = () => request.destroy(signal?.reason instanceof Error ? signal.reason : new Error('The request was aborted'));

@@ -40,11 +40,13 @@ function recordNodeHttpRequests(): void {
 	const original = http.request.bind(http) as (...args: unknown[]) => http.ClientRequest;
 	requestSpy = jest.spyOn(http, 'request').mockImplementation(((...args: unknown[]) => {
 		const request = original(...args);
-		const options = (typeof args[1] === 'object' && args[1] !== null ? args[1] : {}) as http.RequestOptions;
+		// request(url, options) or request(options): the lean transport passes one options object.
+		const options = (args.find((arg) => typeof arg === 'object' && arg !== null && !(arg instanceof URL)) ?? {}) as http.RequestOptions;
+		const url = typeof args[0] === 'string' || args[0] instanceof URL ? String(args[0]) : `${options.protocol}//${options.hostname}:${options.port}${options.path}`;
 		const end = request.end.bind(request) as (...endArgs: unknown[]) => http.ClientRequest;
 		// The lean transport writes each message whole with end(body).
 		request.end = ((...endArgs: unknown[]) => {
-			if (typeof endArgs[0] === 'string') leanPosts.push({ url: String(args[0]), method: options.method ?? 'GET', message: JSON.parse(endArgs[0]) as LeanPost['message'] });
+			if (typeof endArgs[0] === 'string') leanPosts.push({ url, method: options.method ?? 'GET', message: JSON.parse(endArgs[0]) as LeanPost['message'] });
 			return end(...endArgs);
 		}) as typeof request.end;
 		return request;
