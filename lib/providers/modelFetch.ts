@@ -66,9 +66,11 @@ export function modelFetch(base: typeof fetch = fetch): typeof fetch {
 		if (!hasRebuildableBody(response)) return response;
 		const eventStream = (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
 		// A body whose declared length is within the limit is left as it is (the common JSON answer):
-		// fetch ends it at that length.
+		// fetch ends it at that length. Not a packed one: the length counts gzip or br bytes, and fetch
+		// unpacks them (a few hundred KB can unpack to gigabytes).
 		const declared = Number(response.headers.get('content-length') ?? NaN);
-		if (!eventStream && Number.isFinite(declared) && declared <= MAX_MODEL_ANSWER_BYTES && !waitHeaders) return response;
+		const packed = (response.headers.get('content-encoding') ?? 'identity').trim().toLowerCase() !== 'identity';
+		if (!eventStream && !packed && Number.isFinite(declared) && declared <= MAX_MODEL_ANSWER_BYTES && !waitHeaders) return response;
 		const headers = waitHeaders ?? response.headers;
 		if (eventStream) return withBody(response, response.body.pipeThrough(limitedBody('event-stream', MAX_MODEL_EVENT_BYTES, "An event of the model's streamed answer")), headers);
 		// Not streamed: read whole here, counted (cheaper than a transform stream the SDK then reads through).

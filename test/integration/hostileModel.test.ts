@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import zlib from 'node:zlib';
 import { buildModelClient } from '../../lib/providers/clients';
 import { retryAfterSeconds } from '../../lib/providers/errors';
 import { MAX_RETRY_WAIT_SECONDS, modelFetch, ORIGINAL_WAIT } from '../../lib/providers/modelFetch';
@@ -56,6 +57,18 @@ describe('a model endpoint that never finishes its answer', () => {
 			res.writeHead(200, { 'content-type': 'application/json' });
 			res.write('{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"');
 			forEver(res, () => 'x'.repeat(1024 * 1024), 1);
+		});
+		const { outcome } = await elapsed(() => client('openaiChat', url, 60_000).send({ model: 'm', messages: [] }));
+		expect(outcome).toMatch(/larger than 64 MB/);
+	});
+
+	it.each(['gzip', 'br'] as const)('openaiChat: a %s answer whose small declared length unpacks past 64 MB is cut (the length counts packed bytes)', async (coding) => {
+		const unpacked = Buffer.concat([Buffer.from('{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"'), Buffer.alloc(70 * 1024 * 1024, 'x'), Buffer.from('"}}]}')]);
+		const packed = coding === 'gzip' ? zlib.gzipSync(unpacked) : zlib.brotliCompressSync(unpacked, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } });
+		expect(packed.length).toBeLessThan(1024 * 1024);
+		const url = await endpoint((_req, res) => {
+			res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding, 'content-length': packed.length });
+			res.end(packed);
 		});
 		const { outcome } = await elapsed(() => client('openaiChat', url, 60_000).send({ model: 'm', messages: [] }));
 		expect(outcome).toMatch(/larger than 64 MB/);
