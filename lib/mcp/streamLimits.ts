@@ -20,7 +20,7 @@ export function hasRebuildableBody(response: Response): response is Response & {
 }
 
 /** `response` with another body (and headers): undici decodes the reason phrase as UTF-8, and the constructor takes only a plain one. */
-export function withBody(response: Response, body: BodyInit, headers: Headers = response.headers): Response {
+export function withBody(response: Response, body: BodyInit | null, headers: Headers = response.headers): Response {
 	const statusText = /^[\t\x20-\x7e\x80-\xff]*$/.test(response.statusText) ? response.statusText : '';
 	return new Response(body, { status: response.status, statusText, headers });
 }

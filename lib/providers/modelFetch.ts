@@ -63,7 +63,7 @@ export function modelFetch(base: typeof fetch = fetch): typeof fetch {
 	return async (input, init) => {
 		const response = await base(input, init);
 		const waitHeaders = response.status === 429 || response.status >= 500 ? shortenedWait(response.headers, Date.now()) : undefined;
-		if (!hasRebuildableBody(response)) return response;
+		if (!hasRebuildableBody(response)) return waitHeaders ? withBody(response, null, waitHeaders) : response;
 		const eventStream = (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
 		// A body whose declared length is within the limit is left as it is (the common JSON answer):
 		// fetch ends it at that length. Not a packed one: the length counts gzip or br bytes, and fetch

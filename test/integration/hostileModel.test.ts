@@ -110,6 +110,14 @@ describe('a model endpoint that asks to be retried much later', () => {
 		expect(response.headers.get(ORIGINAL_WAIT.seconds)).toBe('3600');
 	});
 
+	it('shortens it on an answer without a body too', async () => {
+		const base = (async () => new Response(null, { status: 503, headers: { 'retry-after': '3600' } })) as typeof fetch;
+		const response = await modelFetch(base)('http://model.test/v1/chat/completions', { method: 'POST' });
+		expect(response.status).toBe(503);
+		expect(response.headers.get('retry-after')).toBe(String(MAX_RETRY_WAIT_SECONDS));
+		expect(response.headers.get(ORIGINAL_WAIT.seconds)).toBe('3600');
+	});
+
 	it('never sleeps past the call timeout, whatever retry-after says', async () => {
 		// 3 s (kept as asked, under the 60 s bound) against a 0.7 s timeout; the SDK's own sleep runs
 		// out unobserved after the test instead of holding the worker for a minute.
