@@ -56,3 +56,62 @@ it('an execution arriving during another one\'s ping shares its verdict: a faile
 	await Promise.all([a.release(), b.release()]);
 	await pool.closeAll();
 });
+
+it('executions arriving in the same tick after a long idle still ping first: one that is only acquiring is no proof the server answers', async () => {
+	let clock = 1_000_000;
+	const made: FakeConnection[] = [];
+	const pool = new ConnectionPool({
+		maxSize: 5,
+		now: () => clock,
+		open: async (opened) => {
+			const connection = {
+				config: opened,
+				closed: false,
+				pings: 0,
+				lastFailureAt: 0,
+				get isAlive() {
+					return !this.closed;
+				},
+				// The first connection hangs (a stopped process): its ping fails; a new one answers.
+				ping() {
+					this.pings++;
+					return made.indexOf(connection) === 0 ? Promise.reject(new Error('the server did not answer the ping')) : Promise.resolve();
+				},
+				close: async () => void (connection.closed = true),
+				killNow: () => undefined,
+			};
+			made.push(connection);
+			return connection as unknown as McpConnection;
+		},
+	});
+	await (await pool.acquire(config)).release();
+	clock += 60_000;
+	// Two MCP Server sub-nodes on one credential: the Agent acquires both at once.
+	const [a, b] = await Promise.all([pool.acquire(config), pool.acquire(config)]);
+	expect(made[0]).toMatchObject({ closed: true, pings: 1 });
+	expect(a.connection).toBe(made[1]);
+	expect(b.connection).toBe(made[1]);
+	await Promise.all([a.release(), b.release()]);
+	await pool.closeAll();
+});
+
+it('a connection in use by a running execution is not pinged for a new one (a busy server may answer pings late)', async () => {
+	let clock = 1_000_000;
+	const made: FakeConnection[] = [];
+	const pool = new ConnectionPool({
+		maxSize: 5,
+		now: () => clock,
+		open: async (opened) => {
+			const connection = { config: opened, closed: false, pings: 0, lastFailureAt: 0, isAlive: true, ping: async () => void connection.pings++, close: async () => undefined, killNow: () => undefined };
+			made.push(connection);
+			return connection as unknown as McpConnection;
+		},
+	});
+	const running = await pool.acquire(config);
+	clock += 60_000;
+	const next = await pool.acquire(config);
+	expect(next.connection).toBe(running.connection);
+	expect(made[0].pings).toBe(0);
+	await Promise.all([running.release(), next.release()]);
+	await pool.closeAll();
+});

@@ -44,6 +44,8 @@ interface Entry {
 	connection?: McpConnection;
 	auth?: SwappableAuth;
 	leases: number;
+	/** Leases handed out (executions using the connection); `leases` also counts those still acquiring. */
+	active: number;
 	lastUsed: number;
 	/** When the connection last proved it answers (handshake, ping). */
 	lastHealthy: number;
@@ -175,6 +177,7 @@ export class ConnectionPool {
 			identity: pooling.identity,
 			idleMs: pooling.idleMs,
 			leases: 0,
+			active: 0,
 			lastUsed: started,
 			lastHealthy: started,
 			retired: false,
@@ -209,7 +212,9 @@ export class ConnectionPool {
 		if (!connection.isAlive) return false;
 		const failedSince = connection.lastFailureAt > entry.lastHealthy;
 		const idleLong = this.now() - entry.lastHealthy > (this.options.pingAfterIdleMs ?? DEFAULT_PING_AFTER_IDLE_MS);
-		if (entry.leases > 1 || (!failedSince && !idleLong)) return true;
+		// Only an execution that holds the connection counts as using it: others still acquiring (two
+		// MCP Server sub-nodes on one credential arrive together) prove nothing and share this check.
+		if (entry.active > 0 || (!failedSince && !idleLong)) return true;
 		const checking = this.answersPing(entry, connection).finally(() => {
 			if (entry.checking === checking) entry.checking = undefined;
 		});
@@ -230,6 +235,7 @@ export class ConnectionPool {
 
 	private lease(entry: Entry, connection: McpConnection, auth?: McpAuth): McpLease {
 		let released = false;
+		entry.active++;
 		return {
 			connection,
 			pooled: true,
@@ -238,6 +244,7 @@ export class ConnectionPool {
 				released = true;
 				if (auth) entry.auth?.release(auth);
 				entry.leases--;
+				entry.active--;
 				this.touch(entry);
 				// Requests that completed prove the server answers; a failure since then is kept for the check.
 				if (connection.lastFailureAt <= entry.lastHealthy) entry.lastHealthy = Math.max(entry.lastHealthy, this.now());
