@@ -93,6 +93,47 @@ describe('pooled OAuth connection', () => {
 		await pool.closeAll();
 	});
 
+	it('while no execution uses the connection (idle shutdown, eviction, a stream reconnecting), nothing refreshes on a finished execution\'s behalf', async () => {
+		const { pool, opened } = fakePool();
+		const { first } = twoExecutions();
+		const lease = await pool.acquire(first.config);
+		const provider = (opened[0] as HttpServerConfig).auth!.provider as AuthProvider;
+		await lease.release();
+		// The stored token as it is; a 401 is not answered with a refresh.
+		expect(await provider.token()).toBe('at-first-0123456789');
+		await expect(provider.onUnauthorized!(unauthorized)).rejects.toThrow(/no execution is using/);
+		expect(first.refreshes).toEqual([]);
+		await pool.closeAll();
+	});
+
+	it('an expiring token is not refreshed while idle either, and the next execution refreshes through its own context', async () => {
+		const { pool, opened } = fakePool();
+		const expiring = (token: string, refreshed: string) => {
+			const made = execution(token, refreshed);
+			const refreshes = made.refreshes;
+			const auth = hostTokenAuth({
+				initial: { access_token: token, refresh_token: `rt-${token}`, expires_in: 10, n8n_expires_at: Date.now() + 1000 } as never,
+				refresh: async () => {
+					refreshes.push(token);
+					return { access_token: refreshed, refresh_token: `rt-${refreshed}` };
+				},
+			});
+			return { config: { ...made.config, auth }, refreshes };
+		};
+		const first = expiring('at-first-0123456789', 'at-first-new-0123456789');
+		const second = expiring('at-second-0123456789', 'at-second-new-0123456789');
+		await (await pool.acquire(first.config)).release();
+		const provider = (opened[0] as HttpServerConfig).auth!.provider as AuthProvider;
+		expect(await provider.token()).toBe('at-first-0123456789');
+		expect(first.refreshes).toEqual([]);
+		const lease = await pool.acquire(second.config);
+		expect(await provider.token()).toBe('at-second-new-0123456789');
+		expect(second.refreshes).toEqual(['at-second-0123456789']);
+		expect(first.refreshes).toEqual([]);
+		await lease.release();
+		await pool.closeAll();
+	});
+
 	it('when the newest execution finishes first, the one still running takes its auth back', async () => {
 		const { pool, opened } = fakePool();
 		const { first, second } = twoExecutions();

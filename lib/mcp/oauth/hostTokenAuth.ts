@@ -160,6 +160,7 @@ export function hostTokenAuth(source: HostTokenSource, options: HostTokenAuthOpt
 		onInsufficientScope: 'throw',
 		remedy: RECONNECT_REMEDY,
 		secrets: () => [...ledger.list(), ...clientSecret],
+		storedToken: () => accessTokenOf(data),
 		get secretsVersion() {
 			return ledger.version;
 		},

@@ -26,6 +26,12 @@ export interface McpAuth {
 	 */
 	secrets(): string[];
 	readonly secretsVersion: number;
+	/**
+	 * The access token held now, never refreshed (host-held tokens): what a kept connection sends
+	 * while no execution is using it (its closing DELETE, a stream reconnecting), when no context
+	 * may be asked for a refresh.
+	 */
+	storedToken?(): string | undefined;
 }
 
 /** Keeps the values an auth has seen, bounded, and counts changes for redactors to notice. */

@@ -1,4 +1,5 @@
 import type { AuthProvider } from '@modelcontextprotocol/client';
+import { McpFailure } from '../errors';
 import type { McpAuth } from '../oauth/types';
 
 /** Auths remembered for redaction after they were swapped out (their tokens may still be echoed). */
@@ -25,6 +26,12 @@ export class SwappableAuth implements McpAuth {
 	/** The auths of the executions using the connection now, oldest first (one entry per use). */
 	private readonly inUse: McpAuth[] = [];
 	private swaps = 0;
+	/**
+	 * No execution uses the connection (the last one released it): requests now (the closing DELETE,
+	 * the SDK reconnecting a stream) carry the stored token as it is; nothing is refreshed, since the
+	 * only context that could be asked belongs to an execution that has finished.
+	 */
+	private idle = false;
 
 	constructor(initial: McpAuth) {
 		this.current = initial;
@@ -33,12 +40,22 @@ export class SwappableAuth implements McpAuth {
 		this.onInsufficientScope = initial.onInsufficientScope;
 		this.remedy = initial.remedy;
 		this.provider = {
-			token: () => (this.current.provider as AuthProvider).token(),
+			token: async () => {
+				if (!this.idle) return (this.current.provider as AuthProvider).token();
+				const stored = this.current.storedToken?.();
+				if (!stored) throw this.idleRefusal();
+				return stored;
+			},
 			onUnauthorized: async (context) => {
+				if (this.idle) throw this.idleRefusal();
 				const provider = this.current.provider as AuthProvider;
 				if (provider.onUnauthorized) await provider.onUnauthorized(context);
 			},
 		};
+	}
+
+	private idleRefusal(): McpFailure {
+		return new McpFailure('The kept connection has no fresh token: no execution is using it now, and tokens are renewed only on behalf of a running execution.', 'reconnect');
 	}
 
 	/** Only host-held tokens need a per-execution auth; other grants keep their own client. */
@@ -49,6 +66,7 @@ export class SwappableAuth implements McpAuth {
 	/** An execution starts using the connection with its auth. */
 	use(next: McpAuth): void {
 		this.inUse.push(next);
+		this.idle = false;
 		this.switchTo(next);
 	}
 
@@ -56,7 +74,8 @@ export class SwappableAuth implements McpAuth {
 	release(auth: McpAuth): void {
 		const at = this.inUse.lastIndexOf(auth);
 		if (at !== -1) this.inUse.splice(at, 1);
-		if (auth === this.current && this.inUse.length > 0) this.switchTo(this.inUse[this.inUse.length - 1]);
+		if (this.inUse.length === 0) this.idle = true;
+		else if (auth === this.current) this.switchTo(this.inUse[this.inUse.length - 1]);
 	}
 
 	private switchTo(next: McpAuth): void {
