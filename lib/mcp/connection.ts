@@ -329,11 +329,21 @@ export class McpConnection {
 	}
 }
 
+/**
+ * How long the session's DELETE may take: a server that stopped answering (the one a failed ping
+ * just evicted) would otherwise hold the close, and n8n's shutdown with it, until fetch gives up
+ * (minutes). Closing the client then aborts the request.
+ */
+const SESSION_DELETE_GRACE_MS = 2_000;
+
 async function endSession(session: LiveSession): Promise<void> {
 	let transport = session.transport;
 	while (transport instanceof ForwardingTransport) transport = transport.inner;
 	if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
-		await transport.terminateSession().catch(() => undefined);
+		let timer: NodeJS.Timeout | undefined;
+		const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, SESSION_DELETE_GRACE_MS)));
+		await Promise.race([transport.terminateSession().catch(() => undefined), grace]);
+		clearTimeout(timer);
 	}
 	await session.client.close().catch(() => undefined);
 	if (session.stdio) await session.stdio.close();

@@ -285,6 +285,20 @@ describe('HTTP server faults', () => {
 		}
 	});
 
+	it('closing a connection to a server that stopped answering ends within seconds (the session DELETE is given 2 s)', async () => {
+		const server = await http('auth', { FAULT_TOKEN: 'close-token-5e1c' });
+		const connection = await McpConnection.open(httpConfig(server.url, { transport: 'streamableHttp', headers: { Authorization: 'Bearer close-token-5e1c' } }));
+		await listAllTools(connection);
+		process.kill(server.process.pid as number, 'SIGSTOP');
+		try {
+			const started = performance.now();
+			await connection.close();
+			expect(performance.now() - started).toBeLessThan(5_000);
+		} finally {
+			process.kill(server.process.pid as number, 'SIGCONT');
+		}
+	}, 20_000);
+
 	it('an unknown host is kind dns and names the host', async () => {
 		const failure = await failureOf(McpConnection.open(httpConfig('http://nonexistent.invalid/mcp')), 'dns');
 		expect(failure.message).toContain('"nonexistent.invalid"');
