@@ -25,6 +25,11 @@ export function withBody(response: Response, body: BodyInit | null, headers: Hea
 	return new Response(body, { status: response.status, statusText, headers });
 }
 
+/** The media type is text/event-stream (parameters aside): not a type that only mentions it. */
+export function isEventStream(contentType: string | null): boolean {
+	return (contentType ?? '').split(';')[0].trim().toLowerCase() === 'text/event-stream';
+}
+
 export class AnswerTooLarge extends Error {
 	constructor(what: string, limit: number) {
 		super(`${what} is larger than ${Math.round(limit / (1024 * 1024))} MB; the stream was cut`);
@@ -81,6 +86,14 @@ export function limitedBody(kind: 'event-stream' | 'whole', limit: number, what:
 	});
 }
 
+/** `fetchImpl` with the whole request, its body included, aborted after `ms`. */
+export function fetchWithin(ms: number, fetchImpl: FetchLike = fetch): FetchLike {
+	return (url, init) => {
+		const deadline = AbortSignal.timeout(ms);
+		return fetchImpl(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
+	};
+}
+
 /** The JSON-RPC ids of the requests in a POST's body (read only when its answer is cut). */
 function requestIds(body: unknown): Array<string | number> {
 	if (typeof body !== 'string') return [];
@@ -96,9 +109,10 @@ function requestIds(body: unknown): Array<string | number> {
 }
 
 /**
- * The SDK transport's fetch with every answer body held to the bounds above: an event stream per
- * event (the standing stream, a GET without Last-Event-ID: `standingEventBytes`; a POST's answer or
- * its resumption: MAX_ANSWER_BYTES), any other body as a whole. The SDK takes a cut stream for a
+ * The SDK transport's fetch with every answer body held to the bounds above: an event stream the
+ * SDK reads as one, per event (the standing stream, a GET without Last-Event-ID:
+ * `standingEventBytes`; a resumption: MAX_ANSWER_BYTES), any other body as a whole (MAX_ANSWER_BYTES,
+ * a POST's streamed answer included). The SDK takes a cut stream for a
  * dropped one and would leave the call waiting for its timeout: `onTooLarge` is told the ids of
  * the POST's requests, to fail them at once. The legacy SSE transport's GET stream carries every
  * answer, so it passes MAX_ANSWER_BYTES.
@@ -111,10 +125,15 @@ export function limitedFetch(
 	return async (url, init) => {
 		const response = await fetchImpl(url, init);
 		if (!hasRebuildableBody(response)) return response;
-		const eventStream = (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
 		const method = (init?.method ?? 'GET').toUpperCase();
-		const standing = method === 'GET' && !new Headers(init?.headers).has('last-event-id');
-		const limit = eventStream && standing ? standingEventBytes : MAX_ANSWER_BYTES;
+		const requestHeaders = new Headers(init?.headers);
+		// Event by event only where the SDK reads a stream: a GET that asked for one, answered 2xx as
+		// one. A POST's answer is held as a whole, as on the lean transport; so is everything else
+		// (metadata, tokens, error bodies), which is read whole however it is labelled.
+		const eventStream =
+			method === 'GET' && response.ok && isEventStream(response.headers.get('content-type')) && (requestHeaders.get('accept') ?? '').toLowerCase().includes('text/event-stream');
+		const standing = eventStream && !requestHeaders.has('last-event-id');
+		const limit = standing ? standingEventBytes : MAX_ANSWER_BYTES;
 		const what = eventStream ? (standing ? "An event of the server's event stream" : "An event of the server's answer") : "The server's answer";
 		const tooLarge = onTooLarge && method === 'POST' ? (error: AnswerTooLarge) => onTooLarge(requestIds(init?.body), error) : undefined;
 		const body = response.body.pipeThrough(limitedBody(eventStream ? 'event-stream' : 'whole', limit, what, tooLarge));

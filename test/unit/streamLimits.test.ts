@@ -66,6 +66,60 @@ describe('limitedFetch', () => {
 		}
 	});
 
+	/** Serves `handler` on loopback for `run`, then closes. */
+	async function serving(handler: http.RequestListener, run: (url: string) => Promise<void>): Promise<void> {
+		const server = http.createServer(handler);
+		server.on('connection', (socket) => socket.on('error', () => undefined));
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			await run(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}/mcp`);
+		} finally {
+			server.closeAllConnections();
+			server.close();
+		}
+	}
+
+	/** Writes `chunk` `times` times, waiting for the client to read (nothing piles up here). */
+	async function writeMany(res: http.ServerResponse, chunk: string, times: number): Promise<void> {
+		for (let i = 0; i < times && !res.destroyed; i++) {
+			if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+		}
+		res.end();
+	}
+
+	const newlines = '\n'.repeat(1024 * 1024);
+
+	it.each([
+		['a GET that asked for JSON (OAuth metadata), answered as an event stream', 'GET', { accept: 'application/json' }, 200, 'text/event-stream'],
+		['an error answer labelled as an event stream', 'POST', { accept: 'application/json, text/event-stream' }, 500, 'text/event-stream'],
+		['JSON whose type only mentions event streams in a parameter', 'GET', { accept: 'application/json' }, 200, 'application/json; profile="text/event-stream"'],
+	])('holds %s to the limit as a whole: blank lines do not reset it', async (_what, method, headers, status, contentType) => {
+		await serving(
+			(_req, res) => {
+				res.writeHead(status, { 'content-type': contentType });
+				void writeMany(res, newlines, 130);
+			},
+			async (url) => {
+				const response = await limitedFetch()(url, { method, headers, ...(method === 'POST' ? { body: '{}' } : {}) });
+				await expect(response.text()).rejects.toBeInstanceOf(AnswerTooLarge);
+			},
+		);
+	});
+
+	it('still reads a standing event stream event by event: a GET that asked for one, answered 200 as one', async () => {
+		const event = `data: ${'x'.repeat(1024 * 1024)}\n\n`;
+		await serving(
+			(_req, res) => {
+				res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+				void writeMany(res, event, 20);
+			},
+			async (url) => {
+				const response = await limitedFetch()(url, { method: 'GET', headers: { accept: 'text/event-stream' } });
+				expect((await response.text()).length).toBe(event.length * 20);
+			},
+		);
+	});
+
 	it("tells which of a POST's requests lost their answer to the limit", async () => {
 		const server = http.createServer((_req, res) => {
 			res.writeHead(200, { 'content-type': 'text/event-stream' });
