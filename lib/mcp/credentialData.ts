@@ -104,12 +104,13 @@ function clientCredentialsOf(data: CredentialData) {
  */
 export function oauthConfigFromCredential(data: CredentialData, host: HostTokens): HttpServerConfig {
 	const url = text(data, 'serverUrl').trim();
+	const base = httpBase(data, url);
 	return {
-		...httpBase(data, url),
+		...base,
 		auth: hostTokenAuth(host, {
 			credentialLabel: host.label,
 			clientSecret: text(data, 'clientSecret'),
-			checkGrant: host.skipGrantCheck ? undefined : (tokens) => checkStoredGrantIssuer(url, tokens),
+			checkGrant: host.skipGrantCheck ? undefined : (tokens) => checkStoredGrantIssuer(url, tokens, { timeoutMs: base.connectTimeoutMs }),
 		}),
 	};
 }

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { McpFailure } from '../../lib/mcp/errors';
 import { checkStoredGrantIssuer } from '../../lib/mcp/oauth/storedGrantCheck';
 
-type Mode = 'metadata' | 'server-error' | 'absent' | 'web-page' | 'other-json';
+type Mode = 'metadata' | 'server-error' | 'absent' | 'web-page' | 'other-json' | 'trickle' | 'endless';
 let mode: Mode = 'metadata';
 let server: Server;
 let base = '';
@@ -18,6 +18,24 @@ beforeAll(async () => {
 		const url = req.url ?? '';
 		const metadata = { issuer: `${base}/as`, authorization_endpoint: `${base}/as/authorize`, token_endpoint: `${base}/as/token`, response_types_supported: ['code'], authorization_response_iss_parameter_supported: true };
 		const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+		if (mode === 'trickle') {
+			// Headers, then a byte now and then: the metadata never completes.
+			res.writeHead(200, { 'content-type': 'application/json' });
+			res.write('{');
+			const timer = setInterval(() => res.write(' '), 100);
+			res.on('close', () => clearInterval(timer));
+			return;
+		}
+		if (mode === 'endless') {
+			res.writeHead(200, { 'content-type': 'application/json' });
+			const spaces = ' '.repeat(1024 * 1024);
+			const more = () => {
+				while (!res.destroyed && res.write(spaces));
+			};
+			res.on('drain', more);
+			more();
+			return;
+		}
 		if (mode === 'absent') res.writeHead(404).end();
 		else if (mode === 'web-page') res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><p>Welcome');
 		else if (mode === 'other-json') json({ error: 'not found', path: url });
@@ -29,7 +47,10 @@ beforeAll(async () => {
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => new Promise<void>((resolve) => {
+	server.closeAllConnections();
+	server.close(() => resolve());
+}));
 
 /** Each check under a URL of its own: a grant that passed is remembered per process. */
 const check = (iss: string) => checkStoredGrantIssuer(`${base}/mcp?run=${++run}`, { access_token: 'at', callbackQueryString: { iss } });
@@ -46,6 +67,22 @@ it('an authorization server that does not answer at all fails the check too', as
 	expect(failure?.kind).toBe('oauth');
 	expect(failure?.message).toContain('(no answer)');
 });
+
+it('metadata that never finishes arriving fails the check at the timeout (closed), not never', async () => {
+	mode = 'trickle';
+	const started = performance.now();
+	const failure = await failureOf(checkStoredGrantIssuer(`${base}/mcp?run=${++run}`, { access_token: 'at', callbackQueryString: { iss: 'https://evil.example' } }, { timeoutMs: 500 }));
+	expect(failure?.kind).toBe('oauth');
+	expect(failure?.message).toContain('could not be checked');
+	expect(performance.now() - started).toBeLessThan(3_000);
+});
+
+it('metadata without end is cut at the answer limit, and the check fails closed', async () => {
+	mode = 'endless';
+	const failure = await failureOf(check('https://evil.example'));
+	expect(failure?.kind).toBe('oauth');
+	expect(failure?.message).toContain('could not be checked');
+}, 30_000);
 
 it('metadata that cannot be loaded now fails the check, naming the status, without using the grant', async () => {
 	mode = 'server-error';

@@ -3,6 +3,7 @@ import { discoverOAuthServerInfo, IssuerMismatchError, validateAuthorizationResp
 import { McpFailure } from '../errors';
 import { describeUrl } from '../secrets';
 import type { HostTokenData } from './hostTokenAuth';
+import { fetchWithin, limitedFetch } from '../streamLimits';
 
 /**
  * The issuer checks of MCP 2026-07-28 for a grant the host (n8n) redeemed. n8n does not check the
@@ -21,7 +22,17 @@ import type { HostTokenData } from './hostTokenAuth';
 /** Grants that passed, per process: checked once, not on every execution. */
 const passed = new Set<string>();
 
-export async function checkStoredGrantIssuer(serverUrl: string, data: HostTokenData | undefined, fetchFn?: typeof fetch): Promise<void> {
+/** How long the metadata may take when the caller names no time (the credential's connect timeout). */
+const DEFAULT_CHECK_TIMEOUT_MS = 30_000;
+
+export interface GrantCheckOptions {
+	/** The whole discovery, bodies included; past it the check fails closed. */
+	timeoutMs?: number;
+	/** Tests: the fetch underneath (still bounded in time and size). */
+	fetchFn?: typeof fetch;
+}
+
+export async function checkStoredGrantIssuer(serverUrl: string, data: HostTokenData | undefined, options: GrantCheckOptions = {}): Promise<void> {
 	const callback = data?.callbackQueryString && typeof data.callbackQueryString === 'object' ? (data.callbackQueryString as Record<string, unknown>) : {};
 	const iss = typeof callback.iss === 'string' ? callback.iss : undefined;
 	const key = createHash('sha256').update(JSON.stringify([serverUrl, iss ?? null])).digest('hex');
@@ -29,7 +40,9 @@ export async function checkStoredGrantIssuer(serverUrl: string, data: HostTokenD
 	const where = describeUrl(serverUrl);
 	let info: Awaited<ReturnType<typeof discoverOAuthServerInfo>>;
 	try {
-		info = await discoverOAuthServerInfo(serverUrl, fetchFn ? { fetchFn } : undefined);
+		// Metadata is read whole: held to the answer limit, and the discovery to the timeout.
+		const fetchFn = limitedFetch(fetchWithin(options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS, options.fetchFn)) as typeof fetch;
+		info = await discoverOAuthServerInfo(serverUrl, { fetchFn });
 	} catch (error) {
 		if (error instanceof IssuerMismatchError) {
 			throw new McpFailure(`The authorization server of ${where} publishes metadata whose issuer does not match the address it was fetched from (RFC 8414): its tokens are not used. Ask the server's operator; reconnecting does not help.`, 'oauth');
@@ -38,7 +51,8 @@ export async function checkStoredGrantIssuer(serverUrl: string, data: HostTokenD
 		// answer at all. An answer that is no metadata (a web page or other JSON for every path, a 4xx)
 		// means, as a 404 does, that there is nothing to check against.
 		const status = Number(/\bHTTP (\d{3})\b/.exec(error instanceof Error ? error.message : '')?.[1]);
-		const unreachable = (error as Error | undefined)?.name === 'TypeError';
+		// No answer, no whole answer in time, or an answer too large to be metadata.
+		const unreachable = ['TypeError', 'TimeoutError', 'AbortError', 'AnswerTooLarge'].includes(String((error as Error | undefined)?.name));
 		if (!(status >= 500) && !unreachable) return;
 		throw new McpFailure(
 			`The stored authorization of ${where} could not be checked: the OAuth metadata of its authorization server could not be loaded (${status ? `HTTP ${status}` : 'no answer'}). Its tokens are not used until the check passes; try again later.`,
