@@ -464,7 +464,13 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 	const auth = config.auth ? { authProvider: config.auth.provider } : {};
 	let transport: Transport;
 	if (kind === 'sse') {
-		transport = new SSEClientTransport(url, { requestInit, ...auth, eventSourceInit: { fetch: pacedStreamOpens(limitedFetch(headerFetch(config.headers), MAX_ANSWER_BYTES)) } });
+		// Its POSTs (and their error bodies, read whole) are held to the answer limit as well as its stream.
+		transport = new SSEClientTransport(url, {
+			requestInit,
+			...auth,
+			fetch: limitedFetch(),
+			eventSourceInit: { fetch: pacedStreamOpens(limitedFetch(headerFetch(config.headers), MAX_ANSWER_BYTES)) },
+		});
 	} else {
 		// A POST answer the fetch cuts for its size fails its requests at once, not at their timeout.
 		let answers: ResultTypeDefaulting | undefined;

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { McpConnection } from '../../lib/mcp/connection';
 import { listAllTools } from '../../lib/mcp/listing';
@@ -136,6 +138,41 @@ describe('a legacy HTTP+SSE server that closes its stream with `retry: 0` (a rec
 			await connection.close();
 		}
 	});
+});
+
+describe('a legacy HTTP+SSE server whose answer to a POST never ends', () => {
+	it('is cut at the answer limit: the error body of the handshake is not read whole', async () => {
+		let written = 0;
+		const server = http.createServer((req, res) => {
+			if (req.method === 'GET') {
+				res.writeHead(200, { 'content-type': 'text/event-stream' });
+				res.write('event: endpoint\ndata: /messages?session=1\n\n');
+				return;
+			}
+			// The initialize POST: a 500 whose body goes on (200 MB), written as fast as it is read.
+			res.writeHead(500, { 'content-type': 'text/plain' });
+			const chunk = 'x'.repeat(1024 * 1024);
+			const more = () => {
+				while (!res.destroyed && written < 200 * 1024 * 1024) {
+					written += chunk.length;
+					if (!res.write(chunk)) return;
+				}
+				if (!res.destroyed) res.end();
+			};
+			res.on('drain', more);
+			more();
+		});
+		server.on('connection', (socket) => socket.on('error', () => undefined));
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`;
+			await expect(McpConnection.open(httpConfig(url, { transport: 'sse', connectTimeoutMs: 20_000 }))).rejects.toThrow();
+			expect(written).toBeLessThan(160 * 1024 * 1024);
+		} finally {
+			server.closeAllConnections();
+			server.close();
+		}
+	}, 30_000);
 });
 
 describe.each(['stdio', 'http'] as const)('server-everything (2025-era) over %s', (transport) => {
