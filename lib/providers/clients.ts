@@ -2,10 +2,10 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { createRedactor, providerSecrets } from '../mcp/secrets';
 import { explainProviderError, ProviderError } from './errors';
-import { modelFetch } from './modelFetch';
+import { modelFetch, type ModelReading } from './modelFetch';
 import { SecretDigest } from '../util/secretDigest';
 import type { ModelClient, ProviderId } from './types';
-import { anthropicMessageFromEvents, chatCompletionFromChunks } from './streamedResponses';
+import { anthropicMessageFromEvents, chatCompletionFromChunks, streamBudget } from './streamedResponses';
 
 export interface ProviderConnection {
 	provider: ProviderId;
@@ -28,6 +28,9 @@ const LABEL: Record<ProviderId, string> = {
 	openaiChat: 'OpenAI',
 	openaiResponses: 'OpenAI',
 };
+
+/** Most models a model list returns (the editor's dropdown); the SDKs would page on without end. */
+export const MAX_LISTED_MODELS = 1000;
 
 /** Most clients kept for reuse in one process (least recently used dropped first). */
 export const MODEL_CLIENT_CACHE_SIZE = 16;
@@ -153,53 +156,86 @@ export function buildModelClient(connection: ProviderConnection): ModelClient {
 			},
 		);
 	};
+	/**
+	 * A model list within the timeout, and at most MAX_LISTED_MODELS of it: the SDKs keep asking for
+	 * pages while the server says there are more.
+	 */
+	const listed = (list: (signal: AbortSignal) => AsyncIterable<{ id: string; name?: string }>) =>
+		withDeadline(undefined, (bounded) =>
+			wrap(async () => {
+				const models: Array<{ id: string; name?: string }> = [];
+				for await (const model of list(bounded)) {
+					models.push(model);
+					if (models.length >= MAX_LISTED_MODELS) break;
+				}
+				return models;
+			}),
+		);
+	// One SDK client per way of reading answers (modelFetch): whole, or as a stream for streamed requests.
 	if (connection.provider === 'anthropic') {
-		const client = new Anthropic({
-			apiKey: connection.apiKey,
-			baseURL: connection.baseUrl?.replace(/\/+$/, '') || 'https://api.anthropic.com',
-			maxRetries: connection.maxRetries,
-			timeout: connection.timeoutMs,
-			fetch: modelFetch(connection.fetch),
-		});
+		const anthropic = (reading: ModelReading) =>
+			new Anthropic({
+				apiKey: connection.apiKey,
+				baseURL: connection.baseUrl?.replace(/\/+$/, '') || 'https://api.anthropic.com',
+				maxRetries: connection.maxRetries,
+				timeout: connection.timeoutMs,
+				fetch: modelFetch(connection.fetch, reading),
+			});
+		const client = anthropic('whole');
+		const streaming = anthropic('stream');
 		return {
 			send: (body, signal) => withDeadline(signal, (bounded) => sendWith(() => client.messages.create(body as never, { signal: bounded }))),
 			// Raw events, put together here (streamedResponses.ts): the SDK's helper throws on arguments that are not JSON.
 			stream: (body, onText, signal) =>
 				withDeadline(signal, (bounded) =>
-					wrap(async () => anthropicMessageFromEvents((await client.messages.create({ ...(body as object), stream: true } as never, { signal: bounded })) as unknown as AsyncIterable<unknown>, onText)),
+					wrap(async () => anthropicMessageFromEvents((await streaming.messages.create({ ...(body as object), stream: true } as never, { signal: bounded })) as unknown as AsyncIterable<unknown>, onText)),
 				),
 			listModels: () =>
-				wrap(async () => {
-					const models: Array<{ id: string; name?: string }> = [];
-					for await (const model of client.models.list({ limit: 100 })) models.push({ id: model.id, name: model.display_name });
-					return models;
+				listed(async function* (signal) {
+					for await (const model of client.models.list({ limit: 100 }, { signal })) yield { id: model.id, name: model.display_name };
 				}),
 		};
 	}
-	const client = new OpenAI({
-		apiKey: connection.apiKey || 'no-key',
-		baseURL: connection.baseUrl?.replace(/\/+$/, '') || 'https://api.openai.com/v1',
-		organization: connection.organization || null,
-		project: connection.project || null,
-		maxRetries: connection.maxRetries,
-		timeout: connection.timeoutMs,
-		fetch: modelFetch(connection.fetch),
-	});
-	const listModels = () =>
-		wrap(async () => {
-			const models: Array<{ id: string; name?: string }> = [];
-			for await (const model of client.models.list()) models.push({ id: model.id });
-			return models.sort((a, b) => a.id.localeCompare(b.id));
+	const openAi = (reading: ModelReading) =>
+		new OpenAI({
+			apiKey: connection.apiKey || 'no-key',
+			baseURL: connection.baseUrl?.replace(/\/+$/, '') || 'https://api.openai.com/v1',
+			organization: connection.organization || null,
+			project: connection.project || null,
+			maxRetries: connection.maxRetries,
+			timeout: connection.timeoutMs,
+			fetch: modelFetch(connection.fetch, reading),
 		});
+	const client = openAi('whole');
+	const streaming = openAi('stream');
+	const listModels = () =>
+		listed(async function* (signal) {
+			for await (const model of client.models.list({ signal })) yield { id: model.id };
+		}).then((models) => models.sort((a, b) => a.id.localeCompare(b.id)));
 	if (connection.provider === 'openaiResponses') {
 		return {
 			send: (body, signal) => withDeadline(signal, (bounded) => sendWith(() => client.responses.create(body as never, { signal: bounded }))),
 			stream: (body, onText, signal) =>
 				withDeadline(signal, (bounded) =>
 					wrap(() => {
-						const stream = client.responses.stream(body as never, { signal: bounded });
-						stream.on('response.output_text.delta', (event) => onText(event.delta));
-						return stream.finalResponse();
+						const stream = streaming.responses.stream(body as never, { signal: bounded });
+						// The same text bound as the other APIs (streamedResponses.ts): past it the stream is aborted.
+						const take = streamBudget();
+						let cut: Error | undefined;
+						stream.on('response.output_text.delta', (event) => {
+							if (cut) return;
+							try {
+								take(event.delta);
+							} catch (error) {
+								cut = error as Error;
+								stream.abort();
+								return;
+							}
+							onText(event.delta);
+						});
+						return stream.finalResponse().catch((error: unknown) => {
+							throw cut ?? error;
+						});
 					}),
 				),
 			listModels,
@@ -213,7 +249,7 @@ export function buildModelClient(connection: ProviderConnection): ModelClient {
 			withDeadline(signal, (bounded) =>
 				wrap(async () =>
 					chatCompletionFromChunks(
-						(await client.chat.completions.create({ ...(body as object), stream: true, stream_options: { include_usage: true } } as never, { signal: bounded })) as unknown as AsyncIterable<unknown>,
+						(await streaming.chat.completions.create({ ...(body as object), stream: true, stream_options: { include_usage: true } } as never, { signal: bounded })) as unknown as AsyncIterable<unknown>,
 						onText,
 					),
 				),

@@ -1,4 +1,4 @@
-import { AnswerTooLarge, hasRebuildableBody, limitedBody, withBody } from '../mcp/streamLimits';
+import { AnswerTooLarge, hasRebuildableBody, isEventStream, limitedBody, withBody } from '../mcp/streamLimits';
 
 /**
  * The provider SDKs' fetch, held to what a model endpoint may ask of n8n. The base URL may point at
@@ -6,8 +6,10 @@ import { AnswerTooLarge, hasRebuildableBody, limitedBody, withBody } from '../mc
  * - make a run sleep for hours: the SDKs honour retry-after as given (3600 s, or 23 days); a wait
  *   over MAX_RETRY_WAIT_SECONDS is shortened to it, the server's own value kept in ORIGINAL_WAIT
  *   headers for the error message;
- * - fill n8n's memory: a non-streamed answer over MAX_MODEL_ANSWER_BYTES, or one streamed event
- *   over MAX_MODEL_EVENT_BYTES, is cut (the run fails saying so).
+ * - fill n8n's memory: an answer read whole over MAX_MODEL_ANSWER_BYTES (however it is labelled,
+ *   packed or not), one streamed event over MAX_MODEL_EVENT_BYTES, or a streamed answer over
+ *   MAX_MODEL_ANSWER_BYTES in all, is cut (the run fails saying so);
+ * - stall the event loop: a streamed answer's line ends are written as LF (lineFeedsOnly).
  */
 export const MAX_RETRY_WAIT_SECONDS = 60;
 export const MAX_MODEL_ANSWER_BYTES = 64 * 1024 * 1024;
@@ -59,21 +61,60 @@ async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Pro
 	return whole;
 }
 
-export function modelFetch(base: typeof fetch = fetch): typeof fetch {
+/**
+ * How the SDK will read the answers of this fetch: `whole` (a non-streamed request, model lists:
+ * read with .json() or .text()), or `stream` (a streamed request: a 2xx event stream is read event
+ * by event; its error answers are still read whole). The label alone never decides it: a server
+ * that calls a whole answer an event stream must not escape the whole-answer bound.
+ */
+export type ModelReading = 'whole' | 'stream';
+
+export function modelFetch(base: typeof fetch = fetch, reading: ModelReading = 'whole'): typeof fetch {
 	return async (input, init) => {
 		const response = await base(input, init);
 		const waitHeaders = response.status === 429 || response.status >= 500 ? shortenedWait(response.headers, Date.now()) : undefined;
 		if (!hasRebuildableBody(response)) return waitHeaders ? withBody(response, null, waitHeaders) : response;
-		const eventStream = (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
+		const headers = waitHeaders ?? response.headers;
+		if (reading === 'stream' && response.ok && isEventStream(response.headers.get('content-type'))) {
+			return withBody(response, response.body.pipeThrough(lineFeedsOnly()).pipeThrough(limitedBody('event-stream', MAX_MODEL_EVENT_BYTES, "An event of the model's streamed answer")).pipeThrough(limitedBody('whole', MAX_MODEL_ANSWER_BYTES, "The model's streamed answer")), headers);
+		}
 		// A body whose declared length is within the limit is left as it is (the common JSON answer):
 		// fetch ends it at that length. Not a packed one: the length counts gzip or br bytes, and fetch
 		// unpacks them (a few hundred KB can unpack to gigabytes).
 		const declared = Number(response.headers.get('content-length') ?? NaN);
 		const packed = (response.headers.get('content-encoding') ?? 'identity').trim().toLowerCase() !== 'identity';
-		if (!eventStream && !packed && Number.isFinite(declared) && declared <= MAX_MODEL_ANSWER_BYTES && !waitHeaders) return response;
-		const headers = waitHeaders ?? response.headers;
-		if (eventStream) return withBody(response, response.body.pipeThrough(limitedBody('event-stream', MAX_MODEL_EVENT_BYTES, "An event of the model's streamed answer")), headers);
-		// Not streamed: read whole here, counted (cheaper than a transform stream the SDK then reads through).
+		if (!packed && Number.isFinite(declared) && declared <= MAX_MODEL_ANSWER_BYTES && !waitHeaders) return response;
+		// Read whole here, counted (cheaper than a transform stream the SDK then reads through).
 		return withBody(response, await readLimited(response.body, MAX_MODEL_ANSWER_BYTES), headers);
 	};
+}
+
+/**
+ * An event stream with every line ending (CRLF, CR, LF: all equal in SSE) written as LF. The
+ * OpenAI SDK splits events only at LF LF, CR CR and CRLF CRLF: a server ending blank lines with
+ * LF CRLF made it keep one growing buffer and rescan it on every chunk (42 s for 32 MB of comments).
+ */
+export function lineFeedsOnly(): TransformStream<Uint8Array, Uint8Array> {
+	/** The previous chunk ended on CR (written as LF): a LF first in this one belongs to it. */
+	let afterCr = false;
+	return new TransformStream({
+		transform(chunk, controller) {
+			if (chunk.indexOf(13) === -1 && !(afterCr && chunk[0] === 10)) {
+				afterCr = false;
+				controller.enqueue(chunk);
+				return;
+			}
+			const out = new Uint8Array(chunk.byteLength);
+			let length = 0;
+			for (const byte of chunk) {
+				if (byte === 10 && afterCr) {
+					afterCr = false;
+					continue;
+				}
+				afterCr = byte === 13;
+				out[length++] = afterCr ? 10 : byte;
+			}
+			controller.enqueue(out.subarray(0, length));
+		},
+	});
 }

@@ -21,13 +21,25 @@ const MAX_STREAM_INDEX = 1024;
 const MAX_STREAMED_CHARS = 16 * 1024 * 1024;
 
 /** Counts what a stream adds to the answer and stops it past MAX_STREAMED_CHARS. */
-function streamBudget(): (text: string) => string {
+export function streamBudget(): (text: string) => string {
 	let received = 0;
 	return (text) => {
 		received += text.length;
 		if (received > MAX_STREAMED_CHARS) throw new Error(`The model's streamed answer is larger than ${MAX_STREAMED_CHARS / (1024 * 1024)} MB of text; it was cut`);
 		return text;
 	};
+}
+
+/** Citations one block may hold: a real answer cites far fewer (each is a delta of its own). */
+const MAX_CITATIONS = 1024;
+
+/** A citation delta: appended in place (no copy per delta), its quoted text counted with the answer's. */
+function addCitation(block: Json, citation: unknown, take: (text: string) => string): void {
+	const citations = Array.isArray(block.citations) ? (block.citations as unknown[]) : (block.citations = []);
+	if (citations.length >= MAX_CITATIONS) throw new Error(`The model's streamed answer is malformed: one block has more than ${MAX_CITATIONS} citations`);
+	const quoted = isJsonObject(citation) && typeof citation.cited_text === 'string' ? citation.cited_text : '';
+	take(quoted);
+	citations.push(citation);
 }
 
 function checkedIndex(index: number): number {
@@ -67,7 +79,7 @@ export async function anthropicMessageFromEvents(events: AsyncIterable<unknown>,
 				} else if (delta.type === 'signature_delta' && typeof delta.signature === 'string') {
 					block.signature = delta.signature;
 				} else if (delta.type === 'citations_delta' && delta.citation !== undefined) {
-					block.citations = [...(Array.isArray(block.citations) ? block.citations : []), delta.citation];
+					addCitation(block, delta.citation, take);
 				}
 				break;
 			}

@@ -131,3 +131,112 @@ describe('a model endpoint that asks to be retried much later', () => {
 		expect(ms).toBeLessThan(2_000);
 	});
 });
+
+/** Writes `chunk()` until `total` bytes went out, as fast as the client reads; then `last`. */
+function writeUntil(res: http.ServerResponse, chunk: string, total: number, last = ''): void {
+	let sent = 0;
+	const more = () => {
+		while (!res.destroyed && sent < total) {
+			sent += chunk.length;
+			if (!res.write(chunk)) return;
+		}
+		if (!res.destroyed && !res.writableEnded) res.end(last);
+	};
+	res.on('drain', more);
+	more();
+}
+
+describe('a model endpoint that labels its answer to mislead the bounds', () => {
+	const padded = (res: http.ServerResponse, contentType: string) => {
+		res.writeHead(200, { 'content-type': contentType });
+		res.write('{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"hi"}}]');
+		// JSON allows any whitespace: 80 MB of blank lines, which would reset a per-event count.
+		writeUntil(res, '\n'.repeat(1024 * 1024), 80 * 1024 * 1024, '}');
+	};
+
+	it.each(['text/event-stream', 'application/json; profile="text/event-stream"'])('a non-streamed answer labelled %s is held to 64 MB as a whole', async (contentType) => {
+		const url = await endpoint((_req, res) => padded(res, contentType));
+		for (const provider of ['openaiChat', 'anthropic'] as const) {
+			const { outcome } = await elapsed(() => client(provider, url, 60_000).send({ model: 'm', messages: [], max_tokens: 5 }));
+			expect(outcome).toMatch(/larger than 64 MB/);
+		}
+	}, 60_000);
+
+	it('a streamed request answered with an error labelled as an event stream is held as a whole too', async () => {
+		const url = await endpoint((_req, res) => {
+			res.writeHead(500, { 'content-type': 'text/event-stream' });
+			writeUntil(res, '\n'.repeat(1024 * 1024), 80 * 1024 * 1024);
+		});
+		const { outcome } = await elapsed(() => client('openaiChat', url, 60_000).stream!({ model: 'm', messages: [] }, () => undefined));
+		expect(outcome).toMatch(/larger than 64 MB/);
+	}, 60_000);
+
+	it('listing models ends at the timeout when the answer trickles, and stops at a bound when pages never end', async () => {
+		const trickling = await endpoint((_req, res) => {
+			res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 });
+			res.write('{"data":[');
+		});
+		const slow = await elapsed(() => client('openaiChat', trickling, 500).listModels!());
+		expect(slow.outcome).toMatch(/not complete after 1 s/);
+		let pages = 0;
+		const endless = await endpoint((_req, res) => {
+			pages++;
+			const data = Array.from({ length: 100 }, (_, i) => ({ type: 'model', id: `m-${pages}-${i}`, display_name: 'x'.repeat(1024), created_at: '2025-01-01T00:00:00Z' }));
+			res.writeHead(200, { 'content-type': 'application/json' });
+			res.end(JSON.stringify({ data, has_more: true, first_id: data[0].id, last_id: data[99].id }));
+		});
+		const listed = await client('anthropic', endless, 60_000).listModels!();
+		expect(listed.length).toBeLessThanOrEqual(1000);
+		expect(pages).toBeLessThanOrEqual(11);
+	});
+
+	it('openaiResponses, streamed: text past 16 MB is cut, as for the other APIs', async () => {
+		const delta = 'x'.repeat(1024 * 1024);
+		const url = await endpoint((_req, res) => {
+			res.writeHead(200, { 'content-type': 'text/event-stream' });
+			const event = (data: Record<string, unknown>) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+			res.write(event({ type: 'response.created', sequence_number: 0, response: { id: 'r', object: 'response', status: 'in_progress', output: [] } }));
+			res.write(event({ type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { id: 'i', type: 'message', role: 'assistant', status: 'in_progress', content: [] } }));
+			res.write(event({ type: 'response.content_part.added', sequence_number: 2, item_id: 'i', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }));
+			let n = 3;
+			forEver(res, () => `event: response.output_text.delta\ndata: ${JSON.stringify({ type: 'response.output_text.delta', sequence_number: n++, item_id: 'i', output_index: 0, content_index: 0, delta, logprobs: [] })}\n\n`, 1);
+		});
+		let streamed = 0;
+		const { outcome } = await elapsed(() => client('openaiResponses', url, 60_000).stream!({ model: 'm', input: 'x' }, (text) => (streamed += text.length)));
+		expect(outcome).toMatch(/larger than 16 MB of text/);
+		expect(streamed).toBeLessThanOrEqual(16 * 1024 * 1024);
+	}, 60_000);
+
+	it('anthropic, streamed: citations are counted and bounded, and added in linear time', async () => {
+		const event = (data: unknown) => `event: ${(data as { type: string }).type}\ndata: ${JSON.stringify(data)}\n\n`;
+		const url = await endpoint((_req, res) => {
+			res.writeHead(200, { 'content-type': 'text/event-stream' });
+			res.write(event({ type: 'message_start', message: { id: 'm', type: 'message', role: 'assistant', content: [], model: 'm', usage: { input_tokens: 1, output_tokens: 0 } } }));
+			res.write(event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }));
+			const citation = event({ type: 'content_block_delta', index: 0, delta: { type: 'citations_delta', citation: { type: 'char_location', cited_text: 'c', document_index: 0, start_char_index: 0, end_char_index: 1 } } });
+			writeUntil(res, citation, citation.length * 40_000, event({ type: 'content_block_stop', index: 0 }) + event({ type: 'message_stop' }));
+		});
+		const { outcome, ms } = await elapsed(() => client('anthropic', url, 60_000).stream!({ model: 'm', messages: [], max_tokens: 5 }, () => undefined));
+		expect(outcome).toMatch(/citations/);
+		expect(ms).toBeLessThan(5_000);
+	}, 30_000);
+
+	it('openaiChat, streamed: blank lines written as LF CR LF end events as the SSE rules say (the SDK splits only at LF LF, CR CR and CRLF CRLF)', async () => {
+		const chunk = (data: unknown) => `data: ${JSON.stringify(data)}\n\r\n`;
+		const url = await endpoint((_req, res) => {
+			res.writeHead(200, { 'content-type': 'text/event-stream' });
+			writeUntil(
+				res,
+				`:${'p'.repeat(1022)}\n\r\n`,
+				32 * 1024 * 1024,
+				chunk({ id: 'c', choices: [{ index: 0, delta: { content: 'done' }, finish_reason: null }] }) + chunk({ id: 'c', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) + 'data: [DONE]\n\r\n',
+			);
+		});
+		let text = '';
+		const { outcome, ms } = await elapsed(() => client('openaiChat', url, 60_000).stream!({ model: 'm', messages: [] }, (delta) => (text += delta)));
+		expect(outcome).toBe('resolved');
+		expect(text).toBe('done');
+		// The SDK's own splitter rescanned one growing buffer: 42 s for this before.
+		expect(ms).toBeLessThan(15_000);
+	}, 60_000);
+});

@@ -2,6 +2,7 @@
  * createModelClient with a `fetch` of its own (ProviderConnection.fetch): the real SDK clients send
  * through it instead of the global fetch, and errors come back explained as without it.
  */
+import { lineFeedsOnly } from '../../lib/providers/modelFetch';
 import { createModelClient } from '../../lib/providers/clients';
 import { isContextOverflow, ProviderError } from '../../lib/providers/errors';
 import type { ProviderId } from '../../lib/providers/types';
@@ -67,5 +68,26 @@ describe('createModelClient with a fetch of its own', () => {
 		const { fetch } = recordingFetch(401, { error: { message: 'invalid x-api-key' } });
 		const client = createModelClient({ provider: 'openaiChat', apiKey: 'k', baseUrl: BASE_URLS.openaiChat, maxRetries: 0, timeoutMs: 5000, fetch });
 		await expect(client.send({ model: 'm', messages: [] })).rejects.toThrow('OpenAI rejected the API key (401 Unauthorized)');
+	});
+});
+
+describe('lineFeedsOnly', () => {
+	async function through(chunks: string[]): Promise<string> {
+		const source = new ReadableStream<Uint8Array>({
+			start(controller) {
+				for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
+				controller.close();
+			},
+		});
+		let out = '';
+		for await (const chunk of source.pipeThrough(lineFeedsOnly()) as unknown as AsyncIterable<Uint8Array>) out += new TextDecoder().decode(chunk);
+		return out;
+	}
+
+	it('writes CRLF, CR and LF as LF, a CRLF split between chunks included, and leaves other bytes alone', async () => {
+		expect(await through(['data: a\r\n\r\ndata: b\r\rdata: c\n\r\n'])).toBe('data: a\n\ndata: b\n\ndata: c\n\n');
+		expect(await through(['data: a\r', '\n', '\r', '\ndata: é\r', 'x\n'])).toBe('data: a\n\ndata: é\nx\n');
+		expect(await through(['no line end', ' at all'])).toBe('no line end at all');
+		expect(await through(['data: a\r', 'b'])).toBe('data: a\nb');
 	});
 });
