@@ -54,7 +54,15 @@ export interface PoolingSettings {
 	idleMs: number;
 }
 
-export type McpServerConfig = (HttpServerConfig | StdioServerConfig) & { pooling?: PoolingSettings };
+export type McpServerConfig = (HttpServerConfig | StdioServerConfig) & {
+	pooling?: PoolingSettings;
+	/**
+	 * Keep Server Running off for a stored credential: its identity (type and id), so that a
+	 * connection the pool kept for it before the setting changed is closed too, not left running
+	 * with the old settings until its idle time ends.
+	 */
+	unkeptIdentity?: string;
+};
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;

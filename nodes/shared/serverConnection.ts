@@ -16,7 +16,7 @@ import { McpFailure } from '../../lib/mcp/errors';
 import { redactorForServer } from '../../lib/mcp/secrets';
 import { listAllTools, serverOffers } from '../../lib/mcp/listing';
 import type { McpServerConfig } from '../../lib/mcp/serverConfig';
-import { poolingFor } from '../../lib/mcp/pool/poolSettings';
+import { credentialIdentity, poolingFor } from '../../lib/mcp/pool/poolSettings';
 import { acquireConnection } from '../../lib/mcp/pool/sharedPool';
 import type { McpLease } from '../../lib/mcp/pool/connectionPool';
 import { rememberRedactor, toNodeError } from './nodeErrors';
@@ -96,8 +96,11 @@ export function serverConfigForNode(
 	data: Record<string, unknown>,
 ): McpServerConfig {
 	const config = serverConfigFromCredential(type, data, type === OAUTH_CREDENTIAL ? hostTokensOf(context, data) : undefined);
-	const pooling = poolingFor({ type, id: context.getNode().credentials?.[type]?.id ?? undefined }, data);
-	return pooling ? { ...config, pooling } : config;
+	const credential = { type, id: context.getNode().credentials?.[type]?.id ?? undefined };
+	const pooling = poolingFor(credential, data);
+	if (pooling) return { ...config, pooling };
+	const unkeptIdentity = credentialIdentity(credential);
+	return unkeptIdentity ? { ...config, unkeptIdentity } : config;
 }
 
 export async function resolveServerConfig(context: NodeContext): Promise<McpServerConfig> {

@@ -95,3 +95,16 @@ describe('Server Connection "HTTP with OAuth"', () => {
 		expect(refreshCalls).toEqual([{ self: supply, type: OAUTH_CREDENTIAL }]);
 	});
 });
+
+describe('Keep Server Running in the node glue', () => {
+	it('on: pooled by the credential; off: not pooled, but named so the pool closes what it kept for it', async () => {
+		const kept = await resolveServerConfig(context({}).ctx as unknown as IExecuteFunctions);
+		expect(kept.pooling?.identity).toBe(`${OAUTH_CREDENTIAL}\u0000c1`);
+		expect(kept.unkeptIdentity).toBeUndefined();
+		const off = context({}).ctx;
+		off.getCredentials = async () => ({ ...STORED, keepServerRunning: false });
+		const unkept = await resolveServerConfig(off as unknown as IExecuteFunctions);
+		expect(unkept.pooling).toBeUndefined();
+		expect(unkept.unkeptIdentity).toBe(kept.pooling?.identity);
+	});
+});

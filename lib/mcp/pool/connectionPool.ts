@@ -94,7 +94,11 @@ export class ConnectionPool {
 	 */
 	async acquire(config: McpServerConfig): Promise<McpLease> {
 		const pooling = config.pooling;
-		if (!pooling || this.draining || this.options.maxSize <= 0) return this.unpooled(config);
+		if (!pooling || this.draining || this.options.maxSize <= 0) {
+			// Keep Server Running turned off: what was kept for the credential closes (once unused).
+			if (!pooling && config.unkeptIdentity) this.retireIdentity(config.unkeptIdentity);
+			return this.unpooled(config);
+		}
 		// Two rounds: a kept connection found dead is replaced once; a new one failing is the answer.
 		for (let round = 0; ; round++) {
 			const entry = this.entryFor(config);
@@ -157,14 +161,17 @@ export class ConnectionPool {
 		};
 	}
 
+	/** The credential's kept connections (but `except`) serve their current users, then close. */
+	private retireIdentity(identity: string, except?: string): void {
+		for (const entry of [...this.entries.values()]) if (entry.identity === identity && entry.key !== except) this.retire(entry);
+	}
+
 	private entryFor(config: McpServerConfig): Entry {
 		const pooling = config.pooling as NonNullable<McpServerConfig['pooling']>;
 		const existing = this.entries.get(pooling.key);
 		if (existing) return existing;
 		// An edited credential: its older connections serve their current users, then close.
-		for (const other of this.entries.values()) {
-			if (other.identity === pooling.identity && other.key !== pooling.key) this.retire(other);
-		}
+		this.retireIdentity(pooling.identity, pooling.key);
 		let auth: SwappableAuth | undefined;
 		let kept = config;
 		if (config.kind === 'http' && SwappableAuth.needed(config.auth)) {

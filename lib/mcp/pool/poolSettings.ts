@@ -67,9 +67,14 @@ export interface CredentialRef {
  */
 export function poolingFor(credential: CredentialRef, data: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): PoolingSettings | undefined {
 	if (data[KEEP_RUNNING_FIELD] === false) return undefined;
-	if (!credential.id || poolSizeFromEnvironment(env) === 0) return undefined;
+	const identity = credentialIdentity(credential);
+	if (!identity || poolSizeFromEnvironment(env) === 0) return undefined;
 	const minutes = Number(data[IDLE_MINUTES_FIELD] ?? DEFAULT_IDLE_MINUTES);
 	const idleMinutes = Number.isFinite(minutes) && minutes > 0 ? minutes : DEFAULT_IDLE_MINUTES;
-	const identity = `${credential.type}\u0000${credential.id}`;
 	return { identity, key: `${identity}\u0000${credentialDataHash(data)}`, idleMs: Math.round(idleMinutes * 60_000) };
+}
+
+/** The credential alone (type and id), by which the pool knows its connections; none without an id. */
+export function credentialIdentity(credential: CredentialRef): string | undefined {
+	return credential.id ? `${credential.type}\u0000${credential.id}` : undefined;
 }
