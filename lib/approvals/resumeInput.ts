@@ -39,6 +39,12 @@ export interface ResumeContext {
 	now: Date;
 	/** Index of the "Needs Approval" item this item is paired with, when n8n knows it. */
 	pairedIndex?: number;
+	/**
+	 * The node the answer came from sits straight on this node's "Needs Approval" output, so its
+	 * item positions are those of the approvals. With a node in between (a Filter, IF, Sort…) a
+	 * position may name another approval: then it counts only when one approval is pending.
+	 */
+	pairedStraight?: boolean;
 }
 
 export const NOTICE_NO_DECISION =
@@ -170,8 +176,9 @@ export function actionForItem(json: Record<string, unknown>, context: ResumeCont
 	// This execution never paused a run: an item that looks like an answer (a Webhook trigger's body
 	// with an `approved` field, an HTTP result with `data.approved`) is a new run's input.
 	if (!named && !hasPausedRuns(store) && store.decided.length === 0) return { kind: 'start' };
-	// Paired back to the "Needs approval" item it answers; with a single pending approval, that one.
-	const index = context.pairedIndex;
+	// Paired back to the "Needs approval" item it answers (when its position can be trusted); with a
+	// single pending approval, that one.
+	const index = context.pairedStraight === true ? context.pairedIndex : undefined;
 	const approvalId =
 		named ?? (index !== undefined && index >= 0 && index < store.lastOrder.length ? store.lastOrder[index] : store.lastOrder.length === 1 ? store.lastOrder[0] : undefined);
 

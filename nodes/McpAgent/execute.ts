@@ -132,6 +132,24 @@ function approvalPolicy(context: IExecuteFunctions, itemIndex: number): Approval
 	};
 }
 
+/**
+ * Whether this run's input comes from a node whose only parent is this node (a send-and-wait node
+ * straight on "Needs Approval"): then an answer's paired position is the position of the approval
+ * it answers. A Filter, IF or Sort in between changes positions, so a position is not trusted then
+ * (resumeInput.ts: it counts only when one approval is pending).
+ */
+function inputStraightFromHere(context: IExecuteFunctions): boolean {
+	try {
+		const source = context.getInputSourceData(0)?.previousNode;
+		if (!source || typeof context.getParentNodes !== 'function') return false;
+		const parents = context.getParentNodes(source, { connectionType: NodeConnectionTypes.Main, depth: 1 });
+		return parents.length === 1 && parents[0].name === context.getNode().name;
+	} catch {
+		// No source (the workflow's first node) or an n8n without the lookup: nothing is trusted.
+		return false;
+	}
+}
+
 function pairedIndex(item: INodeExecutionData): number | undefined {
 	const paired = Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem;
 	if (typeof paired === 'number') return paired;
@@ -148,6 +166,8 @@ interface Shared {
 	provider: ProviderId;
 	store: PausedRunStore;
 	prompts: Prompts;
+	/** See inputStraightFromHere. */
+	pairedStraight: boolean;
 }
 
 interface Prompts {
@@ -186,7 +206,7 @@ async function newRun(this: IExecuteFunctions, itemIndex: number, shared: Shared
  */
 function actionFor(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData, shared: Shared): ItemAction {
 	try {
-		return actionForItem(item.json as Record<string, unknown>, { store: shared.store, catalog: shared.catalog, now: new Date(), pairedIndex: pairedIndex(item) });
+		return actionForItem(item.json as Record<string, unknown>, { store: shared.store, catalog: shared.catalog, now: new Date(), pairedIndex: pairedIndex(item), pairedStraight: shared.pairedStraight });
 	} catch (error) {
 		throw toNodeError(this, error, itemIndex);
 	}
@@ -366,7 +386,16 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 	const cancelSignal = typeof this.getExecutionCancelSignal === 'function' ? this.getExecutionCancelSignal() : undefined;
 	try {
 		const model = createModelClient(await connection);
-		const shared: Shared = { servers, ...mergedTools(servers, n8nCatalog), n8nTools: n8nCatalog.index, model, provider, store, prompts: promptReaders(this) };
+		const shared: Shared = {
+			servers,
+			...mergedTools(servers, n8nCatalog),
+			n8nTools: n8nCatalog.index,
+			model,
+			provider,
+			store,
+			prompts: promptReaders(this),
+			pairedStraight: hasPausedRuns(store) && inputStraightFromHere(this),
+		};
 		if (isWiredStraightBack(items.map((item) => item.json as Record<string, unknown>), { store, now: new Date() })) {
 			throw new NodeOperationError(this.getNode(), 'A pending approval came back before it expired, and nothing was decided', {
 				description: 'Connect "Needs Approval" to an MCP Approval node (or a send-and-wait node), not straight back to this node.',

@@ -142,6 +142,10 @@ interface Setup {
 	cancelSignal?: AbortSignal;
 	/** The nodes on the tools input, as getParentNodes lists them (the context has no getParentNodes without it). */
 	toolNodes?: Array<{ name: string; disabled?: boolean }>;
+	/** The node this run's input came from, and its parents on the main input (getInputSourceData, getParentNodes). */
+	answeredFrom?: { node: string; parents: string[] };
+	/** Each item's pairedItem index (default: its own position). */
+	pairedItems?: number[];
 }
 
 const DEFAULT_USER_MESSAGE = agentProperties.find((property) => property.name === 'userMessage')!.default;
@@ -154,7 +158,7 @@ function fakeContext(setup: Setup) {
 	// The node's parameters as n8n holds them: unset ones have their default.
 	const nodeParameters = { ...params, userMessage: params.userMessage ?? DEFAULT_USER_MESSAGE };
 	const nodeContext = setup.nodeContext ?? {};
-	const items = setup.items.map((json, i) => ({ json, pairedItem: { item: i } }));
+	const items = setup.items.map((json, i) => ({ json, pairedItem: { item: setup.pairedItems?.[i] ?? i } }));
 	const context = {
 		chunks,
 		logs,
@@ -171,14 +175,20 @@ function fakeContext(setup: Setup) {
 			return name in params && params[name] !== undefined ? params[name] : fallback;
 		},
 		getInputConnectionData: async (type: string) => (type === 'ai_tool' ? setup.tools : setup.memory),
-		...(setup.toolNodes
+		...(setup.toolNodes || setup.answeredFrom
 			? {
-					getParentNodes: (node: string, options: { connectionType?: string; depth?: number }) =>
-						node === 'MCP Agent' && options.connectionType === 'ai_tool' && options.depth === 1
-							? setup.toolNodes!.map((n) => ({ name: n.name, type: 'x', typeVersion: 1, disabled: n.disabled ?? false }))
-							: [],
+					getParentNodes: (node: string, options: { connectionType?: string; depth?: number }) => {
+						if (node === 'MCP Agent' && options.connectionType === 'ai_tool' && options.depth === 1 && setup.toolNodes) {
+							return setup.toolNodes.map((n) => ({ name: n.name, type: 'x', typeVersion: 1, disabled: n.disabled ?? false }));
+						}
+						if (node === setup.answeredFrom?.node && options.connectionType === 'main' && options.depth === 1) {
+							return setup.answeredFrom.parents.map((name) => ({ name, type: 'x', typeVersion: 1, disabled: false }));
+						}
+						return [];
+					},
 				}
 			: {}),
+		...(setup.answeredFrom ? { getInputSourceData: () => ({ previousNode: setup.answeredFrom!.node }) } : {}),
 		...(setup.cancelSignal ? { getExecutionCancelSignal: () => setup.cancelSignal } : {}),
 		getNode: () => ({ name: 'MCP Agent', type: 'mcpAgent', typeVersion: 1, parameters: nodeParameters, id: '1', position: [0, 0] }),
 		getWorkflow: () => ({ id: 'w1', name: 'Chat agent' }),
@@ -325,6 +335,27 @@ describe('resume routes', () => {
 		const [done] = await run(fakeContext({ items: [{ data: { approved: true } }], tools: [code], nodeContext: first.nodeContext }));
 		expect(code.calls).toEqual([{ expression: '1+1' }]);
 		expect(done[0].json.output).toBe('2');
+	});
+
+	it('with two approvals pending, a channel answer counts by its position only when the channel node sits straight on "Needs Approval"', async () => {
+		const pausedTwo = async () => {
+			scriptModel([toolUse([{ id: 'c1', name: 'calculate', input: { expression: '1+1' } }]), toolUse([{ id: 'c2', name: 'calculate', input: { expression: '2+2' } }]), answer('4')]);
+			const code = codeTool(fakeSubNode('Code Tool'));
+			const first = fakeContext({ items: [{ chatInput: 'one' }, { chatInput: 'two' }], tools: [code] });
+			const [, needsApproval] = await run(first);
+			expect(needsApproval).toHaveLength(2);
+			return { code, first };
+		};
+		// Slack straight on "Needs Approval": its answer paired to position 1 approves the second call.
+		const straight = await pausedTwo();
+		await run(fakeContext({ items: [{ data: { approved: true } }], pairedItems: [1], tools: [straight.code], nodeContext: straight.first.nodeContext, answeredFrom: { node: 'Slack', parents: ['MCP Agent'] } }));
+		expect(straight.code.calls).toEqual([{ expression: '2+2' }]);
+		// A Filter in between (it kept only the second request, so Slack's answer is paired to position 0): refused, nothing runs.
+		const filtered = await pausedTwo();
+		const context = fakeContext({ items: [{ data: { approved: true } }], pairedItems: [0], tools: [filtered.code], nodeContext: filtered.first.nodeContext, answeredFrom: { node: 'Slack', parents: ['Filter'] }, continueOnFail: true });
+		const [out] = await run(context);
+		expect(filtered.code.calls).toEqual([]);
+		expect(JSON.stringify(out)).toMatch(/not clear which pending approval it answers/);
 	});
 
 	it('a request that comes back after its expiry denies the call as expired and the model is told', async () => {

@@ -43,7 +43,8 @@ function storeWith(...runs: Array<[string, AgentState]>): PausedRunStore {
 	return store;
 }
 
-const context = (store: PausedRunStore, now = BEFORE_EXPIRY, pairedIndex?: number) => ({ store, catalog: tools, now, ...(pairedIndex !== undefined ? { pairedIndex } : {}) });
+/** A paired index as n8n gives it when the channel node sits straight on "Needs Approval". */
+const context = (store: PausedRunStore, now = BEFORE_EXPIRY, pairedIndex?: number) => ({ store, catalog: tools, now, ...(pairedIndex !== undefined ? { pairedIndex, pairedStraight: true } : {}) });
 const webhook = (query: Record<string, unknown>, body: Record<string, unknown> = {}) => ({ headers: { 'user-agent': 'Slackbot-LinkExpanding 1.0' }, params: {}, query, body });
 
 describe('readChannelDecision: what may decide', () => {
@@ -257,5 +258,23 @@ describe('per-call decisions through a send-and-wait "Custom Form" (issue 14)', 
 		const store = storeWith(['ap-form', pausedTwo('ap-form')]);
 		const action = actionForItem(answer(fields(buildLabels())), context(store, BEFORE_EXPIRY, 0));
 		expect(action).toMatchObject({ kind: 'pending', approvalId: 'ap-form', notice: expect.stringMatching(notice) });
+	});
+});
+
+describe('a channel answer paired by position (F1: nodes between "Needs Approval" and the channel)', () => {
+	it('with several approvals pending, a position counts only when the channel node sits straight on "Needs Approval"', () => {
+		const store = storeWith(['apA', paused('apA', '2099-01-01T00:00:00.000Z', '/etc/important')], ['apB', paused('apB', '2099-01-01T00:00:00.000Z', '/tmp/notes')]);
+		// A Filter in between kept only B: the answer to B's message is paired to position 0, which is A.
+		expect(() => actionForItem({ data: { approved: true } }, { ...context(store, BEFORE_EXPIRY, 0), pairedStraight: false })).toThrow(ResumeRefused);
+		expect(() => actionForItem({ data: { approved: true } }, { ...context(store, BEFORE_EXPIRY, 0), pairedStraight: undefined })).toThrow(ResumeRefused);
+		const action = actionForItem({ data: { approved: true } }, { ...context(store, BEFORE_EXPIRY, 1), pairedStraight: true });
+		expect(action.kind).toBe('continue');
+		expect(action.kind === 'continue' && action.state.phase.name === 'run_tools' && action.state.phase.calls[0].arguments).toEqual({ path: '/tmp/notes' });
+	});
+
+	it('with one approval pending, the answer is that one\'s, whatever sits in between', () => {
+		const store = storeWith(['apA', paused('apA', '2099-01-01T00:00:00.000Z', '/etc/important')]);
+		const action = actionForItem({ data: { approved: true } }, { ...context(store, BEFORE_EXPIRY, 0), pairedStraight: false });
+		expect(action.kind === 'continue' && action.state.phase.name === 'run_tools' && action.state.phase.calls[0].arguments).toEqual({ path: '/etc/important' });
 	});
 });
