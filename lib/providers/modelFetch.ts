@@ -99,6 +99,8 @@ export function lineFeedsOnly(): TransformStream<Uint8Array, Uint8Array> {
 	let afterCr = false;
 	return new TransformStream({
 		transform(chunk, controller) {
+			// An empty chunk between a CR and its LF must not end the wait for the LF.
+			if (chunk.byteLength === 0) return;
 			if (chunk.indexOf(13) === -1 && !(afterCr && chunk[0] === 10)) {
 				afterCr = false;
 				controller.enqueue(chunk);

@@ -89,5 +89,6 @@ describe('lineFeedsOnly', () => {
 		expect(await through(['data: a\r', '\n', '\r', '\ndata: é\r', 'x\n'])).toBe('data: a\n\ndata: é\nx\n');
 		expect(await through(['no line end', ' at all'])).toBe('no line end at all');
 		expect(await through(['data: a\r', 'b'])).toBe('data: a\nb');
+		expect(await through(['data: a\r', '', '\ndata: b\r\n\r\n'])).toBe('data: a\ndata: b\n\n');
 	});
 });

@@ -106,6 +106,21 @@ describe('pooled OAuth connection', () => {
 		await pool.closeAll();
 	});
 
+	it('a connection refused a token while idle (its stream reopened with an expired one) is replaced for the next execution', async () => {
+		const { pool, opened } = fakePool();
+		const { first, second } = twoExecutions();
+		const leaseA = await pool.acquire(first.config);
+		await leaseA.release();
+		const provider = (opened[0] as HttpServerConfig).auth!.provider as AuthProvider;
+		await expect(provider.onUnauthorized!(unauthorized)).rejects.toThrow(/no execution is using/);
+		const leaseB = await pool.acquire(second.config);
+		expect(opened).toHaveLength(2);
+		expect(leaseB.connection).not.toBe(leaseA.connection);
+		expect(await ((opened[1] as HttpServerConfig).auth!.provider as AuthProvider).token()).toBe('at-second-0123456789');
+		await leaseB.release();
+		await pool.closeAll();
+	});
+
 	it('an expiring token is not refreshed while idle either, and the next execution refreshes through its own context', async () => {
 		const { pool, opened } = fakePool();
 		const expiring = (token: string, refreshed: string) => {
@@ -160,5 +175,29 @@ describe('pooled OAuth connection', () => {
 		expect(redactor.text('at-first-0123456789 at-second-0123456789 at-second-new-0123456789')).toBe(`${REDACTED} ${REDACTED} ${REDACTED}`);
 		await lease.release();
 		await pool.closeAll();
+	});
+});
+
+describe('the stored token handed out while idle', () => {
+	const grant = (check: () => Promise<void>) => hostTokenAuth({ initial: { access_token: 'at-grant-0123456789', refresh_token: 'rt-grant-0123456789' }, refresh: async () => undefined }, { checkGrant: check });
+
+	it('is never a grant whose issuer check failed (or never ran)', async () => {
+		const refused = grant(async () => {
+			throw new Error('issuer check failed');
+		});
+		expect(refused.storedToken?.()).toBeUndefined();
+		await expect((refused.provider as AuthProvider).token()).rejects.toThrow(/issuer check failed/);
+		expect(refused.storedToken?.()).toBeUndefined();
+		const swappable = new SwappableAuth(refused);
+		swappable.use(refused);
+		swappable.release(refused);
+		await expect((swappable.provider as AuthProvider).token()).rejects.toThrow(/no execution is using it/);
+	});
+
+	it('is the grant\'s token once its check passed', async () => {
+		const passed = grant(async () => undefined);
+		expect(passed.storedToken?.()).toBeUndefined();
+		expect(await (passed.provider as AuthProvider).token()).toBe('at-grant-0123456789');
+		expect(passed.storedToken?.()).toBe('at-grant-0123456789');
 	});
 });

@@ -103,6 +103,8 @@ export function hostTokenAuth(source: HostTokenSource, options: HostTokenAuthOpt
 	/** When the last refresh completed (see onUnauthorized). */
 	let refreshedAt: number | undefined;
 	let grantChecked: Promise<void> | undefined;
+	/** The stored grant passed its check (or has none to pass): only then is its token handed out as stored. */
+	let grantPassed = !options.checkGrant;
 
 	const reconnect = (why: string) => new McpFailure(`${label} ${why}. ${RECONNECT_REMEDY}`, 'reconnect');
 
@@ -132,7 +134,10 @@ export function hostTokenAuth(source: HostTokenSource, options: HostTokenAuthOpt
 
 	const provider: AuthProvider = {
 		async token() {
-			if (options.checkGrant) await (grantChecked ??= options.checkGrant(source.initial));
+			if (options.checkGrant) {
+				await (grantChecked ??= options.checkGrant(source.initial));
+				grantPassed = true;
+			}
 			if (inFlight) await inFlight;
 			else if (expiresSoon(data, now())) await refresh();
 			const token = accessTokenOf(data);
@@ -160,7 +165,7 @@ export function hostTokenAuth(source: HostTokenSource, options: HostTokenAuthOpt
 		onInsufficientScope: 'throw',
 		remedy: RECONNECT_REMEDY,
 		secrets: () => [...ledger.list(), ...clientSecret],
-		storedToken: () => accessTokenOf(data),
+		storedToken: () => (grantPassed ? accessTokenOf(data) : undefined),
 		get secretsVersion() {
 			return ledger.version;
 		},

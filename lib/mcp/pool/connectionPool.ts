@@ -216,7 +216,7 @@ export class ConnectionPool {
 	 */
 	private usable(entry: Entry, connection: McpConnection): boolean | Promise<boolean> {
 		if (entry.checking) return entry.checking;
-		if (!connection.isAlive) return false;
+		if (!connection.isAlive || entry.auth?.refusedWhileIdle) return false;
 		const failedSince = connection.lastFailureAt > entry.lastHealthy;
 		const idleLong = this.now() - entry.lastHealthy > (this.options.pingAfterIdleMs ?? DEFAULT_PING_AFTER_IDLE_MS);
 		// Only an execution that holds the connection counts as using it: others still acquiring (two

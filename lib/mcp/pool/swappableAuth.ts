@@ -54,7 +54,14 @@ export class SwappableAuth implements McpAuth {
 		};
 	}
 
+	/**
+	 * A request was refused a token while idle (a stream the SDK reopened, and lost for good): the
+	 * next execution gets a new connection instead of one that may miss notifications.
+	 */
+	refusedWhileIdle = false;
+
 	private idleRefusal(): McpFailure {
+		this.refusedWhileIdle = true;
 		return new McpFailure('The kept connection has no fresh token: no execution is using it now, and tokens are renewed only on behalf of a running execution.', 'reconnect');
 	}
 
