@@ -86,12 +86,28 @@ export function limitedBody(kind: 'event-stream' | 'whole', limit: number, what:
 	});
 }
 
-/** `fetchImpl` with the whole request, its body included, aborted after `ms`. */
-export function fetchWithin(ms: number, fetchImpl: FetchLike = fetch): FetchLike {
-	return (url, init) => {
-		const deadline = AbortSignal.timeout(ms);
-		return fetchImpl(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
-	};
+/** A body read whole, failing (and cancelling it) once it passes `limit` bytes. */
+export async function readLimited(body: ReadableStream<Uint8Array>, limit: number, what: string): Promise<Uint8Array<ArrayBuffer>> {
+	const reader = body.getReader();
+	const chunks: Uint8Array[] = [];
+	let size = 0;
+	for (;;) {
+		const { done, value } = await reader.read();
+		if (done) break;
+		size += value.byteLength;
+		if (size > limit) {
+			await reader.cancel().catch(() => undefined);
+			throw new AnswerTooLarge(what, limit);
+		}
+		chunks.push(value);
+	}
+	const whole = new Uint8Array(size);
+	let at = 0;
+	for (const chunk of chunks) {
+		whole.set(chunk, at);
+		at += chunk.byteLength;
+	}
+	return whole;
 }
 
 /** The JSON-RPC ids of the requests in a POST's body (read only when its answer is cut). */

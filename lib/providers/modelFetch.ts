@@ -1,4 +1,4 @@
-import { AnswerTooLarge, hasRebuildableBody, isEventStream, limitedBody, withBody } from '../mcp/streamLimits';
+import { hasRebuildableBody, isEventStream, limitedBody, readLimited, withBody } from '../mcp/streamLimits';
 
 /**
  * The provider SDKs' fetch, held to what a model endpoint may ask of n8n. The base URL may point at
@@ -37,30 +37,6 @@ function shortenedWait(headers: Headers, now: number): Headers | undefined {
 	return shortened;
 }
 
-/** A body read whole, failing (and cancelling it) once it passes `limit` bytes. */
-async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array<ArrayBuffer>> {
-	const reader = body.getReader();
-	const chunks: Uint8Array[] = [];
-	let size = 0;
-	for (;;) {
-		const { done, value } = await reader.read();
-		if (done) break;
-		size += value.byteLength;
-		if (size > limit) {
-			await reader.cancel().catch(() => undefined);
-			throw new AnswerTooLarge("The model's answer", limit);
-		}
-		chunks.push(value);
-	}
-	const whole = new Uint8Array(size);
-	let at = 0;
-	for (const chunk of chunks) {
-		whole.set(chunk, at);
-		at += chunk.byteLength;
-	}
-	return whole;
-}
-
 /**
  * How the SDK will read the answers of this fetch: `whole` (a non-streamed request, model lists:
  * read with .json() or .text()), or `stream` (a streamed request: a 2xx event stream is read event
@@ -85,7 +61,7 @@ export function modelFetch(base: typeof fetch = fetch, reading: ModelReading = '
 		const packed = (response.headers.get('content-encoding') ?? 'identity').trim().toLowerCase() !== 'identity';
 		if (!packed && Number.isFinite(declared) && declared <= MAX_MODEL_ANSWER_BYTES && !waitHeaders) return response;
 		// Read whole here, counted (cheaper than a transform stream the SDK then reads through).
-		return withBody(response, await readLimited(response.body, MAX_MODEL_ANSWER_BYTES), headers);
+		return withBody(response, await readLimited(response.body, MAX_MODEL_ANSWER_BYTES, "The model's answer"), headers);
 	};
 }
 

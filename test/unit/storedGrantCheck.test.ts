@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { McpFailure } from '../../lib/mcp/errors';
 import { checkStoredGrantIssuer } from '../../lib/mcp/oauth/storedGrantCheck';
 
-type Mode = 'metadata' | 'server-error' | 'absent' | 'web-page' | 'other-json' | 'trickle' | 'endless';
+type Mode = 'metadata' | 'server-error' | 'absent' | 'web-page' | 'other-json' | 'trickle' | 'endless' | 'resource-trickles' | 'resource-fails';
 let mode: Mode = 'metadata';
 let server: Server;
 let base = '';
@@ -18,7 +18,19 @@ beforeAll(async () => {
 		const url = req.url ?? '';
 		const metadata = { issuer: `${base}/as`, authorization_endpoint: `${base}/as/authorize`, token_endpoint: `${base}/as/token`, response_types_supported: ['code'], authorization_response_iss_parameter_supported: true };
 		const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-		if (mode === 'trickle') {
+		// The protected-resource metadata (which names the authorization server) trickles or fails, the
+		// origin has no authorization-server metadata of its own, the named one has metadata.
+		const resourceStep = url.startsWith('/.well-known/oauth-protected-resource');
+		if ((mode === 'resource-trickles' || mode === 'resource-fails') && !resourceStep) {
+			if (url.includes('oauth-authorization-server/as') || url.includes('openid-configuration/as')) json(metadata);
+			else res.writeHead(404).end();
+			return;
+		}
+		if (mode === 'resource-fails') {
+			res.writeHead(503).end('busy');
+			return;
+		}
+		if (mode === 'trickle' || mode === 'resource-trickles') {
 			// Headers, then a byte now and then: the metadata never completes.
 			res.writeHead(200, { 'content-type': 'application/json' });
 			res.write('{');
@@ -75,6 +87,17 @@ it('metadata that never finishes arriving fails the check at the timeout (closed
 	expect(failure?.kind).toBe('oauth');
 	expect(failure?.message).toContain('could not be checked');
 	expect(performance.now() - started).toBeLessThan(3_000);
+});
+
+it.each([
+	['never completes', 'resource-trickles', /not complete within 0.5 s/],
+	['fails (503)', 'resource-fails', /HTTP 503/],
+] as const)('protected-resource metadata that %s fails the check closed, though the origin has no metadata to fall back on', async (_what, resourceMode, reason) => {
+	mode = resourceMode;
+	const failure = await failureOf(checkStoredGrantIssuer(`${base}/mcp?run=${++run}`, { access_token: 'at', callbackQueryString: { iss: 'https://evil.example' } }, { timeoutMs: 500 }));
+	expect(failure?.kind).toBe('oauth');
+	expect(failure?.message).toContain('could not be checked');
+	expect(failure?.message).toMatch(reason);
 });
 
 it('metadata without end is cut at the answer limit, and the check fails closed', async () => {

@@ -3,7 +3,7 @@ import { discoverOAuthServerInfo, IssuerMismatchError, validateAuthorizationResp
 import { McpFailure } from '../errors';
 import { describeUrl } from '../secrets';
 import type { HostTokenData } from './hostTokenAuth';
-import { fetchWithin, limitedFetch } from '../streamLimits';
+import { hasRebuildableBody, readLimited, withBody } from '../streamLimits';
 
 /**
  * The issuer checks of MCP 2026-07-28 for a grant the host (n8n) redeemed. n8n does not check the
@@ -22,11 +22,39 @@ import { fetchWithin, limitedFetch } from '../streamLimits';
 /** Grants that passed, per process: checked once, not on every execution. */
 const passed = new Set<string>();
 
+/** OAuth metadata documents are a few KB: more is no metadata. */
+const MAX_METADATA_BYTES = 1024 * 1024;
+
+/**
+ * The discovery's fetch: one deadline for all of it, every answer read whole here (within the
+ * deadline and MAX_METADATA_BYTES), and the first trouble kept (no answer, not complete in time, too
+ * large, a server error), since the SDK's discovery swallows some failures and goes on.
+ */
+function watchedDiscoveryFetch(timeoutMs: number, base: typeof fetch): { fetch: typeof fetch; readonly trouble: string | undefined } {
+	const deadline = AbortSignal.timeout(timeoutMs);
+	const watched = {
+		trouble: undefined as string | undefined,
+		fetch: (async (url: string | URL | Request, init?: RequestInit) => {
+			try {
+				const response = await base(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
+				if (response.status >= 500) watched.trouble ??= `HTTP ${response.status}`;
+				return hasRebuildableBody(response) ? withBody(response, await readLimited(response.body, MAX_METADATA_BYTES, 'The OAuth metadata')) : response;
+			} catch (error) {
+				const name = (error as Error | undefined)?.name;
+				watched.trouble ??=
+					name === 'AnswerTooLarge' ? 'an answer larger than 1 MB' : deadline.aborted || name === 'TimeoutError' ? `not complete within ${timeoutMs / 1000} s` : 'no answer';
+				throw error;
+			}
+		}) as typeof fetch,
+	};
+	return watched;
+}
+
 /** How long the metadata may take when the caller names no time (the credential's connect timeout). */
 const DEFAULT_CHECK_TIMEOUT_MS = 30_000;
 
 export interface GrantCheckOptions {
-	/** The whole discovery, bodies included; past it the check fails closed. */
+	/** The whole discovery, every request and body included; past it the check fails closed. */
 	timeoutMs?: number;
 	/** Tests: the fetch underneath (still bounded in time and size). */
 	fetchFn?: typeof fetch;
@@ -38,27 +66,32 @@ export async function checkStoredGrantIssuer(serverUrl: string, data: HostTokenD
 	const key = createHash('sha256').update(JSON.stringify([serverUrl, iss ?? null])).digest('hex');
 	if (passed.has(key)) return;
 	const where = describeUrl(serverUrl);
+	const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+	const watched = watchedDiscoveryFetch(timeoutMs, options.fetchFn ?? fetch);
+	const couldNotCheck = (reason: string) =>
+		new McpFailure(
+			`The stored authorization of ${where} could not be checked: the OAuth metadata of its authorization server could not be loaded (${reason}). Its tokens are not used until the check passes; try again later.`,
+			'oauth',
+		);
 	let info: Awaited<ReturnType<typeof discoverOAuthServerInfo>>;
 	try {
-		// Metadata is read whole: held to the answer limit, and the discovery to the timeout.
-		const fetchFn = limitedFetch(fetchWithin(options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS, options.fetchFn)) as typeof fetch;
-		info = await discoverOAuthServerInfo(serverUrl, { fetchFn });
+		info = await discoverOAuthServerInfo(serverUrl, { fetchFn: watched.fetch });
 	} catch (error) {
 		if (error instanceof IssuerMismatchError) {
 			throw new McpFailure(`The authorization server of ${where} publishes metadata whose issuer does not match the address it was fetched from (RFC 8414): its tokens are not used. Ask the server's operator; reconnecting does not help.`, 'oauth');
 		}
-		// Fails closed only where metadata may exist but could not be had now: a server error, or no
-		// answer at all. An answer that is no metadata (a web page or other JSON for every path, a 4xx)
-		// means, as a 404 does, that there is nothing to check against.
+		// Fails closed only where metadata may exist but could not be had now: a server error, no
+		// answer, no whole answer in time, or one too large to be metadata. An answer that is no
+		// metadata (a web page or other JSON for every path, a 4xx) means, as a 404 does, that there is
+		// nothing to check against.
 		const status = Number(/\bHTTP (\d{3})\b/.exec(error instanceof Error ? error.message : '')?.[1]);
-		// No answer, no whole answer in time, or an answer too large to be metadata.
-		const unreachable = ['TypeError', 'TimeoutError', 'AbortError', 'AnswerTooLarge'].includes(String((error as Error | undefined)?.name));
-		if (!(status >= 500) && !unreachable) return;
-		throw new McpFailure(
-			`The stored authorization of ${where} could not be checked: the OAuth metadata of its authorization server could not be loaded (${status ? `HTTP ${status}` : 'no answer'}). Its tokens are not used until the check passes; try again later.`,
-			'oauth',
-		);
+		if (watched.trouble) throw couldNotCheck(watched.trouble);
+		if (status >= 500) throw couldNotCheck(`HTTP ${status}`);
+		return;
 	}
+	// The discovery goes on past a step that failed (the protected-resource metadata, which names the
+	// authorization server, falls back to the server's origin): such a failure still fails closed.
+	if (watched.trouble) throw couldNotCheck(watched.trouble);
 	const metadata = info.authorizationServerMetadata;
 	if (!metadata) return;
 	try {
