@@ -17,11 +17,27 @@ export function hashReviewToken(token: string): string {
 	return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
+/**
+ * What a review secret looks like (newReviewToken: 32 base64url characters; some room either way).
+ * Anything else is refused before it is hashed: a body may carry megabytes where the secret goes,
+ * and it would be hashed once per pending approval.
+ */
+const REVIEW_TOKEN_SHAPE = /^[A-Za-z0-9_-]{16,128}$/;
+
 /** Constant-time: the comparison takes as long whether the first or the last character differs. */
 export function reviewTokenMatches(provided: unknown, expectedHash: string | undefined): boolean {
-	if (typeof provided !== 'string' || !provided || typeof expectedHash !== 'string' || !/^[0-9a-f]{64}$/.test(expectedHash)) return false;
-	const actual = Buffer.from(hashReviewToken(provided), 'hex');
-	return timingSafeEqual(actual, Buffer.from(expectedHash, 'hex'));
+	return reviewTokenHashMatches(providedTokenHash(provided), expectedHash);
+}
+
+/** The hash of a provided secret, or undefined when it cannot be one (see REVIEW_TOKEN_SHAPE). */
+export function providedTokenHash(provided: unknown): string | undefined {
+	return typeof provided === 'string' && REVIEW_TOKEN_SHAPE.test(provided) ? hashReviewToken(provided) : undefined;
+}
+
+/** A provided secret's hash (providedTokenHash) against a stored one, in constant time. */
+export function reviewTokenHashMatches(providedHash: string | undefined, expectedHash: string | undefined): boolean {
+	if (!providedHash || typeof expectedHash !== 'string' || !/^[0-9a-f]{64}$/.test(expectedHash)) return false;
+	return timingSafeEqual(Buffer.from(providedHash, 'hex'), Buffer.from(expectedHash, 'hex'));
 }
 
 /**

@@ -2,7 +2,7 @@ import { MAX_TOOL_CALLS_PER_TURN } from '../agent/step';
 import { hashArguments } from './argumentHash';
 import { inputRequestsOf, type ApprovalRequest } from './approvalRequest';
 import { inputRequestsHash } from '../agent/callInput';
-import { REVIEW_TOKEN_PARAM, reviewTokenMatches } from './reviewToken';
+import { providedTokenHash, REVIEW_TOKEN_PARAM, reviewTokenHashMatches } from './reviewToken';
 
 /**
  * What a visitor of the review URL may see and decide. Execution ids are sequential and n8n 1.x
@@ -54,7 +54,9 @@ export function checkReviewAccess(requests: ApprovalRequest[], token: string | u
 	if (!token) {
 		return { granted: false, status: 401, title: 'Review link incomplete', message: 'This link lacks its review secret. Open the full review link from the message you were sent.' };
 	}
-	const mine = secured.filter((request) => reviewTokenMatches(token, request.reviewTokenHash));
+	// Hashed once, whatever the number of pending approvals.
+	const tokenHash = providedTokenHash(token);
+	const mine = secured.filter((request) => reviewTokenHashMatches(tokenHash, request.reviewTokenHash));
 	if (mine.length === 0) {
 		return { granted: false, status: 403, title: 'Review link not valid', message: 'The review secret in this link is not valid. Open the full review link from the message you were sent.' };
 	}

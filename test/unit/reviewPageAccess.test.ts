@@ -1,5 +1,7 @@
 import { AttemptLimiter } from '../../lib/approvals/attemptLimiter';
-import { providedReviewToken } from '../../lib/approvals/reviewerAccess';
+import crypto from 'node:crypto';
+import { checkReviewAccess, providedReviewToken } from '../../lib/approvals/reviewerAccess';
+import { newReviewToken, providedTokenHash, reviewTokenMatches } from '../../lib/approvals/reviewToken';
 
 describe('providedReviewToken', () => {
 	it('reads the query first, then the form field of the same name, and only plain strings', () => {
@@ -30,5 +32,25 @@ describe('AttemptLimiter', () => {
 		for (const key of ['a', 'b', 'c']) limiter.recordFailure(key, 0);
 		expect(limiter.retryAfterMs('a', 1)).toBe(0);
 		expect(limiter.retryAfterMs('c', 1)).toBe(999);
+	});
+});
+
+describe('a provided review secret', () => {
+	it('is checked only when it can be one: a megabyte-long "secret" is refused without being hashed once per pending approval', () => {
+		const { token, hash } = newReviewToken();
+		expect(reviewTokenMatches(token, hash)).toBe(true);
+		expect(reviewTokenMatches(`${token}x`, hash)).toBe(false);
+		expect(providedTokenHash('x'.repeat(4 * 1024 * 1024))).toBeUndefined();
+		expect(providedTokenHash('not a token!')).toBeUndefined();
+		const requests = Array.from({ length: 200 }, (_, i) => ({ approvalId: `ap${i}`, reviewTokenHash: hash, calls: [] })) as never;
+		const hashing = jest.spyOn(crypto, 'createHash');
+		try {
+			expect(checkReviewAccess(requests, 'x'.repeat(4 * 1024 * 1024), new Date())).toMatchObject({ granted: false, status: 403 });
+			expect(hashing).not.toHaveBeenCalled();
+			checkReviewAccess(requests, token, new Date());
+			expect(hashing).toHaveBeenCalledTimes(1);
+		} finally {
+			hashing.mockRestore();
+		}
 	});
 });
