@@ -1,9 +1,14 @@
 /**
- * Characters a person cannot see but a model reads: zero-width and bidirectional controls, the
- * soft hyphen, invisible operators and fillers, variation selectors and Unicode tag characters.
+ * Characters a person cannot see but a model reads: every format character (Unicode category Cf:
+ * zero-width and bidirectional controls, invisible operators, number signs, hieroglyph and
+ * shorthand format controls, tags) and every default-ignorable code point (fillers, variation
+ * selectors, unassigned ignorable ranges), plus the line and paragraph separators. The ranges
+ * below name the usual suspects; the two property classes cover the rest of the standard.
  * One definition, used both to flag text (poisoning scan) and to make it visible on the review page.
  */
 const RANGES = [
+	'\\p{Cf}',
+	'\\p{Default_Ignorable_Code_Point}',
 	'\\u00AD', // soft hyphen
 	'\\u034F', // combining grapheme joiner
 	'\\u061C', // Arabic letter mark

@@ -90,3 +90,23 @@ describe('review page: the form', () => {
 		expect(html).toContain('<input type="hidden" name="reviewToken" value="tok&quot;&lt;">');
 	});
 });
+
+describe('every invisible format character is shown and flagged', () => {
+	it.each([
+		['Arabic number sign', '\u0605'],
+		['Syriac abbreviation mark', '\u070F'],
+		['Arabic pound mark above', '\u0890'],
+		['Kaithi number sign', '\u{110BD}'],
+		['Egyptian hieroglyph format control', '\u{13430}'],
+		['shorthand format letter overlap', '\u{1BCA0}'],
+		['an unassigned ignorable code point', '\u{E0FFF}'],
+	])('%s', (_name, hidden) => {
+		const shown = revealInvisible(`ceo@example.com${hidden}`);
+		expect(shown).not.toContain(hidden);
+		expect(shown).toContain(`[U+${(hidden.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}]`);
+	});
+
+	it('leaves visible text alone', () => {
+		for (const text of ['plain ascii', 'Ünïcödé', '日本語', 'العربية', '👩‍💻'.replace('\u200D', '')]) expect(revealInvisible(text)).toBe(text);
+	});
+});
