@@ -120,6 +120,8 @@ export function checkInputAnswers(input: Pick<CallInput, 'inputRequests'>, answe
 			if (!isJsonObject(answer.content)) return { ok: false, problem: `${label} was accepted without values` };
 			const validation = validateArguments(view.requestedSchema, answer.content);
 			if (!validation.valid) return { ok: false, problem: `the values for ${label} do not match the requested schema: ${validation.summary.replace(/\barguments\b/g, 'values')}` };
+			const shapeProblem = contentProblem(view.requestedSchema, answer.content);
+			if (shapeProblem) return { ok: false, problem: `the values for ${label} ${shapeProblem}` };
 			entry = { action, content: answer.content };
 		} else if (answer.content !== undefined) {
 			return { ok: false, problem: `${label} carries values although it was ${action === 'accept' ? 'a link to open' : `answered with ${action}`}` };
@@ -127,6 +129,19 @@ export function checkInputAnswers(input: Pick<CallInput, 'inputRequests'>, answe
 		defineEntry(responses, key, entry);
 	}
 	return { ok: true, responses };
+}
+
+/**
+ * Only the fields the request asks for: a JSON Schema lets any other property through unless it
+ * says otherwise, and a JSON POST may send more than the page's form ever does. Extra fields are
+ * refused, not passed on, unless the server's schema itself allows them (additionalProperties).
+ */
+function contentProblem(schema: Record<string, unknown>, content: Record<string, unknown>): string | undefined {
+	if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) return undefined;
+	const asked = isJsonObject(schema.properties) ? schema.properties : {};
+	const extra = Object.keys(content).filter((name) => !Object.hasOwn(asked, name));
+	if (extra.length === 0) return undefined;
+	return `include what the request does not ask for: ${extra.slice(0, 3).map((name) => JSON.stringify(name.slice(0, 64))).join(', ')}${extra.length > 3 ? ', …' : ''}`;
 }
 
 /** An own entry, also for the key "__proto__" (request keys come from the server). */

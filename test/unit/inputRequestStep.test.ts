@@ -181,6 +181,9 @@ describe('input requests in the step function', () => {
 		expect(() => decide([{ ...ok, inputResponses: { seat: { action: 'accept', content: { seat: 'roof' } } } }])).toThrow(/do not match the requested schema: values.seat must be one of/);
 		expect(() => decide([{ ...ok, inputResponses: { seat: { action: 'accept', content: { seat: 'window', count: 9 } } } }])).toThrow(/values.count must be <= 4/);
 		expect(() => decide([{ ...ok, inputResponses: { seat: { action: 'accept' } } }])).toThrow(/accepted without values/);
+		// Fields the request never asks for (a JSON POST can add any) are refused, not passed on.
+		expect(() => decide([{ ...ok, inputResponses: { seat: { action: 'accept', content: { seat: 'window', role: 'admin' } } } }])).toThrow(/does not ask for: "role"/);
+		expect(() => decide([{ ...ok, inputResponses: { seat: { action: 'accept', content: { seat: 'window', shipping: { price: 0 } } } } }])).toThrow(/does not ask for: "shipping"/);
 		expect(() => decide([{ ...ok, inputResponses: { seat: { action: 'decline', content: { seat: 'window' } } } }])).toThrow(/carries values/);
 		expect(() => decide([{ ...ok, inputResponses: { seat: { action: 'maybe' } } as never }])).toThrow(/has no answer/);
 		expect(() => decide([{ ...ok, inputResponses: { seat: { action: 'decline' }, other: { action: 'decline' } } }])).toThrow(/no input request "other"/);
