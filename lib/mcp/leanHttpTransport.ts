@@ -2,7 +2,6 @@ import http from 'node:http';
 import https from 'node:https';
 import { pipeline, type Duplex, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { urlToHttpOptions } from 'node:url';
 import zlib from 'node:zlib';
 import {
 	isJSONRPCErrorResponse,
@@ -68,7 +67,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 		const secure = url.protocol === 'https:';
 		this.agent = idleClosingAgent(secure);
 		this.client = secure ? https : http;
-		this.target = { ...urlToHttpOptions(url), agent: this.agent };
+		this.target = { ...requestTarget(url), agent: this.agent };
 		// The credential's part of every request, worked out once per connection, not per call.
 		for (const [name, value] of Object.entries(headers)) this.credentialHeaders[name.toLowerCase()] = value;
 		const accepted = (this.credentialHeaders.accept ?? '').split(',').map((type) => type.trim().toLowerCase());
@@ -408,6 +407,13 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 interface ResumePoint {
 	lastEventId: string;
 	retryMs?: number;
+}
+
+/** node:http's options for a URL, as its own conversion of a URL argument makes them (brackets off an IPv6 host). */
+function requestTarget(url: URL): http.RequestOptions {
+	const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+	const auth = url.username || url.password ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
+	return { protocol: url.protocol, hostname, ...(url.port ? { port: Number(url.port) } : {}), path: `${url.pathname}${url.search}`, ...(auth ? { auth } : {}) };
 }
 
 /** Proxy settings in the environment (Node's fetch may honour them; node:http would not): then the SDK path only. */
