@@ -14,14 +14,18 @@ interface FakeConnection {
 	pings: number;
 }
 
-it('an execution arriving during another one\'s ping shares its verdict: a failed ping moves both to a new connection', async () => {
-	let clock = 1_000_000;
-	let failPing: (error: Error) => void = () => undefined;
+/**
+ * A pool on a settable clock whose connections record pings and closes; `ping(index)` answers the
+ * ping of the index-th connection made.
+ */
+function recordingPool(ping: (index: number) => Promise<void>) {
+	const clock = { now: 1_000_000 };
 	const made: FakeConnection[] = [];
 	const pool = new ConnectionPool({
 		maxSize: 5,
-		now: () => clock,
+		now: () => clock.now,
 		open: async (opened) => {
+			const index = made.length;
 			const connection = {
 				config: opened,
 				closed: false,
@@ -32,7 +36,7 @@ it('an execution arriving during another one\'s ping shares its verdict: a faile
 				},
 				ping() {
 					this.pings++;
-					return new Promise<void>((_resolve, reject) => (failPing = reject));
+					return ping(index);
 				},
 				close: async () => void (connection.closed = true),
 				killNow: () => undefined,
@@ -41,8 +45,14 @@ it('an execution arriving during another one\'s ping shares its verdict: a faile
 			return connection as unknown as McpConnection;
 		},
 	});
+	return { pool, made, clock };
+}
+
+it('an execution arriving during another one\'s ping shares its verdict: a failed ping moves both to a new connection', async () => {
+	let failPing: (error: Error) => void = () => undefined;
+	const { pool, made, clock } = recordingPool(() => new Promise<void>((_resolve, reject) => (failPing = reject)));
 	await (await pool.acquire(config)).release();
-	clock += 60_000; // idle long enough for the next use to ping first
+	clock.now += 60_000; // idle long enough for the next use to ping first
 	const first = pool.acquire(config);
 	await new Promise((resolve) => setImmediate(resolve));
 	const second = pool.acquire(config);
@@ -58,34 +68,10 @@ it('an execution arriving during another one\'s ping shares its verdict: a faile
 });
 
 it('executions arriving in the same tick after a long idle still ping first: one that is only acquiring is no proof the server answers', async () => {
-	let clock = 1_000_000;
-	const made: FakeConnection[] = [];
-	const pool = new ConnectionPool({
-		maxSize: 5,
-		now: () => clock,
-		open: async (opened) => {
-			const connection = {
-				config: opened,
-				closed: false,
-				pings: 0,
-				lastFailureAt: 0,
-				get isAlive() {
-					return !this.closed;
-				},
-				// The first connection hangs (a stopped process): its ping fails; a new one answers.
-				ping() {
-					this.pings++;
-					return made.indexOf(connection) === 0 ? Promise.reject(new Error('the server did not answer the ping')) : Promise.resolve();
-				},
-				close: async () => void (connection.closed = true),
-				killNow: () => undefined,
-			};
-			made.push(connection);
-			return connection as unknown as McpConnection;
-		},
-	});
+	// The first connection hangs (a stopped process): its ping fails; a new one answers.
+	const { pool, made, clock } = recordingPool((index) => (index === 0 ? Promise.reject(new Error('the server did not answer the ping')) : Promise.resolve()));
 	await (await pool.acquire(config)).release();
-	clock += 60_000;
+	clock.now += 60_000;
 	// Two MCP Server sub-nodes on one credential: the Agent acquires both at once.
 	const [a, b] = await Promise.all([pool.acquire(config), pool.acquire(config)]);
 	expect(made[0]).toMatchObject({ closed: true, pings: 1 });
@@ -96,19 +82,9 @@ it('executions arriving in the same tick after a long idle still ping first: one
 });
 
 it('a connection in use by a running execution is not pinged for a new one (a busy server may answer pings late)', async () => {
-	let clock = 1_000_000;
-	const made: FakeConnection[] = [];
-	const pool = new ConnectionPool({
-		maxSize: 5,
-		now: () => clock,
-		open: async (opened) => {
-			const connection = { config: opened, closed: false, pings: 0, lastFailureAt: 0, isAlive: true, ping: async () => void connection.pings++, close: async () => undefined, killNow: () => undefined };
-			made.push(connection);
-			return connection as unknown as McpConnection;
-		},
-	});
+	const { pool, made, clock } = recordingPool(async () => undefined);
 	const running = await pool.acquire(config);
-	clock += 60_000;
+	clock.now += 60_000;
 	const next = await pool.acquire(config);
 	expect(next.connection).toBe(running.connection);
 	expect(made[0].pings).toBe(0);
