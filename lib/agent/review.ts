@@ -1,5 +1,5 @@
 import { validateArguments } from '../tools/argumentValidator';
-import { hashArguments } from '../approvals/argumentHash';
+import { hashArguments, hashReviewedCall, type ShownIdentity } from '../approvals/argumentHash';
 import { setEntry } from './ownEntry';
 import { checkInputAnswers } from './callInput';
 import { toolOfCall } from './catalog';
@@ -60,7 +60,7 @@ export function applyDecisions(
 	for (const decision of event.decisions) {
 		const call = pending.get(decision.callId);
 		if (!call) throw new DecisionRejected(`the decision names call ${decision.callId}, which is not waiting for review or input`);
-		if (decision.argsHash !== boundArgsHash(call)) throw new DecisionRejected(`the decision for call ${decision.callId} was made on other arguments than the ones pending`);
+		if (decision.argsHash !== boundArgsHash(call)) throw new DecisionRejected(`the decision for call ${decision.callId} was made on other arguments than the ones pending, or on the call shown otherwise (its tool, description, annotations or warnings)`);
 		if (byCall.has(decision.callId)) throw new DecisionRejected(`call ${decision.callId} has two decisions`);
 		const reviewPending = call.review?.status === 'pending';
 		if (decision.decision !== undefined && !['approve', 'deny', 'edit'].includes(decision.decision)) throw new DecisionRejected(`unknown decision "${String(decision.decision)}" for call ${decision.callId}`);
@@ -131,6 +131,25 @@ export function awaitingPerson(phase: RunToolsPhase): PlannedCall[] {
 	return phase.calls.filter((call) => (call.review?.status === 'pending' || call.input?.status === 'pending') && !Object.hasOwn(phase.outcomes, call.id));
 }
 
+/**
+ * What the review page shows of a call besides its arguments, from the run's catalog: the request
+ * item's view is built from it, and a reviewed call's hash covers it (hashReviewedCall).
+ */
+export function shownIdentity(tools: CatalogTool[], call: Pick<PlannedCall, 'tool' | 'providerName' | 'review'>, warnings: string[] = call.review?.warnings ?? []): ShownIdentity {
+	const tool = toolOfCall(tools, call);
+	return {
+		server: call.tool?.serverName ?? '',
+		tool: call.tool?.mcpName ?? call.providerName,
+		...(tool?.title ? { title: tool.title } : {}),
+		...(tool?.description ? { description: tool.description } : {}),
+		...(tool?.annotations ? { annotations: tool.annotations } : {}),
+		annotationsTrusted: tool?.annotationsTrusted ?? false,
+		fingerprint: call.tool?.fingerprint ?? '',
+		warnings,
+		...(tool?.source ? { source: tool.source } : {}),
+	};
+}
+
 /** The argument hash a decision on this call must name: the reviewed one, or (input only) the call's own. */
 export function boundArgsHash(call: PlannedCall): string {
 	return call.review?.argsHash ?? hashArguments(call.arguments);
@@ -178,11 +197,10 @@ export function refreshCatalog(phase: RunToolsPhase, tools: CatalogTool[]): RunT
 		if (current.fingerprint === call.tool.fingerprint) return call;
 		const warning = 'The tool\'s definition changed since this call was requested or reviewed; review it again.';
 		const review = call.review ?? { status: 'pending' as const, argsHash: hashArguments(call.arguments), warnings: [], rounds: 0 };
-		return {
-			...call,
-			tool: { ...call.tool, fingerprint: current.fingerprint },
-			review: { ...review, status: 'pending', warnings: [...review.warnings.filter((w) => w !== warning), warning, ...(current.warnings ?? [])] },
-		};
+		const warnings = [...review.warnings.filter((w) => w !== warning), warning, ...(current.warnings ?? [])];
+		const updated = { ...call, tool: { ...call.tool, fingerprint: current.fingerprint } };
+		// Reviewed again as it is now: the hash covers the new definition and warnings the page will show.
+		return { ...updated, review: { ...review, status: 'pending', warnings, argsHash: hashReviewedCall(call.arguments, shownIdentity(tools, updated, warnings)) } };
 	});
 	return { ...phase, calls, outcomes };
 }

@@ -4,8 +4,8 @@ import { adapterFor } from '../providers/registry';
 import { EMPTY_USAGE } from '../providers/shared';
 import type { ProviderId } from '../providers/providerId';
 import { requiresApproval } from '../approvals/policy';
-import { hashArguments } from '../approvals/argumentHash';
-import { applyDecisions, awaitingPerson, expireApproval, refreshCatalog } from './review';
+import { hashReviewedCall } from '../approvals/argumentHash';
+import { applyDecisions, awaitingPerson, expireApproval, refreshCatalog, shownIdentity } from './review';
 import { answerActions, startInputRound } from './callInput';
 import { setEntry } from './ownEntry';
 import { AGENT_STATE_VERSION } from './stateSchema';
@@ -306,7 +306,8 @@ function planCall(state: AgentState, call: ModelTurn['toolCalls'][number]): Plan
 		...base,
 		tool: where,
 		arguments: parsed.value,
-		...(needsReview ? { review: { status: 'pending', argsHash: hashArguments(parsed.value), warnings: tool.warnings ?? [], rounds: 0 } } : {}),
+		// The hash a decision must name covers the arguments and what the page shows of the call.
+		...(needsReview ? { review: { status: 'pending', argsHash: hashReviewedCall(parsed.value, shownIdentity(state.tools, { ...base, tool: where }, tool.warnings ?? [])), warnings: tool.warnings ?? [], rounds: 0 } } : {}),
 	};
 }
 

@@ -1,5 +1,5 @@
 import type { AgentState, OpenApproval, PlannedCall } from '../agent/types';
-import { boundArgsHash } from '../agent/review';
+import { boundArgsHash, shownIdentity } from '../agent/review';
 import { toolOfCall } from '../agent/catalog';
 import { describeInputRequest, inputRequestsHash } from '../agent/callInput';
 import type { ServerInputRequest } from '../mcp/inputRequests';
@@ -137,25 +137,27 @@ export function buildApprovalRequest(state: AgentState, approval: OpenApproval, 
 		const tool = toolOfCall(state.tools, call);
 		const argsHash = boundArgsHash(call);
 		const input = call.input?.status === 'pending' ? inputView(call.input.round, call.input.inputRequests) : undefined;
+		// What the page shows of the call: a reviewed call's hash covers it (shownIdentity).
+		const shown = shownIdentity(state.tools, call);
 		return {
 			callId: call.id,
 			argsHash,
 			code: callCode(argsHash),
-			server: call.tool?.serverName ?? '',
-			tool: call.tool?.mcpName ?? call.providerName,
-			...(tool?.title ? { title: tool.title } : {}),
-			...(tool?.description ? { description: tool.description } : {}),
+			server: shown.server,
+			tool: shown.tool,
+			...(shown.title ? { title: shown.title } : {}),
+			...(shown.description ? { description: shown.description } : {}),
 			// Copies: the catalog's definitions are shared with later executions (kept connections), and
 			// a node between here and MCP Approval may edit its items in place.
-			...(tool?.annotations ? { annotations: structuredClone(tool.annotations) } : {}),
-			annotationsTrusted: tool?.annotationsTrusted ?? false,
+			...(shown.annotations ? { annotations: structuredClone(shown.annotations) as Record<string, unknown> } : {}),
+			annotationsTrusted: shown.annotationsTrusted,
 			arguments: call.arguments,
 			inputSchema: tool?.inputSchema ? structuredClone(tool.inputSchema) : { type: 'object' },
-			fingerprint: call.tool?.fingerprint ?? '',
-			warnings: call.review?.warnings ?? [],
+			fingerprint: shown.fingerprint,
+			warnings: shown.warnings,
 			needsReview: call.review?.status === 'pending',
 			...(input ? { input } : {}),
-			...(tool?.source ? { source: tool.source } : {}),
+			...(shown.source ? { source: shown.source as 'n8n' } : {}),
 		};
 	});
 	const recent = recentToolResults(state);

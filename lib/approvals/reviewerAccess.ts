@@ -1,6 +1,6 @@
 import { MAX_TOOL_CALLS_PER_TURN } from '../agent/step';
-import { hashArguments } from './argumentHash';
-import { inputRequestsOf, type ApprovalRequest } from './approvalRequest';
+import { hashArguments, hashReviewedCall } from './argumentHash';
+import { inputRequestsOf, type ApprovalRequest, type PendingCallView } from './approvalRequest';
 import { inputRequestsHash } from '../agent/callInput';
 import { providedTokenHash, REVIEW_TOKEN_PARAM, reviewTokenHashMatches } from './reviewToken';
 
@@ -93,14 +93,8 @@ export function integrityProblem(request: ApprovalRequest): string | undefined {
 		const shaped = call && typeof call === 'object' && typeof call.callId === 'string' && typeof call.argsHash === 'string'
 			&& typeof call.tool === 'string' && typeof call.server === 'string' && Array.isArray(call.warnings);
 		if (!shaped) return `Call ${index + 1} of this request is not in the expected form; re-run the workflow.`;
-		let actual: string;
-		try {
-			actual = hashArguments(call.arguments);
-		} catch {
-			actual = '';
-		}
-		if (actual !== call.argsHash) {
-			return `The arguments of call ${index + 1} are not the ones this review was opened for (a node between the MCP Agent and MCP Approval changed them), so they are not shown and cannot be decided. Connect the Agent's "Needs Approval" output straight to MCP Approval and re-run.`;
+		if (!boundAsShown(call)) {
+			return `Call ${index + 1} is not shown as this review was opened for it (a node between the MCP Agent and MCP Approval changed its arguments, tool or description), so it is not shown and cannot be decided. Connect the Agent's "Needs Approval" output straight to MCP Approval and re-run.`;
 		}
 		// The server's input requests (a message, a link) are bound the same way: a node in between must not swap the link.
 		if (call.input !== undefined && !inputIntact(call.input)) {
@@ -108,6 +102,21 @@ export function integrityProblem(request: ApprovalRequest): string | undefined {
 		}
 	}
 	return undefined;
+}
+
+/**
+ * The call's hash covers what the page shows: its arguments and its identity (tool, server,
+ * description, annotations, warnings) for a call under review, its arguments alone for one that
+ * waits only for input (and in items of earlier versions). A forged hash that matches a forged view
+ * still fails where it counts: the run refuses a decision on any other hash than its own.
+ */
+function boundAsShown(call: PendingCallView): boolean {
+	try {
+		const shown = { server: call.server, tool: call.tool, title: call.title, description: call.description, annotations: call.annotations, annotationsTrusted: call.annotationsTrusted === true, fingerprint: call.fingerprint, warnings: call.warnings, source: call.source };
+		return call.argsHash === hashReviewedCall(call.arguments, shown) || call.argsHash === hashArguments(call.arguments);
+	} catch {
+		return false;
+	}
 }
 
 function inputIntact(input: unknown): boolean {

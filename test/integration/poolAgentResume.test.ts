@@ -12,7 +12,7 @@ import { connectServers } from '../../lib/agent/servers';
 import { SERVER_HANDLE_KIND, type ServerHandle } from '../../lib/agent/serverHandle';
 import { createRun, nextEffect, step } from '../../lib/agent/step';
 import type { AgentState, CatalogTool, ModelTurn } from '../../lib/agent/types';
-import { hashArguments } from '../../lib/approvals/argumentHash';
+import { boundArgsHash } from '../../lib/agent/review';
 import { ConnectionPool } from '../../lib/mcp/pool/connectionPool';
 import { poolingFor } from '../../lib/mcp/pool/poolSettings';
 import { STDIO_ENABLE_VARIABLE } from '../../lib/mcp/stdioPolicy';
@@ -64,7 +64,8 @@ function approvedRun(tools: CatalogTool[]): AgentState {
 	state = step(state, { type: 'model_turn', turn });
 	expect(nextEffect(state).type).toBe('request_approval');
 	state = step(state, { type: 'approval_opened', approval: { id: 'ap1', requestedAt: 't0', expiresAt: 't1' } });
-	return step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: 'c1', argsHash: hashArguments({ message: 'hi' }), decision: 'approve' }], decidedAt: 't0' });
+	const pending = (state.phase as Extract<typeof state.phase, { name: 'run_tools' }>).calls.find((call) => call.id === 'c1')!;
+	return step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: 'c1', argsHash: boundArgsHash(pending), decision: 'approve' }], decidedAt: 't0' });
 }
 
 it('an approved call is re-reviewed when its definition changed while the run waited, even on a kept connection', async () => {

@@ -6,6 +6,7 @@ import { buildCatalog } from '../../lib/agent/catalog';
 import { createRun, MAX_RUN_IMAGES, MAX_TOOL_CALLS_PER_TURN, nextEffect, step, stripCodeFence } from '../../lib/agent/step';
 import type { AgentEvent, AgentState, CatalogTool, ModelTurn, RunSettings, ToolOutcome, Usage } from '../../lib/agent/types';
 import { hashArguments } from '../../lib/approvals/argumentHash';
+import { boundArgsHash } from '../../lib/agent/review';
 import type { ProviderId } from '../../lib/providers/types';
 import { toProviderToolName } from '../../lib/tools/providerNames';
 
@@ -398,7 +399,9 @@ describe('human review', () => {
 		let state = reviewing();
 		const phase = phaseOf(state, 'run_tools');
 		expect(phase.calls[0].review).toBeUndefined();
-		expect(phase.calls[1].review).toEqual({ status: 'pending', argsHash: hashArguments({ path: '/etc/passwd' }), warnings: [], rounds: 0 });
+		// The hash covers the arguments and what the review page shows of the call (not the arguments alone).
+		expect(phase.calls[1].review).toEqual({ status: 'pending', argsHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), warnings: [], rounds: 0 });
+		expect(phase.calls[1].review?.argsHash).not.toBe(hashArguments({ path: '/etc/passwd' }));
 		expect(nextEffect(state)).toEqual({ type: 'run_tools', calls: [expect.objectContaining({ id: 'r' })] });
 		state = step(state, { type: 'tool_outcomes', outcomes: [ok('r', 'Echo: free')] });
 		expect(nextEffect(state)).toEqual({ type: 'request_approval', calls: [expect.objectContaining({ id: 'w' })] });
@@ -409,7 +412,7 @@ describe('human review', () => {
 			type: 'approval_opened',
 			approval: { id: 'ap1', requestedAt: '2026-01-01T00:00:00Z', expiresAt: '2026-01-02T00:00:00Z' },
 		});
-		const argsHash = hashArguments({ path: '/etc/passwd' });
+		const argsHash = boundArgsHash(phaseOf(opened, 'run_tools').calls.find((call) => call.id === 'w')!);
 
 		const approved = step(opened, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: 'w', argsHash, decision: 'approve' }], reviewer: 'ann', decidedAt: '2026-01-01T01:00:00Z' });
 		expect(nextEffect(approved)).toEqual({ type: 'run_tools', calls: [expect.objectContaining({ id: 'w', review: expect.objectContaining({ status: 'approved', reviewer: 'ann' }) })] });
@@ -474,7 +477,7 @@ describe('approval expiry in the state logic (issue 10, point 7)', () => {
 			type: 'approval_opened',
 			approval: { id: 'ap1', requestedAt: '2026-01-01T00:00:00Z', expiresAt: '2026-01-02T00:00:00Z' },
 		});
-	const approve = { callId: 'w', argsHash: hashArguments({ path: '/etc/passwd' }), decision: 'approve' as const };
+	const approve = { callId: 'w', argsHash: boundArgsHash(phaseOf(opened(), 'run_tools').calls.find((call) => call.id === 'w')!), decision: 'approve' as const };
 
 	it.each([
 		['made after expiresAt', { decidedAt: '2026-01-02T00:00:01Z' }],

@@ -134,7 +134,7 @@ describe('MCP Approval: argument integrity (point 11) and expiry (point 7)', () 
 		const original = approvalRequest();
 		const tampered = { ...original, calls: [{ ...original.calls[0], arguments: { path: '/harmless.txt' } }] };
 		const got = await hook({ query: { reviewToken: TOKEN }, pending: [tampered] });
-		expect(got.html).toMatch(/not the ones this review was opened for/);
+		expect(got.html).toMatch(/not shown as this review was opened for it/);
 		expect(got.html).not.toContain('/harmless.txt');
 		expect(got.html).not.toContain('type="radio"');
 		const json = await hook({ query: { reviewToken: TOKEN }, headers: { accept: 'application/json' }, pending: [tampered] });

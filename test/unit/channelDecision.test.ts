@@ -5,6 +5,7 @@
 import { createRun, step } from '../../lib/agent/step';
 import type { AgentState, CatalogTool } from '../../lib/agent/types';
 import { hashArguments } from '../../lib/approvals/argumentHash';
+import { boundArgsHash } from '../../lib/agent/review';
 import { buildApprovalRequest, callCode } from '../../lib/approvals/approvalRequest';
 import { CHANNEL_REASON_LABEL } from '../../lib/approvals/channelForm';
 import { awaitingPerson } from '../../lib/agent/step';
@@ -112,8 +113,9 @@ describe('actionForItem: channel answers', () => {
 	});
 
 	it('a decision naming the code of the pending call applies; another code is not applied and the call stays pending', () => {
-		const code = callCode(hashArguments({ path: 'b' }));
-		const good = actionForItem({ data: { approved: true, code: code.toUpperCase() } }, context(storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')])));
+		const pending = paused('ap1', '2026-01-02T00:00:00.000Z');
+		const code = callCode(boundArgsHash(awaitingPerson(pending.phase as never)[0]));
+		const good = actionForItem({ data: { approved: true, code: code.toUpperCase() } }, context(storeWith(['ap1', pending])));
 		expect(good.kind).toBe('continue');
 
 		const store = storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')]);
@@ -203,8 +205,8 @@ describe('per-call decisions through a send-and-wait "Custom Form" (issue 14)', 
 		});
 		return step(state, { type: 'approval_opened', approval: { id: approvalId, requestedAt: REQUESTED, expiresAt: '2026-01-02T00:00:00.000Z' } });
 	}
-	const codeA = callCode(hashArguments({ path: 'a' }));
-	const codeB = callCode(hashArguments({ path: 'b' }));
+	const codes = awaitingPerson(pausedTwo('ap-codes').phase as never).map((call) => callCode(boundArgsHash(call)));
+	const [codeA, codeB] = codes;
 	const answer = (fields: Record<string, unknown>) => ({ data: { ...fields, respondedAt: '2026-01-01T07:00:00.000Z' } });
 
 	it('the request item carries the form: one required Approve / Deny dropdown per call, labelled with position and code, names made inert', () => {

@@ -7,6 +7,7 @@ import { createRun, nextEffect, step } from '../../lib/agent/step';
 import { MAX_INPUT_ROUNDS } from '../../lib/agent/callInput';
 import type { AgentState, CatalogTool, ModelTurn, PlannedCall, ReviewDecision, ToolInputNeeded } from '../../lib/agent/types';
 import { hashArguments } from '../../lib/approvals/argumentHash';
+import { boundArgsHash } from '../../lib/agent/review';
 import { openStore, savePausedRun, takePausedRun } from '../../lib/approvals/pausedRuns';
 
 const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false };
@@ -63,7 +64,7 @@ const lastResults = (state: AgentState) => (state.transcript[state.transcript.le
 /** The answer a person gives to the pending input of call `id`. */
 function answer(state: AgentState, id: string, inputResponses: ReviewDecision['inputResponses'], extra: Partial<ReviewDecision> = {}): ReviewDecision {
 	const call = callOf(state, id);
-	return { callId: id, argsHash: hashArguments(call.arguments), inputHash: call.input?.inputHash, inputResponses, ...extra };
+	return { callId: id, argsHash: boundArgsHash(call), inputHash: call.input?.inputHash, inputResponses, ...extra };
 }
 
 function pausedForInput(): AgentState {
@@ -125,7 +126,7 @@ describe('input requests in the step function', () => {
 
 	it('a deny ends the call without answering the server; the model is told', () => {
 		const state = pausedForInput();
-		const denied = step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: 'c1', argsHash: hashArguments({ path: 'LIS' }), decision: 'deny', reason: 'not now' }], decidedAt: '2029-12-31T01:00:00.000Z' });
+		const denied = step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: 'c1', argsHash: boundArgsHash(callOf(state, 'c1')), decision: 'deny', reason: 'not now' }], decidedAt: '2029-12-31T01:00:00.000Z' });
 		expect(nextEffect(denied)).toEqual({ type: 'call_model' });
 		expect(lastResults(denied)[0]).toMatchObject({ is_error: true });
 		expect(String(lastResults(denied)[0].content)).toMatch(/asked for input during this call, and a person denied the call .* Reason: not now/);
@@ -152,7 +153,7 @@ describe('input requests in the step function', () => {
 		const both = nextEffect(state);
 		expect(both).toMatchObject({ type: 'request_approval', calls: [{ id: 'c1', input: { status: 'pending' } }, { id: 'c2', review: { status: 'pending' } }] });
 		// Deciding only the review leaves the input unanswered: the whole decision is refused.
-		const c2 = { callId: 'c2', argsHash: hashArguments({ path: '/x' }), decision: 'approve' as const };
+		const c2 = { callId: 'c2', argsHash: boundArgsHash(callOf(state, 'c2')), decision: 'approve' as const };
 		expect(() => step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [c2], decidedAt: '2029-12-31T01:00:00.000Z' })).toThrow(/no decision for call c1/);
 		state = step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [c2, answer(state, 'c1', { seat: { action: 'accept', content: { seat: 'aisle' } } })], decidedAt: '2029-12-31T01:00:00.000Z' });
 		expect(nextEffect(state)).toMatchObject({ type: 'run_tools', calls: [{ id: 'c1' }, { id: 'c2' }] });
@@ -196,7 +197,7 @@ describe('input requests in the step function', () => {
 	it('answers for a call that waits for no input are rejected', () => {
 		let state = started([{ id: 'c2', name: 'delete_file', args: { path: '/x' } }]);
 		state = open(state);
-		const decision: ReviewDecision = { callId: 'c2', argsHash: hashArguments({ path: '/x' }), decision: 'approve', inputResponses: {}, inputHash: 'sha256:x' };
+		const decision: ReviewDecision = { callId: 'c2', argsHash: boundArgsHash(callOf(state, 'c2')), decision: 'approve', inputResponses: {}, inputHash: 'sha256:x' };
 		expect(() => step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [decision], decidedAt: '2029-12-31T01:00:00.000Z' })).toThrow(/not waiting for input/);
 	});
 

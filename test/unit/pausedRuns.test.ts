@@ -77,7 +77,10 @@ describe('paused-run store', () => {
 	});
 
 	it('resumes a paused run saved by the previous release (the catalog inside the state)', () => {
-		const legacyState = JSON.parse(JSON.stringify(paused('old'))) as AgentState & { userMessage?: string };
+		// Saved by the previous release: its pending call's hash covers the arguments only.
+	const legacyState = JSON.parse(JSON.stringify(paused('old'))) as AgentState & { userMessage?: string };
+	const legacyPhase = legacyState.phase as Extract<AgentState['phase'], { name: 'run_tools' }>;
+	legacyPhase.calls = legacyPhase.calls.map((call) => (call.review ? { ...call, review: { ...call.review, argsHash: hashArguments(call.arguments) } } : call));
 		delete legacyState.userMessage;
 		const context: Record<string, unknown> = { mcpAgent: { runs: { old: { state: legacyState, pausedAt: 't' } }, decided: [], lastOrder: ['old'] } };
 		const store = openStore(context);

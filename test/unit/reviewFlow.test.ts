@@ -1,7 +1,9 @@
 import { createRun, nextEffect, step } from '../../lib/agent/step';
 import type { AgentState, CatalogTool, ModelTurn } from '../../lib/agent/types';
-import { hashArguments } from '../../lib/approvals/argumentHash';
-import { buildApprovalRequest } from '../../lib/approvals/approvalRequest';
+import { hashArguments, hashReviewedCall } from '../../lib/approvals/argumentHash';
+import { awaitingPerson, boundArgsHash } from '../../lib/agent/review';
+import { integrityProblem } from '../../lib/approvals/reviewerAccess';
+import { buildApprovalRequest, type ApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { renderReviewPage, fieldName } from '../../lib/approvals/reviewPage';
 import { parseReviewSubmission } from '../../lib/approvals/reviewSubmission';
 
@@ -33,6 +35,9 @@ function pausedRun(): AgentState {
 	return state;
 }
 
+/** The hash a decision on a pending call must name (it covers the arguments and what the page shows). */
+const hashOf = (state: AgentState, id = 'c2') => boundArgsHash((state.phase as Extract<AgentState['phase'], { name: 'run_tools' }>).calls.find((call) => call.id === id)!);
+
 describe('review in the step function', () => {
 	it('runs the call needing no review first, then asks for the other', () => {
 		let state = pausedRun();
@@ -40,14 +45,14 @@ describe('review in the step function', () => {
 		expect(first).toMatchObject({ type: 'run_tools', calls: [{ id: 'c1' }] });
 		state = step(state, { type: 'tool_outcomes', outcomes: [{ id: 'c1', isError: false, text: 'content', images: [] }] });
 		const second = nextEffect(state);
-		expect(second).toMatchObject({ type: 'request_approval', calls: [{ id: 'c2', review: { status: 'pending', argsHash: hashArguments({ path: 'b' }) } }] });
+		expect(second).toMatchObject({ type: 'request_approval', calls: [{ id: 'c2', review: { status: 'pending', argsHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) } }] });
 	});
 
 	it('applies an approval, then a denial goes back to the model with the reason', () => {
 		let state = pausedRun();
 		state = step(state, { type: 'tool_outcomes', outcomes: [{ id: 'c1', isError: false, text: 'content', images: [] }] });
 		state = step(state, { type: 'approval_opened', approval: { id: 'ap1', requestedAt: 't0', expiresAt: 't1' } });
-		const denied = step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: 'c2', argsHash: hashArguments({ path: 'b' }), decision: 'deny', reason: 'keep it' }], reviewer: 'Ana', decidedAt: 't0' });
+		const denied = step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: 'c2', argsHash: hashOf(state), decision: 'deny', reason: 'keep it' }], reviewer: 'Ana', decidedAt: 't0' });
 		expect(nextEffect(denied)).toEqual({ type: 'call_model' });
 		const results = (denied.transcript[denied.transcript.length - 1] as { content: Array<Record<string, unknown>> }).content;
 		expect(results.map((r) => r.tool_use_id)).toEqual(['c1', 'c2']);
@@ -60,7 +65,7 @@ describe('review in the step function', () => {
 		let state = pausedRun();
 		state = step(state, { type: 'tool_outcomes', outcomes: [{ id: 'c1', isError: false, text: 'x', images: [] }] });
 		state = step(state, { type: 'approval_opened', approval: { id: 'ap1', requestedAt: 't0', expiresAt: 't1' } });
-		const good = { callId: 'c2', argsHash: hashArguments({ path: 'b' }), decision: 'approve' as const };
+		const good = { callId: 'c2', argsHash: hashOf(state), decision: 'approve' as const };
 		expect(() => step(state, { type: 'approval_decided', approvalId: 'other', decisions: [good], decidedAt: 't' })).toThrow(/not the open approval/);
 		expect(() => step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ ...good, callId: 'c9' }], decidedAt: 't' })).toThrow(/not waiting for review/);
 		expect(() => step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ ...good, argsHash: hashArguments({ path: 'c' }) }], decidedAt: 't' })).toThrow(/other arguments/);
@@ -73,7 +78,7 @@ describe('review in the step function', () => {
 		let state = pausedRun();
 		state = step(state, { type: 'tool_outcomes', outcomes: [{ id: 'c1', isError: false, text: 'x', images: [] }] });
 		state = step(state, { type: 'approval_opened', approval: { id: 'ap1', requestedAt: 't0', expiresAt: 't1' } });
-		const hash = hashArguments({ path: 'b' });
+		const hash = hashOf(state);
 		const invalid = step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: 'c2', argsHash: hash, decision: 'edit', arguments: { path: 3 } }], decidedAt: 't' });
 		expect(nextEffect(invalid)).toEqual({ type: 'call_model' });
 		const edited = step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: 'c2', argsHash: hash, decision: 'edit', arguments: { path: 'safe' } }], decidedAt: 't' });
@@ -90,7 +95,7 @@ describe('review in the step function', () => {
 		const expired = step(state, { type: 'approval_expired', approvalId: 'ap1', at: 't2' });
 		expect(JSON.stringify(expired.transcript)).toContain('Approval expired');
 
-		const approved = step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: 'c2', argsHash: hashArguments({ path: 'b' }), decision: 'approve' }], decidedAt: 't' });
+		const approved = step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: 'c2', argsHash: hashOf(state), decision: 'approve' }], decidedAt: 't' });
 		const changed = tools.map((t) => (t.mcpName === 'delete_file' ? { ...t, description: 'Deletes everything', fingerprint: 'sha256:ccc' } : t));
 		const refreshed = step(approved, { type: 'catalog_refreshed', tools: changed });
 		const effect = nextEffect(refreshed);
@@ -111,7 +116,7 @@ describe('review of a call whose id is an Object.prototype name (ids come from t
 	const resultsOf = (state: AgentState) => (state.transcript[state.transcript.length - 1] as { content: Array<Record<string, unknown>> }).content;
 
 	it.each(['__proto__', 'constructor'])('a denial, an invalid edit and an expiry of call "%s" each reach the model as its result', (id) => {
-		const hash = hashArguments({ path: 'b' });
+		const hash = hashOf(pausedWith(id), id);
 		const denied = step(pausedWith(id), { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: id, argsHash: hash, decision: 'deny', reason: 'no' }], decidedAt: 't' });
 		const invalid = step(pausedWith(id), { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: id, argsHash: hash, decision: 'edit', arguments: { path: 3 } }], decidedAt: 't' });
 		const expired = step(pausedWith(id), { type: 'approval_expired', approvalId: 'ap1', at: 't2' });
@@ -158,5 +163,54 @@ describe('review page and submission', () => {
 		expect(json).toMatchObject({ ok: true, decisions: [{ decisions: [{ decision: 'edit', arguments: { path: 'z' } }] }] });
 		const unknown = parseReviewSubmission({ reviewer: 'Bot', decisions: [{ approvalId: 'ap1', callId: 'zz', argsHash: hash, decision: 'approve' }] }, [req], { now: 't' });
 		expect(unknown.ok).toBe(false);
+	});
+});
+
+describe('what the reviewer is shown of a call is bound to the decision (not only its arguments)', () => {
+	function opened(): AgentState {
+		let state = pausedRun();
+		state = step(state, { type: 'tool_outcomes', outcomes: [{ id: 'c1', isError: false, text: 'x', images: [] }] });
+		return step(state, { type: 'approval_opened', approval: { id: 'ap1', requestedAt: '2026-01-01T00:00:00.000Z', expiresAt: '2999-01-01T00:00:00.000Z' } });
+	}
+	const requestOf = (state: AgentState) => {
+		const phase = state.phase as Extract<AgentState['phase'], { name: 'run_tools' }>;
+		return buildApprovalRequest(state, phase.approval!, awaitingPerson(phase), { reviewTokenHash: 'a'.repeat(64) });
+	};
+	/** A node between the Agent and MCP Approval relabels the call as a harmless read-only one. */
+	const relabel = (view: ApprovalRequest['calls'][number]) => ({ ...view, tool: 'read_file', description: 'Reads a file', annotations: { readOnlyHint: true }, annotationsTrusted: true, warnings: [] });
+	const shownOf = (view: ApprovalRequest['calls'][number]) => ({ server: view.server, tool: view.tool, title: view.title, description: view.description, annotations: view.annotations, annotationsTrusted: view.annotationsTrusted === true, fingerprint: view.fingerprint, warnings: view.warnings, source: view.source });
+
+	it('the untouched request is shown, and a decision on its hash applies', () => {
+		const state = opened();
+		const request = requestOf(state);
+		expect(integrityProblem(request)).toBeUndefined();
+		const approved = step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: 'c2', argsHash: request.calls[0].argsHash, decision: 'approve' }], decidedAt: '2026-01-01T01:00:00.000Z' });
+		expect(nextEffect(approved)).toMatchObject({ type: 'run_tools', calls: [{ id: 'c2' }] });
+	});
+
+	it('a relabelled call is not shown; relabelled with a hash to match, its approval is refused by the run', () => {
+		const state = opened();
+		const request = requestOf(state);
+		const relabelled = { ...request, calls: [relabel(request.calls[0])] };
+		expect(integrityProblem(relabelled)).toMatch(/not shown as this review was opened for it/);
+		const forgedView = relabel(request.calls[0]);
+		const forged = { ...request, calls: [{ ...forgedView, argsHash: hashReviewedCall(forgedView.arguments, shownOf(forgedView)) }] };
+		expect(integrityProblem(forged)).toBeUndefined();
+		expect(() => step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: 'c2', argsHash: forged.calls[0].argsHash, decision: 'approve' }], decidedAt: '2026-01-01T01:00:00.000Z' })).toThrow(/shown otherwise/);
+		// Nor does the arguments-only hash of earlier versions pass for it.
+		expect(() => step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: 'c2', argsHash: hashArguments({ path: 'b' }), decision: 'approve' }], decidedAt: '2026-01-01T01:00:00.000Z' })).toThrow(/other arguments/);
+	});
+
+	it('a definition that changes while the run waits is reviewed again under a new hash', () => {
+		const state = opened();
+		const before = requestOf(state).calls[0].argsHash;
+		const approved = step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ callId: 'c2', argsHash: before, decision: 'approve' }], decidedAt: '2026-01-01T01:00:00.000Z' });
+		const changed = tools.map((t) => (t.mcpName === 'delete_file' ? { ...t, description: 'Deletes everything', fingerprint: 'sha256:ccc' } : t));
+		const refreshed = step(approved, { type: 'catalog_refreshed', tools: changed });
+		const reopened = step(refreshed, { type: 'approval_opened', approval: { id: 'ap2', requestedAt: '2026-01-01T02:00:00.000Z', expiresAt: '2999-01-01T00:00:00.000Z' } });
+		const again = requestOf(reopened);
+		expect(again.calls[0].argsHash).not.toBe(before);
+		expect(again.calls[0].description).toBe('Deletes everything');
+		expect(integrityProblem(again)).toBeUndefined();
 	});
 });
