@@ -132,11 +132,11 @@ export function awaitingPerson(phase: RunToolsPhase): PlannedCall[] {
 }
 
 /**
- * What the review page shows of a call besides its arguments, from the run's catalog: the request
- * item's view is built from it, and a reviewed call's hash covers it (hashReviewedCall).
+ * What the review page shows of a call besides its arguments, from its tool in the run's catalog
+ * (toolOfCall, which every caller has at hand): the request item's view is built from it, and a
+ * reviewed call's hash covers it (hashReviewedCall).
  */
-export function shownIdentity(tools: CatalogTool[], call: Pick<PlannedCall, 'tool' | 'providerName' | 'review'>, warnings: string[] = call.review?.warnings ?? []): ShownIdentity {
-	const tool = toolOfCall(tools, call);
+export function shownIdentity(tool: CatalogTool | undefined, call: Pick<PlannedCall, 'tool' | 'providerName' | 'review'>, warnings: string[] = call.review?.warnings ?? []): ShownIdentity {
 	return {
 		server: call.tool?.serverName ?? '',
 		tool: call.tool?.mcpName ?? call.providerName,
@@ -200,7 +200,7 @@ export function refreshCatalog(phase: RunToolsPhase, tools: CatalogTool[]): RunT
 		const warnings = [...review.warnings.filter((w) => w !== warning), warning, ...(current.warnings ?? [])];
 		const updated = { ...call, tool: { ...call.tool, fingerprint: current.fingerprint } };
 		// Reviewed again as it is now: the hash covers the new definition and warnings the page will show.
-		return { ...updated, review: { ...review, status: 'pending', warnings, argsHash: hashReviewedCall(call.arguments, shownIdentity(tools, updated, warnings)) } };
+		return { ...updated, review: { ...review, status: 'pending', warnings, argsHash: hashReviewedCall(call.arguments, shownIdentity(current, updated, warnings)) } };
 	});
 	return { ...phase, calls, outcomes };
 }

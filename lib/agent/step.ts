@@ -307,7 +307,7 @@ function planCall(state: AgentState, call: ModelTurn['toolCalls'][number]): Plan
 		tool: where,
 		arguments: parsed.value,
 		// The hash a decision must name covers the arguments and what the page shows of the call.
-		...(needsReview ? { review: { status: 'pending', argsHash: hashReviewedCall(parsed.value, shownIdentity(state.tools, { ...base, tool: where }, tool.warnings ?? [])), warnings: tool.warnings ?? [], rounds: 0 } } : {}),
+		...(needsReview ? { review: { status: 'pending', argsHash: hashReviewedCall(parsed.value, shownIdentity(tool, { ...base, tool: where }, tool.warnings ?? [])), warnings: tool.warnings ?? [], rounds: 0 } } : {}),
 	};
 }
 

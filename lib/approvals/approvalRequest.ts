@@ -138,7 +138,7 @@ export function buildApprovalRequest(state: AgentState, approval: OpenApproval, 
 		const argsHash = boundArgsHash(call);
 		const input = call.input?.status === 'pending' ? inputView(call.input.round, call.input.inputRequests) : undefined;
 		// What the page shows of the call: a reviewed call's hash covers it (shownIdentity).
-		const shown = shownIdentity(state.tools, call);
+		const shown = shownIdentity(tool, call);
 		return {
 			callId: call.id,
 			argsHash,
