@@ -25,5 +25,5 @@ export interface ShownIdentity {
 
 /** Binds a review decision to the arguments and to what the reviewer was shown of the call. */
 export function hashReviewedCall(args: unknown, shown: ShownIdentity): string {
-	return `sha256:${createHash('sha256').update(canonicalJson({ arguments: args ?? {}, shown })).digest('hex')}`;
+	return hashArguments({ arguments: args ?? {}, shown });
 }
