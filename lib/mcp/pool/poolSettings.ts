@@ -1,4 +1,5 @@
 import { SecretDigest } from '../../util/secretDigest';
+import { canonicalJson } from '../../tools/fingerprint';
 import type { PoolingSettings } from '../serverConfig';
 
 /**
@@ -35,22 +36,11 @@ export function poolSizeFromEnvironment(env: NodeJS.ProcessEnv = process.env): n
  */
 const dataDigest = new SecretDigest();
 
-/** Canonical JSON: object keys sorted, so equal data always hashes equal. */
-function canonical(value: unknown): string {
-	if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-	if (value && typeof value === 'object') {
-		const entries = Object.keys(value as Record<string, unknown>)
-			.sort()
-			.map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`);
-		return `{${entries.join(',')}}`;
-	}
-	return JSON.stringify(value) ?? 'null';
-}
-
 export function credentialDataHash(data: Record<string, unknown>): string {
 	const kept: Record<string, unknown> = {};
 	for (const [name, value] of Object.entries(data)) if (!UNHASHED_FIELDS.has(name)) kept[name] = value;
-	return dataDigest.of(canonical(kept)).slice(0, 32);
+	// Canonical JSON (keys sorted), so equal data always hashes equal.
+	return dataDigest.of(canonicalJson(kept)).slice(0, 32);
 }
 
 export interface CredentialRef {
