@@ -142,13 +142,13 @@ export function limitedFetch(
 		const response = await fetchImpl(url, init);
 		if (!hasRebuildableBody(response)) return response;
 		const method = (init?.method ?? 'GET').toUpperCase();
-		const requestHeaders = new Headers(init?.headers);
 		// Event by event only where the SDK reads a stream: a GET that asked for one, answered 2xx as
 		// one. A POST's answer is held as a whole, as on the lean transport; so is everything else
-		// (metadata, tokens, error bodies), which is read whole however it is labelled.
-		const eventStream =
-			method === 'GET' && response.ok && isEventStream(response.headers.get('content-type')) && (requestHeaders.get('accept') ?? '').toLowerCase().includes('text/event-stream');
-		const standing = eventStream && !requestHeaders.has('last-event-id');
+		// (metadata, tokens, error bodies), which is read whole however it is labelled. The request's
+		// headers are read only for such a GET, not on every POST.
+		const requestHeaders = method === 'GET' && response.ok && isEventStream(response.headers.get('content-type')) ? new Headers(init?.headers) : undefined;
+		const eventStream = (requestHeaders?.get('accept') ?? '').toLowerCase().includes('text/event-stream');
+		const standing = eventStream && !requestHeaders?.has('last-event-id');
 		const limit = standing ? standingEventBytes : MAX_ANSWER_BYTES;
 		const what = eventStream ? (standing ? "An event of the server's event stream" : "An event of the server's answer") : "The server's answer";
 		const tooLarge = onTooLarge && method === 'POST' ? (error: AnswerTooLarge) => onTooLarge(requestIds(init?.body), error) : undefined;
