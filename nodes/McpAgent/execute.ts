@@ -25,7 +25,9 @@ import type { ModelClient, ProviderId } from '../../lib/providers/types';
 import { providerConnection } from './providerCredential';
 import { errorItem, failEveryItem, failItem, toNodeError } from '../shared/nodeErrors';
 import { itemParameter } from '../shared/itemParameter';
+import { nodeOf } from '../shared/nodeOf';
 import { AGENT_DEFAULTS } from '../../lib/agent/defaults';
+import { awaitedLater } from '../../lib/util/awaitedLater';
 
 export interface AgentOptions extends RawAgentOptions {
 	appendServerInstructions?: boolean;
@@ -107,7 +109,7 @@ export async function collectToolSources(context: IExecuteFunctions): Promise<To
  */
 function toolInputNodeNames(context: IExecuteFunctions, responses: number): Array<string | undefined> {
 	if (typeof context.getParentNodes !== 'function') return [];
-	const nodes = context.getParentNodes(context.getNode().name, { connectionType: NodeConnectionTypes.AiTool, depth: 1 }).filter((node) => !node.disabled);
+	const nodes = context.getParentNodes(nodeOf(context).name, { connectionType: NodeConnectionTypes.AiTool, depth: 1 }).filter((node) => !node.disabled);
 	return nodes.length === responses ? nodes.map((node) => node.name) : [];
 }
 
@@ -143,7 +145,7 @@ function inputStraightFromHere(context: IExecuteFunctions): boolean {
 		const source = context.getInputSourceData(0)?.previousNode;
 		if (!source || typeof context.getParentNodes !== 'function') return false;
 		const parents = context.getParentNodes(source, { connectionType: NodeConnectionTypes.Main, depth: 1 });
-		return parents.length === 1 && parents[0].name === context.getNode().name;
+		return parents.length === 1 && parents[0].name === nodeOf(context).name;
 	} catch {
 		// No source (the workflow's first node) or an n8n without the lookup: nothing is trusted.
 		return false;
@@ -245,7 +247,7 @@ function approvalRequestItem(
 ): INodeExecutionData {
 	// Calls waiting for review and calls whose server asked for input: one item carries both.
 	const calls = state.phase.name === 'run_tools' ? awaitingPerson(state.phase) : [];
-	const origin = requestOrigin(this.getWorkflow().name, this.getNode().name, this.getMode());
+	const origin = requestOrigin(this.getWorkflow().name, nodeOf(this).name, this.getMode());
 	const request = buildApprovalRequest(state, approval, calls, { ...link, origin, ...(notice ? { notice } : {}) });
 	// A chat (Chat Trigger, "Last Node" mode) shows `output`: say that the answer waits for a person.
 	// The review link is not in it: whoever chats is not necessarily allowed to review.
@@ -312,7 +314,7 @@ function toolCallObserver(context: IExecuteFunctions, handles: ServerHandle[]): 
 		const end = source !== undefined ? logs.get(source)?.start({ tool, arguments: call.arguments }) : undefined;
 		return (outcome, durationMs) => {
 			const result = outcome ? (outcome.isError ? 'error' : 'ok') : 'waiting for input';
-			context.logger.info(`MCP Agent "${context.getNode().name}": tool ${tool}${source !== undefined ? ` on ${source}` : ''}: ${result} in ${durationMs} ms`, {
+			context.logger.info(`MCP Agent "${nodeOf(context).name}": tool ${tool}${source !== undefined ? ` on ${source}` : ''}: ${result} in ${durationMs} ms`, {
 				tool,
 				...(source !== undefined ? { source } : {}),
 				result,
@@ -341,15 +343,6 @@ function sendChunk(context: IExecuteFunctions, type: 'begin' | 'item' | 'end', i
 	} catch {
 		// A closed stream ends nothing but the stream.
 	}
-}
-
-/**
- * A promise awaited later, perhaps never (when an earlier step fails first): its rejection counts
- * as handled now, and still rejects the await that comes later.
- */
-function awaitedLater<T>(promise: Promise<T>): Promise<T> {
-	promise.catch(() => undefined);
-	return promise;
 }
 
 export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

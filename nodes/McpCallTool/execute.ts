@@ -11,9 +11,10 @@ import { parseJsonParameter } from '../../lib/util/jsonParameter';
 import { quoteToolName } from '../../lib/tools/toolNameRule';
 import { itemParameter } from '../shared/itemParameter';
 import { acquireServerConnection } from '../shared/serverConnection';
-import { failEveryItem, failItem } from '../shared/nodeErrors';
+import { failEveryItem, failItem, toNodeError } from '../shared/nodeErrors';
 import { toBinaryData } from '../shared/binaryData';
 import { valueAtOwnPath } from '../../lib/util/ownPath';
+import { awaitedLater } from '../../lib/util/awaitedLater';
 
 /** Per-item parameter readers (resolved once when they hold no expression). */
 interface ItemParameters {
@@ -48,6 +49,16 @@ function indexTools(tools: ToolDefinition[]): Map<string, ToolDefinition> {
 	return index;
 }
 
+function parameterReaders(context: IExecuteFunctions): ItemParameters {
+	return {
+		tool: itemParameter(context, 'tool', '', { extractValue: true }),
+		argumentsMode: itemParameter(context, 'argumentsMode', 'fields'),
+		argumentsJson: itemParameter<unknown>(context, 'argumentsJson', '{}'),
+		argumentsField: itemParameter(context, 'argumentsField', ''),
+		arguments: itemParameter<{ value?: Record<string, unknown> | null }>(context, 'arguments', { value: null }),
+	};
+}
+
 /**
  * Every input item over one connection: the tool list is fetched once (or taken from the kept
  * connection's recent listing), each item is validated and called (optionally several at a time),
@@ -56,10 +67,22 @@ function indexTools(tools: ToolDefinition[]): Map<string, ToolDefinition> {
  */
 export async function executeCallTool(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
-	const options = this.getNodeParameter('options', 0, {}) as CallOptions;
-	let lease: Awaited<ReturnType<typeof acquireServerConnection>>;
+	// The credential is a database read: the parameters are read while it runs (a warm execution's
+	// own work is about a millisecond, a tenth of it here).
+	const leasing = awaitedLater(acquireServerConnection(this));
+	let options: CallOptions;
+	let params: ItemParameters;
 	try {
-		lease = await acquireServerConnection(this);
+		options = this.getNodeParameter('options', 0, {}) as CallOptions;
+		params = parameterReaders(this);
+	} catch (error) {
+		// A lease handed out is always given back, or the kept connection would count as in use.
+		await leasing.then((lease) => lease.release(), () => undefined);
+		throw toNodeError(this, error);
+	}
+	let lease: Awaited<typeof leasing>;
+	try {
+		lease = await leasing;
 	} catch (error) {
 		return [failEveryItem(this, error)];
 	}
@@ -80,13 +103,6 @@ export async function executeCallTool(this: IExecuteFunctions): Promise<INodeExe
 			relisted ??= listToolsCached(connection, { fresh: true }).then(indexTools, () => listed);
 			const fresh = await relisted;
 			return { tool: fresh.get(name), known: fresh };
-		};
-		const params: ItemParameters = {
-			tool: itemParameter(this, 'tool', '', { extractValue: true }),
-			argumentsMode: itemParameter(this, 'argumentsMode', 'fields'),
-			argumentsJson: itemParameter<unknown>(this, 'argumentsJson', '{}'),
-			argumentsField: itemParameter(this, 'argumentsField', ''),
-			arguments: itemParameter<{ value?: Record<string, unknown> | null }>(this, 'arguments', { value: null }),
 		};
 		const results = await mapWithConcurrency(items, options.concurrency ?? 1, async (_item, itemIndex) => {
 			try {

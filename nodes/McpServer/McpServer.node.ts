@@ -4,6 +4,7 @@ import { SERVER_HANDLE_KIND, type ServerHandle } from '../../lib/agent/serverHan
 import { subNodeCallLog } from '../McpAgent/subNodeCallLog';
 import { parsePatternList } from '../../lib/tools/nameFilter';
 import { credentialTypeFor, mcpServerConnectionTest, serverConfigForNode, serverConnectionProperty } from '../shared/serverConnection';
+import { nodeOf } from '../shared/nodeOf';
 
 /** A sub-node that points the MCP Agent at one server; connect several for several servers. */
 export class McpServer implements INodeType {
@@ -57,7 +58,7 @@ export class McpServer implements INodeType {
 		try {
 			handle = {
 				kind: SERVER_HANDLE_KIND,
-				name: this.getNode().name,
+				name: nodeOf(this).name,
 				// OAuth: tokens are refreshed through this sub-node's own context, which owns the credential
 				// (a kept connection takes each execution's tokens and context, lib/mcp/pool/swappableAuth.ts).
 				config: serverConfigForNode(this, type, data),

@@ -1,5 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { compileItemMapping, NEEDS_N8N } from './itemPathMapping';
+import { nodeOf } from './nodeOf';
 
 function containsExpression(value: unknown): boolean {
 	if (typeof value === 'string') return value.startsWith('=');
@@ -18,7 +19,7 @@ function containsExpression(value: unknown): boolean {
  * - anything else is n8n's to evaluate, item by item.
  */
 export function itemParameter<T>(context: IExecuteFunctions, name: string, fallback: T, options?: { extractValue?: boolean }): (itemIndex: number) => T {
-	const raw = (context.getNode().parameters as Record<string, unknown>)[name];
+	const raw = (nodeOf(context).parameters as Record<string, unknown>)[name];
 	const read = (itemIndex: number) => context.getNodeParameter(name, itemIndex, fallback, options) as T;
 	if (!containsExpression(raw)) {
 		let cached: { value: T } | undefined;

@@ -20,6 +20,7 @@ import { credentialIdentity, poolingFor } from '../../lib/mcp/pool/poolSettings'
 import { acquireConnection } from '../../lib/mcp/pool/sharedPool';
 import type { McpLease } from '../../lib/mcp/pool/connectionPool';
 import { rememberRedactor, toNodeError } from './nodeErrors';
+import { nodeOf } from './nodeOf';
 
 /** n8n glue shared by the MCP nodes: which credential, and turning it into a live connection. */
 
@@ -67,7 +68,7 @@ function tokenData(value: unknown): HostTokenData | undefined {
 export function hostTokensOf(context: NodeContext | ISupplyDataFunctions, data: Record<string, unknown>): HostTokens {
 	return {
 		initial: tokenData(data.oauthTokenData),
-		label: context.getNode().credentials?.[OAUTH_CREDENTIAL]?.name,
+		label: nodeOf(context).credentials?.[OAUTH_CREDENTIAL]?.name,
 		refresh: async () => {
 			const refreshed = (await context.helpers.refreshOAuth2Token.call(context as IExecuteFunctions, OAUTH_CREDENTIAL)) as unknown;
 			const returned = tokenData(refreshed);
@@ -96,7 +97,7 @@ export function serverConfigForNode(
 	data: Record<string, unknown>,
 ): McpServerConfig {
 	const config = serverConfigFromCredential(type, data, type === OAUTH_CREDENTIAL ? hostTokensOf(context, data) : undefined);
-	const credential = { type, id: context.getNode().credentials?.[type]?.id ?? undefined };
+	const credential = { type, id: nodeOf(context).credentials?.[type]?.id ?? undefined };
 	const pooling = poolingFor(credential, data);
 	if (pooling) return { ...config, pooling };
 	const unkeptIdentity = credentialIdentity(credential);

@@ -1,6 +1,7 @@
 import { Workflow, createRunExecutionData, type INodeExecutionData, type INodeTypes } from 'n8n-workflow';
 import { itemParameter } from '../../nodes/shared/itemParameter';
 import { parseItemExpression } from '../../nodes/shared/itemPathMapping';
+import { serverConfigForNode } from '../../nodes/shared/serverConnection';
 
 // n8n's own parameter resolution (n8n-workflow's WorkflowExpression, legacy engine) stands behind
 // the fake context, so every fast-path result is compared with what n8n itself returns.
@@ -41,6 +42,28 @@ const items: INodeExecutionData[] = [
 	{ json: { n: 1, flag: true, nothing: null, 'my field': 'x', nested: { list: [] } } },
 	{ json: { message: { not: 'plain' }, n: 2, flag: false, nothing: null, 'my field': 'y', nested: { list: [3, { deep: 4 }] } } },
 ];
+
+describe('one copy of the node per node run', () => {
+	it("several parameter readers and the server credential's id take n8n's node copy once", () => {
+		let copies = 0;
+		const node = { parameters: { tool: 'echo', argumentsMode: 'json' }, credentials: { mcpServerHttpApi: { id: 'c1', name: 'Server' } } };
+		const context = {
+			getNode: () => {
+				copies++;
+				return structuredClone(node);
+			},
+			getInputData: () => items,
+			getNodeParameter: (name: string) => (node.parameters as Record<string, unknown>)[name],
+		} as never;
+		const tool = itemParameter(context, 'tool', '');
+		const mode = itemParameter(context, 'argumentsMode', '');
+		itemParameter(context, 'argumentsField', '');
+		const config = serverConfigForNode(context, 'mcpServerHttpApi', { url: 'http://127.0.0.1:1/mcp' });
+		expect([tool(0), mode(0)]).toEqual(['echo', 'json']);
+		expect(config.pooling?.key).toEqual(expect.any(String));
+		expect(copies).toBe(1);
+	});
+});
 
 describe('itemParameter', () => {
 	it('resolves a parameter without expressions once', () => {

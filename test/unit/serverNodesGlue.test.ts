@@ -8,13 +8,22 @@
 import { NodeApiError, NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 import { McpFailure } from '../../lib/mcp/errors';
 
-type Behaviour = { listFails?: unknown; call?: (name: string, args: unknown) => Record<string, unknown>; callNotes?: string[]; addedSince?: string; freshListings?: number };
+type Behaviour = { listFails?: unknown; call?: (name: string, args: unknown) => Record<string, unknown>; callNotes?: string[]; addedSince?: string; freshListings?: number; leases?: { out: number } };
 let behaviour: Behaviour = {};
 const calls: Array<{ name: string; args: unknown }> = [];
 
 jest.mock('../../nodes/shared/serverConnection', () => ({
 	...jest.requireActual('../../nodes/shared/serverConnection'),
-	acquireServerConnection: async () => ({ connection: { server: { name: 'fake', version: '1' }, config: { trustAnnotations: false } }, release: async () => undefined }),
+	acquireServerConnection: async () => {
+		const leases = behaviour.leases;
+		if (leases) leases.out++;
+		return {
+			connection: { server: { name: 'fake', version: '1' }, config: { trustAnnotations: false } },
+			release: async () => {
+				if (leases) leases.out--;
+			},
+		};
+	},
 }));
 jest.mock('../../lib/mcp/listing', () => {
 	const tools = [
@@ -117,6 +126,29 @@ describe('MCP Call Tool glue', () => {
 		const [out] = await callTool(ctx);
 		expect(ctx.prepared).toEqual([{ fileName: expect.stringMatching(/\.png$/), mimeType: 'image/png', bytes: 4 }]);
 		expect(Object.keys(out[0].binary ?? {})).toHaveLength(1);
+	});
+});
+
+describe('the connection is taken while the parameters are read', () => {
+	test('a parameter that fails to read gives the lease back (a kept connection must not stay in use)', async () => {
+		behaviour.leases = { out: 0 };
+		const ctx = context([{}], { tool: 'echo' });
+		const failing = Object.assign(ctx, {
+			getNodeParameter: (name: string) => {
+				if (name === 'options') throw new Error('Options: the expression could not be resolved');
+				return undefined;
+			},
+		});
+		await expect(callTool(failing)).rejects.toThrow('Options: the expression could not be resolved');
+		expect(behaviour.leases.out).toBe(0);
+		expect(calls).toEqual([]);
+	});
+
+	test('a successful run gives its lease back too', async () => {
+		behaviour.leases = { out: 0 };
+		await callTool(context([{}], { tool: 'echo', argumentsMode: 'json', argumentsJson: '{"text":"hi"}' }));
+		expect(behaviour.leases.out).toBe(0);
+		expect(calls).toHaveLength(1);
 	});
 });
 
