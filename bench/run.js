@@ -41,7 +41,7 @@ const { runOneExecutionSuite } = require('./suites/oneExecution');
 
 const PARTS = ['callTool', 'agent', 'manyTools', 'pausedState', 'warm', 'oneItem', 'agentN8n'];
 /** Measured runs of each one-execution variant (n8n, one item or one Agent run), after a warm-up. */
-const ONE_EXECUTION_REPS = { full: 30, quick: 2 };
+const ONE_EXECUTION_REPS = { full: 60, quick: 2 };
 
 function parseArgs(argv) {
 	const options = { only: PARTS, variants: undefined, quick: false, profile: false, keep: false, render: false, reps: undefined };
