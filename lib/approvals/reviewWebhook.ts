@@ -6,6 +6,7 @@ import { fieldName, renderMessagePage, renderReviewPage, type ReviewPageOptions 
 import { checkReviewAccess, MAX_CALLS_PER_PAGE, providedReviewToken, type ReviewScope } from './reviewerAccess';
 import { parseReviewSubmission, valuesToShowAgain } from './reviewSubmission';
 import { mentionsInput } from './inputForm';
+import type { RecentDecisions } from './recentDecisions';
 
 /**
  * Everything MCP Approval's webhook does, as a plain function of the request: who may see which
@@ -27,6 +28,8 @@ export interface ReviewWebhookRequest {
 	now?: Date;
 	signIn?: (credentials: Record<string, unknown>, options: SignInOptions) => Promise<SignInResult>;
 	limiter?: AttemptLimiter;
+	/** Approvals decided a moment ago in this process (recentDecisions.ts); MCP Approval passes the shared one. */
+	recentDecisions?: RecentDecisions;
 }
 
 export interface ReviewWebhookResponse {
@@ -125,6 +128,9 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 	if (!result.ok) return page(400, result.errors, result.previous, result.inputErrors, result.editErrors);
 	const count = result.decisions.reduce((n, d) => n + d.decisions.length, 0);
 	const decided = new Set(result.decisions.map((decision) => decision.approvalId));
+	if (input.recentDecisions && !input.recentDecisions.claim([...decided], now.getTime())) {
+		return page(409, ['This review was decided a moment ago by another submission, which is being applied. Nothing was decided twice: reload the page in a few seconds to see what is still open.'], previous);
+	}
 	return {
 		...answer(
 			200,

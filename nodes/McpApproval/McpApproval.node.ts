@@ -10,6 +10,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { isApprovalRequest, type ApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { parseAllowedReviewers } from '../../lib/approvals/n8nSignIn';
 import { handleReviewWebhook } from '../../lib/approvals/reviewWebhook';
+import { recentDecisions } from '../../lib/approvals/recentDecisions';
 
 /**
  * Waits for a person's decision on the Agent's pending tool calls (and their answers to input a
@@ -98,6 +99,7 @@ export class McpApproval implements INodeType {
 			requireSignIn,
 			allowedReviewers: requireSignIn ? parseAllowedReviewers(this.getNodeParameter('allowedReviewers', '')) : [],
 			workflowId: this.getWorkflow().id,
+			recentDecisions,
 		});
 		res.status(answer.status);
 		for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);

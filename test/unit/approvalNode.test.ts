@@ -6,6 +6,7 @@ import type { ApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { MAX_CALLS_PER_PAGE } from '../../lib/approvals/reviewerAccess';
 import { MAX_TOOL_CALLS_PER_TURN } from '../../lib/agent/step';
 import { approvalRequest, pendingCall, submitForm, TOKEN } from '../support/approvalFixtures';
+import { recentDecisions } from '../../lib/approvals/recentDecisions';
 
 /**
  * MCP Approval's webhook driven through a fake n8n webhook context: what a visitor of the review
@@ -59,6 +60,33 @@ const approveAll = (pending: ApprovalRequest[], reviewer = 'Ana') => {
 	return body;
 };
 
+// The fixtures decide approval ap1 in test after test; n8n never decides one approval twice.
+beforeEach(() => recentDecisions.forgetAll());
+
+describe('MCP Approval: two submissions of one review at the same moment', () => {
+	it('resumes the execution with the first only; the other is refused with 409 and decides nothing (n8n 1.x would resume twice)', async () => {
+		const pending = [approvalRequest()];
+		const body = { ...approveAll(pending), reviewToken: TOKEN };
+		const both = await Promise.all([1, 2].map(() => hook({ method: 'POST', query: { reviewToken: TOKEN }, body, pending })));
+		const resumed = both.filter((got) => got.out.workflowData);
+		expect(resumed).toHaveLength(1);
+		expect(resumed[0].status).toBe(200);
+		const refused = both.find((got) => !got.out.workflowData)!;
+		expect(refused.status).toBe(409);
+		expect(refused.out).toEqual({ noWebhookResponse: true });
+		expect(refused.html).toContain('decided a moment ago by another submission');
+	});
+
+	it('a page that decides a different approval of the same execution is not held up', async () => {
+		const first = [approvalRequest()];
+		const second = [approvalRequest({ approvalId: 'ap2' })];
+		const a = await hook({ method: 'POST', query: { reviewToken: TOKEN }, body: { ...approveAll(first), reviewToken: TOKEN }, pending: first });
+		const b = await hook({ method: 'POST', query: { reviewToken: TOKEN }, body: { ...approveAll(second), reviewToken: TOKEN }, pending: second });
+		expect([a.status, b.status]).toEqual([200, 200]);
+		expect(b.out.workflowData).toBeDefined();
+	});
+});
+
 describe('MCP Approval: the review secret (issue 10, point 12)', () => {
 	const pending = [approvalRequest()];
 
@@ -98,6 +126,8 @@ describe('MCP Approval: the review secret (issue 10, point 12)', () => {
 		const viaQuery = await hook({ method: 'POST', query: { reviewToken: TOKEN }, body: approveAll(pending), pending });
 		expect(viaQuery.status).toBe(200);
 		expect(viaQuery.out).toMatchObject({ workflowData: [[{ json: { approvalId: 'ap1', reviewer: 'Ana', decisions: [{ callId: 'c2', decision: 'approve' }] } }]] });
+		// Another execution's page in real life (each approval is decided once): the shared memory of recent decisions forgets ap1.
+		recentDecisions.forgetAll();
 		const viaField = await hook({ method: 'POST', body: { ...approveAll(pending), reviewToken: TOKEN }, pending });
 		expect(viaField.status).toBe(200);
 	});

@@ -132,6 +132,19 @@ module.exports = function approvalCases(e2e, ctx, h) {
 		assert.deepEqual(ctx.inbox.pending('done', 'review'), []);
 	});
 
+	e2e('the same decision submitted several times at once resumes the execution once: the call runs once', async () => {
+		await start('review', plan([call('record', { label: 'double-1' })]));
+		const pending = await ctx.inbox.next('pending', 'review');
+		await reviewPage(pending.reviewUrl);
+		// A double click, or a script: the POSTs all find the execution waiting (n8n 1.x then resumes it for each).
+		const answers = await Promise.all([1, 2, 3, 4].map(() => decide(pending, { record: 'approve' })));
+		const statuses = answers.map((answer) => answer.status);
+		assert.equal(statuses.filter((status) => status === 200).length, 1, `one submission decides, the others are refused: ${statuses}`);
+		await ctx.inbox.next('done', 'review');
+		assert.deepEqual(counterLabels().filter((l) => l === 'double-1'), ['double-1']);
+		assert.deepEqual(ctx.inbox.pending('done', 'review'), [], 'a second resume would have finished the run a second time');
+	});
+
 	e2e('hostile tool descriptions are rendered inert, with poisoning warnings', async () => {
 		await start('hostile', plan([call('shady', { note: '<img src=x onerror=alert(1)>' })]));
 		const pending = await ctx.inbox.next('pending', 'hostile');

@@ -1,0 +1,46 @@
+/**
+ * Approvals this process turned into decisions a moment ago. Two POSTs of one review page that
+ * arrive together (a double submit, a script) both find the execution waiting: n8n 2.x lets only
+ * one of them resume it (a status check and update in one query), n8n 1.x resumes it twice, and
+ * both resumes would run the approved calls. The second decision is refused here, for as long as
+ * n8n needs to mark the execution running.
+ *
+ * Kept short on purpose: a decision the Agent refuses (say, made on a page that no longer matches
+ * the call) hands the same approval out again, and the reviewer's next decision must then pass.
+ * Per process, like the sign-in limiter: queue mode's webhook processes each keep their own, and
+ * there n8n 2.x's own check applies.
+ */
+export const DECISION_CLAIM_WINDOW_MS = 15_000;
+
+export class RecentDecisions {
+	private readonly claimedAt = new Map<string, number>();
+
+	constructor(private readonly windowMs = DECISION_CLAIM_WINDOW_MS) {}
+
+	/**
+	 * Claims every approval of one submission, or none: false when any of them was claimed within
+	 * the window. Synchronous, so two requests cannot both pass between check and record.
+	 */
+	claim(approvalIds: readonly string[], now = Date.now()): boolean {
+		this.prune(now);
+		if (approvalIds.some((id) => this.claimedAt.has(id))) return false;
+		for (const id of approvalIds) this.claimedAt.set(id, now);
+		return true;
+	}
+
+	/** Forgets every claim (for tests that decide one fixture approval many times). */
+	forgetAll(): void {
+		this.claimedAt.clear();
+	}
+
+	private prune(now: number): void {
+		// Oldest first (Map keeps insertion order): stop at the first claim still inside the window.
+		for (const [id, at] of this.claimedAt) {
+			if (now - at < this.windowMs) break;
+			this.claimedAt.delete(id);
+		}
+	}
+}
+
+/** Shared by every MCP Approval node of this process. */
+export const recentDecisions = new RecentDecisions();
