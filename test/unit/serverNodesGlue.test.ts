@@ -8,7 +8,14 @@
 import { NodeApiError, NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 import { McpFailure } from '../../lib/mcp/errors';
 
-type Behaviour = { listFails?: unknown; call?: (name: string, args: unknown) => Record<string, unknown>; callNotes?: string[]; addedSince?: string; freshListings?: number; leases?: { out: number } };
+type Behaviour = {
+	listFails?: unknown;
+	call?: (name: string, args: unknown) => Record<string, unknown>;
+	callNotes?: string[];
+	addedSince?: string;
+	freshListings?: number;
+	leases?: { out: number };
+};
 let behaviour: Behaviour = {};
 const calls: Array<{ name: string; args: unknown }> = [];
 
@@ -159,7 +166,10 @@ describe('a tool added since the kept connection listed', () => {
 		expect(calls.map((c) => c.name)).toEqual(['brandNew', 'brandNew']);
 		expect(out).toHaveLength(2);
 		expect(behaviour.freshListings).toBe(1);
-		await expect(callTool(context([{}], { tool: 'neverThere', argumentsMode: 'json', argumentsJson: '{}' }))).rejects.toMatchObject({ message: expect.stringContaining('no tool named'), description: expect.stringContaining('brandNew') });
+		await expect(callTool(context([{}], { tool: 'neverThere', argumentsMode: 'json', argumentsJson: '{}' }))).rejects.toMatchObject({
+			message: expect.stringContaining('no tool named'),
+			description: expect.stringContaining('brandNew'),
+		});
 	});
 });
 
