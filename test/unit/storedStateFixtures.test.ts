@@ -112,11 +112,15 @@ describe.each(RELEASED)('stored state: $label', ({ file, format }) => {
 
 describe('a damaged stored state fails closed', () => {
 	test('one whose fields are not what the loop reads is refused with a clear error, not a TypeError later', () => {
-		expect(() => migrateAgentState({ version: 1, phase: { name: 'run_tools' } }, 'approval x')).toThrow(/^approval x: the stored run is damaged \(no provider\), so it is not resumed$/);
+		expect(() => migrateAgentState({ version: 1, phase: { name: 'run_tools' } }, 'approval x')).toThrow(
+			/^approval x: the stored run is damaged \(no provider\), so it is not resumed$/,
+		);
 		const valid = { version: 1, provider: 'anthropic', settings: {}, tools: [], transcript: [], toolLog: [], iterations: 1, usage: {}, lastText: '' };
 		expect(() => migrateAgentState({ ...valid, phase: { name: 'run_tools', calls: 'x' } }, 'approval x')).toThrow(/tool calls that are not a list of calls/);
 		expect(() => migrateAgentState({ ...valid, phase: { name: 'waiting' } }, 'approval x')).toThrow(/an unknown phase "waiting"/);
-		expect(migrateAgentState({ ...valid, phase: { name: 'run_tools', calls: [{ id: 'c1' }], outcomes: {}, durations: {}, decidedApprovals: [] } }, 'approval x').phase.name).toBe('run_tools');
+		expect(migrateAgentState({ ...valid, phase: { name: 'run_tools', calls: [{ id: 'c1' }], outcomes: {}, durations: {}, decidedApprovals: [] } }, 'approval x').phase.name).toBe(
+			'run_tools',
+		);
 	});
 });
 
