@@ -11,11 +11,16 @@
  * there n8n 2.x's own check applies.
  */
 export const DECISION_CLAIM_WINDOW_MS = 15_000;
+/** Claims kept at most, oldest forgotten first, so a flood of decisions cannot grow the map without limit. */
+const MAX_CLAIMS = 10_000;
 
 export class RecentDecisions {
 	private readonly claimedAt = new Map<string, number>();
 
-	constructor(private readonly windowMs = DECISION_CLAIM_WINDOW_MS) {}
+	constructor(
+		private readonly windowMs = DECISION_CLAIM_WINDOW_MS,
+		private readonly maxClaims = MAX_CLAIMS,
+	) {}
 
 	/**
 	 * Claims every approval of one submission, or none: false when any of them was claimed within
@@ -36,7 +41,7 @@ export class RecentDecisions {
 	private prune(now: number): void {
 		// Oldest first (Map keeps insertion order): stop at the first claim still inside the window.
 		for (const [id, at] of this.claimedAt) {
-			if (now - at < this.windowMs) break;
+			if (now - at < this.windowMs && this.claimedAt.size < this.maxClaims) break;
 			this.claimedAt.delete(id);
 		}
 	}
@@ -44,3 +49,13 @@ export class RecentDecisions {
 
 /** Shared by every MCP Approval node of this process. */
 export const recentDecisions = new RecentDecisions();
+
+/**
+ * Paused runs this process continued in the last minutes, shared by every MCP Agent node: the
+ * same guard on the Agent's side, for every channel. A Wait node or a send-and-wait node resumed
+ * twice at once on n8n 1.x hands the Agent the same decision in two executions, each with its own
+ * copy of the paused run; the second is treated as a replay and changes nothing. Claimed only once
+ * a decision is applied, so a refused one leaves the approval open for the next.
+ */
+export const RESUME_CLAIM_WINDOW_MS = 10 * 60_000;
+export const resumedRuns = new RecentDecisions(RESUME_CLAIM_WINDOW_MS);

@@ -45,6 +45,11 @@ export interface ResumeContext {
 	 * position may name another approval: then it counts only when one approval is pending.
 	 */
 	pairedStraight?: boolean;
+	/**
+	 * Claims a paused run for this execution (recentDecisions.ts resumedRuns): false when this
+	 * process continued it a moment ago in another execution, which makes this one a replay.
+	 */
+	claimResume?: (approvalId: string) => boolean;
 }
 
 export const NOTICE_NO_DECISION =
@@ -77,6 +82,8 @@ function resume(context: ResumeContext, approvalId: string, apply: (state: Agent
 		restorePausedRun(context.store, approvalId, taken.state, taken.pausedAt, taken.reviewTokenHash);
 		throw new ResumeRefused(`Decision rejected: ${(error as Error).message}`);
 	}
+	// The same execution resumed twice at once (n8n 1.x): the other copy of this run goes on.
+	if (context.claimResume && !context.claimResume(approvalId)) return { kind: 'replayed' };
 	// Pinning at execution time: approved calls run only if their tool is still what the reviewer saw.
 	return { kind: 'continue', state: step(state, { type: 'catalog_refreshed', tools: context.catalog }) };
 }

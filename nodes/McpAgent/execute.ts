@@ -18,6 +18,7 @@ import { requestOrigin } from '../../lib/approvals/requestOrigin';
 import { hasPausedRuns, openStore, savePausedRun, setReviewTokenHash, type PausedRunStore } from '../../lib/approvals/pausedRuns';
 import { actionForItem, isWiredStraightBack, mayResume, type ItemAction } from '../../lib/approvals/resumeInput';
 import { reviewLink } from '../../lib/approvals/reviewToken';
+import { resumedRuns } from '../../lib/approvals/recentDecisions';
 import type { ApprovalPolicy } from '../../lib/approvals/policy';
 import { parsePatternList } from '../../lib/tools/nameFilter';
 import { createModelClient, type ProviderConnection } from '../../lib/providers/clients';
@@ -208,7 +209,14 @@ async function newRun(this: IExecuteFunctions, itemIndex: number, shared: Shared
  */
 function actionFor(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData, shared: Shared): ItemAction {
 	try {
-		return actionForItem(item.json as Record<string, unknown>, { store: shared.store, catalog: shared.catalog, now: new Date(), pairedIndex: pairedIndex(item), pairedStraight: shared.pairedStraight });
+		return actionForItem(item.json as Record<string, unknown>, {
+			store: shared.store,
+			catalog: shared.catalog,
+			now: new Date(),
+			pairedIndex: pairedIndex(item),
+			pairedStraight: shared.pairedStraight,
+			claimResume: (approvalId) => resumedRuns.claim([approvalId]),
+		});
 	} catch (error) {
 		throw toNodeError(this, error, itemIndex);
 	}

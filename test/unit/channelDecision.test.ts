@@ -13,6 +13,7 @@ import { readChannelAnswer, readChannelDecision } from '../../lib/approvals/chan
 import { openStore, savePausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
 import { actionForItem, isWiredStraightBack, NOTICE_NO_DECISION, NOTICE_STILL_OPEN, NOTICE_WEBHOOK_WITHOUT_SECRET, ResumeRefused } from '../../lib/approvals/resumeInput';
 import { hashReviewToken } from '../../lib/approvals/reviewToken';
+import { RecentDecisions } from '../../lib/approvals/recentDecisions';
 
 /** The review secret of every paused run below (its review URL carries it as `reviewToken`). */
 const REVIEW_TOKEN = 'per-approval-secret-0123456789';
@@ -278,5 +279,27 @@ describe('a channel answer paired by position (F1: nodes between "Needs Approval
 		const store = storeWith(['apA', paused('apA', '2099-01-01T00:00:00.000Z', '/etc/important')]);
 		const action = actionForItem({ data: { approved: true } }, { ...context(store, BEFORE_EXPIRY, 0), pairedStraight: false });
 		expect(action.kind === 'continue' && action.state.phase.name === 'run_tools' && action.state.phase.calls[0].arguments).toEqual({ path: '/etc/important' });
+	});
+});
+
+describe('actionForItem: one execution resumed twice at once (n8n 1.x)', () => {
+	it('the first copy of the paused run continues; the other, with the same decision, is a replay that changes nothing', () => {
+		const claims = new RecentDecisions(60_000);
+		const claimResume = (approvalId: string) => claims.claim([approvalId]);
+		// Each resumed execution loads its own copy of the paused run from n8n's database.
+		const copies = [1, 2].map(() => storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')]));
+		const answer = webhook({ reviewToken: REVIEW_TOKEN }, { approved: true });
+		const [first, second] = copies.map((store) => actionForItem(answer, { ...context(store), claimResume }));
+		expect(first.kind).toBe('continue');
+		expect(second).toEqual({ kind: 'replayed' });
+	});
+
+	it('a decision that is refused claims nothing: the next decision for that approval applies', () => {
+		const claims = new RecentDecisions(60_000);
+		const claimResume = (approvalId: string) => claims.claim([approvalId]);
+		const store = storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')]);
+		const wrongCall = { kind: 'mcp-agent.approval-decision', approvalId: 'ap1', reviewer: 'Ana', decisions: [{ callId: 'c9', argsHash: 'sha256:x', decision: 'approve' }] };
+		expect(() => actionForItem(wrongCall, { ...context(store), claimResume })).toThrow(ResumeRefused);
+		expect(actionForItem(webhook({ reviewToken: REVIEW_TOKEN }, { approved: true }), { ...context(store), claimResume }).kind).toBe('continue');
 	});
 });

@@ -190,6 +190,21 @@ module.exports = function approvalCases(e2e, ctx, h) {
 		assert.equal(done.toolCalls[0].review.decision, 'approved');
 	});
 
+	e2e('the Wait node answered several times at once: the approved call runs once', async () => {
+		await start('waitnode', plan([call('record', { label: 'wait-double' })]));
+		const pending = await ctx.inbox.next('pending', 'waitnode');
+		const { waitFor } = require('../lib/net');
+		await waitFor('the execution to wait', async () => (await latestStatus(ctx.ids.waitnode)) === 'waiting', { timeoutMs: 30000, intervalMs: 200 });
+		// n8n 1.x resumes the execution once per POST that finds it waiting; each resume hands the Agent the decision.
+		const post = () => fetch(pending.reviewUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approved: true }) }).then((r) => r.status);
+		const statuses = await Promise.all([1, 2, 3, 4].map(post));
+		assert.ok(statuses.includes(200), `no POST was accepted: ${statuses}`);
+		const done = await ctx.inbox.next('done', 'waitnode');
+		assert.equal(done.toolCalls[0].review.decision, 'approved');
+		await waitFor('every resume of the execution to end', async () => (await latestStatus(ctx.ids.waitnode)) === 'success', { timeoutMs: 30000, intervalMs: 200 });
+		assert.deepEqual(counterLabels().filter((l) => l === 'wait-double'), ['wait-double']);
+	});
+
 	e2e('Require n8n Login: the reviewer signs in with their n8n account, which the audit records', async () => {
 		await ownerSession();
 		await start('login', plan([call('record', { label: 'login-1' })]));
