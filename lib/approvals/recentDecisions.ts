@@ -51,11 +51,14 @@ export class RecentDecisions {
 export const recentDecisions = new RecentDecisions();
 
 /**
- * Paused runs this process continued in the last minutes, shared by every MCP Agent node: the
- * same guard on the Agent's side, for every channel. A Wait node or a send-and-wait node resumed
- * twice at once on n8n 1.x hands the Agent the same decision in two executions, each with its own
- * copy of the paused run; the second is treated as a replay and changes nothing. Claimed only once
- * a decision is applied, so a refused one leaves the approval open for the next.
+ * Paused runs this process continued, shared by every MCP Agent node: the same guard on the
+ * Agent's side, for every channel. A Wait node or a send-and-wait node resumed twice at once on
+ * n8n 1.x hands the Agent the same decision in two executions, each with its own copy of the
+ * paused run; the second is treated as a replay and changes nothing. The second copy may start
+ * much later (n8n 1.x holds resumed executions back under a concurrency limit while they still
+ * show as waiting), so the claim lasts as long as a default approval does. It never refuses a
+ * legitimate decision: it is taken only once a decision applies, and every pause has a new
+ * approval id.
  */
-export const RESUME_CLAIM_WINDOW_MS = 10 * 60_000;
+export const RESUME_CLAIM_WINDOW_MS = 24 * 3_600_000;
 export const resumedRuns = new RecentDecisions(RESUME_CLAIM_WINDOW_MS);

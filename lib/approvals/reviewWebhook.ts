@@ -129,7 +129,7 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 	const count = result.decisions.reduce((n, d) => n + d.decisions.length, 0);
 	const decided = new Set(result.decisions.map((decision) => decision.approvalId));
 	if (input.recentDecisions && !input.recentDecisions.claim([...decided], now.getTime())) {
-		return page(409, ['This review was decided a moment ago by another submission, which is being applied. Nothing was decided twice: reload the page in a few seconds to see what is still open.'], previous);
+		return page(409, ['A decision for this review arrived a moment ago and is being applied; nothing was decided twice. Reload the page in a few seconds: calls that are still open can be decided again.'], previous);
 	}
 	return {
 		...answer(

@@ -11,7 +11,7 @@ import { parseJsonParameter } from '../../lib/util/jsonParameter';
 import { quoteToolName } from '../../lib/tools/toolNameRule';
 import { itemParameter } from '../shared/itemParameter';
 import { acquireServerConnection } from '../shared/serverConnection';
-import { failEveryItem, failItem, toNodeError } from '../shared/nodeErrors';
+import { failEveryItem, failItem } from '../shared/nodeErrors';
 import { toBinaryData } from '../shared/binaryData';
 import { valueAtOwnPath } from '../../lib/util/ownPath';
 import { awaitedLater } from '../../lib/util/awaitedLater';
@@ -70,16 +70,19 @@ export async function executeCallTool(this: IExecuteFunctions): Promise<INodeExe
 	// The credential is a database read: the parameters are read while it runs (a warm execution's
 	// own work is about a millisecond, a tenth of it here).
 	const leasing = awaitedLater(acquireServerConnection(this));
-	let options: CallOptions;
-	let params: ItemParameters;
+	let read: { options: CallOptions; params: ItemParameters } | { failed: unknown };
 	try {
-		options = this.getNodeParameter('options', 0, {}) as CallOptions;
-		params = parameterReaders(this);
+		read = { options: this.getNodeParameter('options', 0, {}) as CallOptions, params: parameterReaders(this) };
 	} catch (error) {
-		// A lease handed out is always given back, or the kept connection would count as in use.
-		await leasing.then((lease) => lease.release(), () => undefined);
-		throw toNodeError(this, error);
+		read = { failed: error };
 	}
+	if ('failed' in read) {
+		// A lease handed out is always given back (or the kept connection would count as in use),
+		// without holding up the error: n8n's own (an expression's, with its parameter) as it is.
+		void leasing.then((lease) => lease.release(), () => undefined);
+		throw read.failed;
+	}
+	const { options, params } = read;
 	let lease: Awaited<typeof leasing>;
 	try {
 		lease = await leasing;

@@ -74,7 +74,7 @@ describe('MCP Approval: two submissions of one review at the same moment', () =>
 		const refused = both.find((got) => !got.out.workflowData)!;
 		expect(refused.status).toBe(409);
 		expect(refused.out).toEqual({ noWebhookResponse: true });
-		expect(refused.html).toContain('decided a moment ago by another submission');
+		expect(refused.html).toContain('A decision for this review arrived a moment ago');
 	});
 
 	it('a page that decides a different approval of the same execution is not held up', async () => {

@@ -5,7 +5,7 @@
  * index; binary contents go through n8n's prepareBinaryData; an Arguments Field path follows own
  * properties only.
  */
-import { NodeApiError, NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+import { ExpressionError, NodeApiError, NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 import { McpFailure } from '../../lib/mcp/errors';
 
 type Behaviour = {
@@ -137,16 +137,20 @@ describe('MCP Call Tool glue', () => {
 });
 
 describe('the connection is taken while the parameters are read', () => {
-	test('a parameter that fails to read gives the lease back (a kept connection must not stay in use)', async () => {
+	test("a parameter that fails to read fails the node with n8n's own error, and gives the lease back (a kept connection must not stay in use)", async () => {
 		behaviour.leases = { out: 0 };
 		const ctx = context([{}], { tool: 'echo' });
+		// What n8n throws for a broken expression: its description and parameter point the editor at it.
+		const broken = new ExpressionError('invalid syntax', { description: 'Check the expression in Options > Timeout', parameter: 'options' });
 		const failing = Object.assign(ctx, {
 			getNodeParameter: (name: string) => {
-				if (name === 'options') throw new Error('Options: the expression could not be resolved');
+				if (name === 'options') throw broken;
 				return undefined;
 			},
 		});
-		await expect(callTool(failing)).rejects.toThrow('Options: the expression could not be resolved');
+		await expect(callTool(failing)).rejects.toBe(broken);
+		// Given back without holding up the error: once the acquisition settles.
+		await new Promise((resolve) => setImmediate(resolve));
 		expect(behaviour.leases.out).toBe(0);
 		expect(calls).toEqual([]);
 	});
