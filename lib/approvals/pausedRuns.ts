@@ -30,6 +30,12 @@ interface PausedEntry {
 	pausedAt: string;
 	/** SHA-256 of the approval's review secret (never the secret itself), to recognize its link later. */
 	reviewTokenHash?: string;
+	/**
+	 * The n8n execution that handed the approval out. n8n resumes a waiting execution under its own
+	 * id; a Retry copies the execution, this store included, under a new one: a decision that
+	 * reaches such a copy was made for the other execution (which may have used it already).
+	 */
+	executionId?: string;
 }
 
 export interface PausedRunStore {
@@ -47,6 +53,7 @@ export interface PausedRun {
 	state: AgentState;
 	pausedAt: string;
 	reviewTokenHash?: string;
+	executionId?: string;
 }
 
 const MAX_DECIDED = 2000;
@@ -114,11 +121,11 @@ function catalogsOutOfStates(store: PausedRunStore): void {
 	}
 }
 
-export function savePausedRun(store: PausedRunStore, approvalId: string, state: AgentState, now: string, reviewTokenHash?: string): void {
+export function savePausedRun(store: PausedRunStore, approvalId: string, state: AgentState, now: string, reviewTokenHash?: string, executionId?: string): void {
 	const { tools, ...rest } = state;
 	const key = catalogKey(tools);
 	if (!Object.hasOwn(store.catalogs, key)) store.catalogs[key] = tools;
-	store.runs[approvalId] = { state: rest, catalog: key, pausedAt: now, ...(reviewTokenHash ? { reviewTokenHash } : {}) };
+	store.runs[approvalId] = { state: rest, catalog: key, pausedAt: now, ...(reviewTokenHash ? { reviewTokenHash } : {}), ...(executionId ? { executionId } : {}) };
 }
 
 /**
@@ -129,7 +136,7 @@ function load(store: PausedRunStore, approvalId: string, entry: PausedEntry): Pa
 	const tools = entry.catalog !== undefined && Object.hasOwn(store.catalogs, entry.catalog) ? store.catalogs[entry.catalog] : undefined;
 	if (!Array.isArray(tools)) return undefined;
 	const state = migrateAgentState({ ...entry.state, tools }, `The paused run of approval ${approvalId}`);
-	return { state, pausedAt: entry.pausedAt, ...(entry.reviewTokenHash ? { reviewTokenHash: entry.reviewTokenHash } : {}) };
+	return { state, pausedAt: entry.pausedAt, ...(entry.reviewTokenHash ? { reviewTokenHash: entry.reviewTokenHash } : {}), ...(entry.executionId ? { executionId: entry.executionId } : {}) };
 }
 
 /** A paused run without taking it (it stays paused). */
@@ -154,15 +161,21 @@ export function takePausedRun(store: PausedRunStore, approvalId: string): TakenR
 }
 
 /** Puts a run back (its decision was rejected), so a valid decision can still resume it. */
-export function restorePausedRun(store: PausedRunStore, approvalId: string, state: AgentState, pausedAt: string, reviewTokenHash?: string): void {
-	savePausedRun(store, approvalId, state, pausedAt, reviewTokenHash);
+export function restorePausedRun(store: PausedRunStore, approvalId: string, run: PausedRun): void {
+	savePausedRun(store, approvalId, run.state, run.pausedAt, run.reviewTokenHash, run.executionId);
 	store.decided = store.decided.filter((id) => id !== approvalId);
 }
 
-/** Replaces the review-secret hash of a paused run (its request was handed out with a new link). */
-export function setReviewTokenHash(store: PausedRunStore, approvalId: string, reviewTokenHash: string): void {
+/**
+ * A paused run's request was handed out again: with this review-secret hash (a new link, or the
+ * same), from this execution (a Retry's copy takes the approval over; a decision for the execution
+ * it was copied from no longer applies to it).
+ */
+export function reissuePausedRun(store: PausedRunStore, approvalId: string, reviewTokenHash: string, executionId?: string): void {
 	const entry = Object.hasOwn(store.runs, approvalId) ? store.runs[approvalId] : undefined;
-	if (entry) entry.reviewTokenHash = reviewTokenHash;
+	if (!entry) return;
+	entry.reviewTokenHash = reviewTokenHash;
+	if (executionId) entry.executionId = executionId;
 }
 
 function dropUnusedCatalogs(store: PausedRunStore): void {

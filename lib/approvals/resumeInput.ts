@@ -2,7 +2,7 @@ import { boundArgsHash, DecisionRejected, isAtOrAfter } from '../agent/review';
 import { awaitingPerson, pendingInputs, step } from '../agent/step';
 import type { AgentState, CatalogTool, ReviewDecision } from '../agent/types';
 import { callCode, isApprovalDecision, isApprovalRequest } from './approvalRequest';
-import { readChannelAnswer, type ChannelDecision } from './channelDecision';
+import { isWebhookShaped, readChannelAnswer, type ChannelDecision } from './channelDecision';
 import { perCallProblem } from './channelForm';
 import { hasPausedRuns, peekPausedRun, restorePausedRun, takePausedRun, type PausedRun, type PausedRunStore } from './pausedRuns';
 import { reviewTokenMatches } from './reviewToken';
@@ -50,6 +50,14 @@ export interface ResumeContext {
 	 * process continued it a moment ago in another execution, which makes this one a replay.
 	 */
 	claimResume?: (approvalId: string) => boolean;
+	/** The n8n execution running now (see PausedEntry.executionId). */
+	executionId?: string;
+	/**
+	 * The items come straight from a send-and-wait node (its operation is n8n's `sendAndWait`). Only
+	 * then does a `data.approved` that names no approval, code or hash count as a person's answer:
+	 * the same shape from any other node (an API's `{ data: { approved: true } }`) is input.
+	 */
+	fromSendAndWait?: boolean;
 }
 
 export const NOTICE_NO_DECISION =
@@ -58,6 +66,8 @@ export const NOTICE_INPUT_ON_PAGE =
 	'The approval channel approved, but a tool server asked for input that only a person can give on the review page (or by an API POST); an approval in a chat or e-mail does not answer it. Nothing was decided: open the review link to answer.';
 export const NOTICE_WEBHOOK_WITHOUT_SECRET =
 	'A decision was POSTed to the Wait node without this approval\'s review secret, so it was not applied (on n8n 1.x anyone who can reach n8n could POST to a Wait node\'s URL). POST to the request\'s reviewUrl, which carries the secret, or add "reviewToken" to the body. The calls are still pending.';
+export const NOTICE_OTHER_EXECUTION =
+	'This execution is a copy of the one that asked for this review (n8n\'s Retry), so the decision made there is not applied here: it may have run the calls already. Decide again on this request to run them in this execution.';
 export const NOTICE_STILL_OPEN =
 	'Another approval of this execution ended the wait first (it was decided, or it expired); this one has not expired and its calls are still pending.';
 
@@ -71,7 +81,27 @@ function isExpired(run: PausedRun, now: Date): boolean {
 	return expiresAt === undefined || isAtOrAfter(now.toISOString(), expiresAt);
 }
 
-function resume(context: ResumeContext, approvalId: string, apply: (state: AgentState) => AgentState): ItemAction {
+/** The answer names the calls it decides (codes, argument hashes, or the custom form's per-call codes). */
+function bindsCalls(answer: NonNullable<ReturnType<typeof readChannelAnswer>>): boolean {
+	if (answer.kind !== 'decision') return false;
+	const { codes, argsHashes, perCall } = answer.decision;
+	return Boolean(codes?.length || argsHashes?.length || perCall?.length);
+}
+
+/** The run was handed out by another execution, which this one is a copy of (a Retry). */
+function handedOutElsewhere(run: PausedRun, context: ResumeContext): boolean {
+	return run.executionId !== undefined && run.executionId !== context.executionId;
+}
+
+/**
+ * Applies a decision (or, with `decides` false, the expiry) to a paused run, taking it: each
+ * approval continues once. A decision that reaches a copy of the execution that asked for it is
+ * not applied there; the request goes out again from this execution (an expiry still applies: it
+ * only denies).
+ */
+function resume(context: ResumeContext, approvalId: string, apply: (state: AgentState) => AgentState, decides = true): ItemAction {
+	const paused = decides ? peekPausedRun(context.store, approvalId) : undefined;
+	if (paused && handedOutElsewhere(paused, context)) return stillPending(context, approvalId, paused, NOTICE_OTHER_EXECUTION);
 	const taken = takePausedRun(context.store, approvalId);
 	if (taken.kind === 'replayed') return { kind: 'replayed' };
 	if (taken.kind === 'unknown') throw new ResumeRefused(`No paused run is waiting for approval ${approvalId} in this execution`, NOT_PAUSED_HERE);
@@ -79,7 +109,7 @@ function resume(context: ResumeContext, approvalId: string, apply: (state: Agent
 	try {
 		state = apply(taken.state);
 	} catch (error) {
-		restorePausedRun(context.store, approvalId, taken.state, taken.pausedAt, taken.reviewTokenHash);
+		restorePausedRun(context.store, approvalId, taken);
 		throw new ResumeRefused(`Decision rejected: ${(error as Error).message}`);
 	}
 	// The same execution resumed twice at once (n8n 1.x): the other copy of this run goes on.
@@ -90,7 +120,7 @@ function resume(context: ResumeContext, approvalId: string, apply: (state: Agent
 
 function expire(context: ResumeContext, approvalId: string): ItemAction {
 	const at = context.now.toISOString();
-	return resume(context, approvalId, (state) => step(state, { type: 'approval_expired', approvalId, at }));
+	return resume(context, approvalId, (state) => step(state, { type: 'approval_expired', approvalId, at }), false);
 }
 
 /** Still pending: expired ones are denied as expired, the others handed out again. */
@@ -183,11 +213,24 @@ export function actionForItem(json: Record<string, unknown>, context: ResumeCont
 	// This execution never paused a run: an item that looks like an answer (a Webhook trigger's body
 	// with an `approved` field, an HTTP result with `data.approved`) is a new run's input.
 	if (!named && !hasPausedRuns(store) && store.decided.length === 0) return { kind: 'start' };
+	if (!isWebhookShaped(json) && !named && !bindsCalls(answer) && context.fromSendAndWait !== true) {
+		// `data.approved` from a node that is no send-and-wait node (an API's answer in a loop, a Set
+		// node) says nothing a person decided on: input for a new run, never a yes or a no.
+		if (answer.kind === 'no-decision' || !hasPausedRuns(store)) return { kind: 'start' };
+		throw new ResumeRefused(
+			'An item with data.approved reached the Agent from a node that is no send-and-wait node, while a run waits for review; it was not taken as a decision',
+			'Wire the send-and-wait node (Slack, Gmail, Telegram… "Send and Wait for Response") straight to this node, or give the answer an approvalId (or the calls\' codes).',
+		);
+	}
 	// Paired back to the "Needs approval" item it answers (when its position can be trusted); with a
-	// single pending approval, that one.
+	// single pending approval, that one. Not when runs paused by an earlier pass of this node (a loop,
+	// n8n's legacy execution order) are missing from the last output's order: positions and "the
+	// single one" would then name the wrong approval.
+	const positionsHoldAll = Object.keys(store.runs).every((id) => store.lastOrder.includes(id));
 	const index = context.pairedStraight === true ? context.pairedIndex : undefined;
 	const approvalId =
-		named ?? (index !== undefined && index >= 0 && index < store.lastOrder.length ? store.lastOrder[index] : store.lastOrder.length === 1 ? store.lastOrder[0] : undefined);
+		named ??
+		(!positionsHoldAll ? undefined : index !== undefined && index >= 0 && index < store.lastOrder.length ? store.lastOrder[index] : store.lastOrder.length === 1 ? store.lastOrder[0] : undefined);
 
 	if (answer.kind === 'no-decision') {
 		const run = approvalId ? peekPausedRun(store, approvalId) : undefined;

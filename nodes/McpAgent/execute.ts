@@ -15,7 +15,7 @@ import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
 import type { AgentState, CatalogTool, OpenApproval } from '../../lib/agent/types';
 import { buildApprovalRequest, isApprovalDecision, isApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { requestOrigin } from '../../lib/approvals/requestOrigin';
-import { hasPausedRuns, openStore, savePausedRun, setReviewTokenHash, type PausedRunStore } from '../../lib/approvals/pausedRuns';
+import { hasPausedRuns, openStore, reissuePausedRun, savePausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
 import { actionForItem, isWiredStraightBack, mayResume, type ItemAction } from '../../lib/approvals/resumeInput';
 import { reviewLink } from '../../lib/approvals/reviewToken';
 import { resumedRuns } from '../../lib/approvals/recentDecisions';
@@ -153,6 +153,21 @@ function inputStraightFromHere(context: IExecuteFunctions): boolean {
 	}
 }
 
+/** The operation of every n8n send-and-wait node (n8n-workflow's SEND_AND_WAIT_OPERATION, not exported by older 1.x). */
+const SEND_AND_WAIT_OPERATION = 'sendAndWait';
+
+/** Whether this run's input comes from a send-and-wait node (Slack, Gmail, Telegram…, any channel). */
+function inputFromSendAndWait(context: IExecuteFunctions): boolean {
+	try {
+		const source = context.getInputSourceData(0)?.previousNode;
+		if (!source || typeof context.getParentNodes !== 'function') return false;
+		const parents = context.getParentNodes(nodeOf(context).name, { connectionType: NodeConnectionTypes.Main, depth: 1, includeNodeParameters: true });
+		return parents.find((node) => node.name === source)?.parameters?.operation === SEND_AND_WAIT_OPERATION;
+	} catch {
+		return false;
+	}
+}
+
 function pairedIndex(item: INodeExecutionData): number | undefined {
 	const paired = Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem;
 	if (typeof paired === 'number') return paired;
@@ -171,6 +186,10 @@ interface Shared {
 	prompts: Prompts;
 	/** See inputStraightFromHere. */
 	pairedStraight: boolean;
+	/** See inputFromSendAndWait. */
+	fromSendAndWait: boolean;
+	/** n8n's id of this execution (a Retry runs under a new one). */
+	executionId?: string;
 }
 
 interface Prompts {
@@ -215,7 +234,10 @@ function actionFor(this: IExecuteFunctions, itemIndex: number, item: INodeExecut
 			now: new Date(),
 			pairedIndex: pairedIndex(item),
 			pairedStraight: shared.pairedStraight,
-			claimResume: (approvalId) => resumedRuns.claim([approvalId]),
+			fromSendAndWait: shared.fromSendAndWait,
+			executionId: shared.executionId,
+			// Per execution: a Retry's copy applies only a yes given to it (PausedEntry.executionId).
+			claimResume: (approvalId) => resumedRuns.claim([`${shared.executionId ?? ''}/${approvalId}`]),
 		});
 	} catch (error) {
 		throw toNodeError(this, error, itemIndex);
@@ -396,6 +418,8 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 			store,
 			prompts: promptReaders(this),
 			pairedStraight: hasPausedRuns(store) && inputStraightFromHere(this),
+			fromSendAndWait: hasPausedRuns(store) && inputFromSendAndWait(this),
+			executionId: typeof this.getExecutionId === 'function' ? this.getExecutionId() : undefined,
 		};
 		if (isWiredStraightBack(items.map((item) => item.json as Record<string, unknown>), { store, now: new Date() })) {
 			throw new NodeOperationError(this.getNode(), 'A pending approval came back before it expired, and nothing was decided', {
@@ -420,7 +444,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 					const approval = state.phase.name === 'run_tools' ? state.phase.approval : undefined;
 					if (!approval) throw new NodeOperationError(this.getNode(), `The paused run of approval ${action.approvalId} has no open approval`, { itemIndex });
 					const link = reviewLink(resumeUrl.call(this, itemIndex), { reviewUrl: action.previousReviewUrl, reviewTokenHash: action.run.reviewTokenHash });
-					setReviewTokenHash(store, action.approvalId, link.reviewTokenHash);
+					reissuePausedRun(store, action.approvalId, link.reviewTokenHash, shared.executionId);
 					needsApproval.push(approvalRequestItem.call(this, itemIndex, state, approval, link, action.notice));
 					order.push(action.approvalId);
 					continue;
@@ -454,7 +478,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 					const paused = step(final, { type: 'approval_opened', approval });
 					// A new secret per approval: the token goes only into reviewUrl; the store keeps its hash.
 					const link = reviewLink(resumeUrl.call(this, itemIndex));
-					savePausedRun(store, approval.id, paused, approval.requestedAt, link.reviewTokenHash);
+					savePausedRun(store, approval.id, paused, approval.requestedAt, link.reviewTokenHash, shared.executionId);
 					// Nothing is saved to memory while the run waits: the exchange is saved once, when it finishes.
 					const request = approvalRequestItem.call(this, itemIndex, paused, approval, link);
 					if (streaming) sendChunk(this, 'item', itemIndex, `\n\n${String(request.json.output)}`);

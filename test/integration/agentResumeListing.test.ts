@@ -73,6 +73,10 @@ function execution(items: Array<Record<string, unknown>>, tools: ServerHandle[],
 		getNode: () => ({ name: 'MCP Agent', type: 'mcpAgent', typeVersion: 1, parameters: params, id: '1', position: [0, 0] }),
 		getWorkflow: () => ({ id: 'w1', name: 'wf' }),
 		getMode: () => 'webhook',
+		// The channel route's answer comes straight from a send-and-wait node (Slack's "Send and Wait").
+		getInputSourceData: () => ({ previousNode: 'Slack' }),
+		getParentNodes: (node: string, options: { includeNodeParameters?: boolean }) =>
+			node === 'MCP Agent' ? [{ name: 'Slack', type: 'n8n-nodes-base.slack', typeVersion: 2, disabled: false, ...(options.includeNodeParameters ? { parameters: { operation: 'sendAndWait' } } : {}) }] : [],
 		getContext: () => nodeContext,
 		getCredentials: async () => ({ apiKey: 'sk-test' }),
 		evaluateExpression: () => 'http://localhost:5678/webhook-waiting/7?signature=s',

@@ -142,10 +142,15 @@ interface Setup {
 	cancelSignal?: AbortSignal;
 	/** The nodes on the tools input, as getParentNodes lists them (the context has no getParentNodes without it). */
 	toolNodes?: Array<{ name: string; disabled?: boolean }>;
-	/** The node this run's input came from, and its parents on the main input (getInputSourceData, getParentNodes). */
-	answeredFrom?: { node: string; parents: string[] };
+	/**
+	 * The node this run's input came from, its parents on the main input (getInputSourceData,
+	 * getParentNodes) and its operation (default: n8n's send-and-wait, as Slack's "Send and Wait").
+	 */
+	answeredFrom?: { node: string; parents: string[]; operation?: string };
 	/** Each item's pairedItem index (default: its own position). */
 	pairedItems?: number[];
+	/** n8n's id of the execution (the context has no getExecutionId without it, as in older tests). */
+	executionId?: string;
 }
 
 const DEFAULT_USER_MESSAGE = agentProperties.find((property) => property.name === 'userMessage')!.default;
@@ -177,12 +182,16 @@ function fakeContext(setup: Setup) {
 		getInputConnectionData: async (type: string) => (type === 'ai_tool' ? setup.tools : setup.memory),
 		...(setup.toolNodes || setup.answeredFrom
 			? {
-					getParentNodes: (node: string, options: { connectionType?: string; depth?: number }) => {
+					getParentNodes: (node: string, options: { connectionType?: string; depth?: number; includeNodeParameters?: boolean }) => {
 						if (node === 'MCP Agent' && options.connectionType === 'ai_tool' && options.depth === 1 && setup.toolNodes) {
 							return setup.toolNodes.map((n) => ({ name: n.name, type: 'x', typeVersion: 1, disabled: n.disabled ?? false }));
 						}
 						if (node === setup.answeredFrom?.node && options.connectionType === 'main' && options.depth === 1) {
 							return setup.answeredFrom.parents.map((name) => ({ name, type: 'x', typeVersion: 1, disabled: false }));
+						}
+						if (node === 'MCP Agent' && setup.answeredFrom && options.connectionType === 'main' && options.depth === 1) {
+							const parameters = { operation: setup.answeredFrom.operation ?? 'sendAndWait' };
+							return [{ name: setup.answeredFrom.node, type: 'x', typeVersion: 1, disabled: false, ...(options.includeNodeParameters ? { parameters } : {}) }];
 						}
 						return [];
 					},
@@ -190,6 +199,7 @@ function fakeContext(setup: Setup) {
 			: {}),
 		...(setup.answeredFrom ? { getInputSourceData: () => ({ previousNode: setup.answeredFrom!.node }) } : {}),
 		...(setup.cancelSignal ? { getExecutionCancelSignal: () => setup.cancelSignal } : {}),
+		...(setup.executionId ? { getExecutionId: () => setup.executionId } : {}),
 		getNode: () => ({ name: 'MCP Agent', type: 'mcpAgent', typeVersion: 1, parameters: nodeParameters, id: '1', position: [0, 0] }),
 		getWorkflow: () => ({ id: 'w1', name: 'Chat agent' }),
 		getMode: () => 'webhook',
@@ -329,10 +339,49 @@ describe('resume routes', () => {
 		return { code, first, request: needsApproval[0].json as Record<string, any> };
 	}
 
+	it("n8n's Retry of the execution does not reuse its decision: the copy hands the request out again, and a new yes in the copy runs the call once", async () => {
+		scriptModel([toolUse([{ id: 'c1', name: 'calculate', input: { expression: '1+1' } }]), answer('2'), answer('2')]);
+		const code = codeTool(fakeSubNode('Code Tool'));
+		const first = fakeContext({ items: [{ chatInput: 'add' }], tools: [code], executionId: '10' });
+		const [, [request]] = await run(first);
+		const decide = (json: Record<string, any>) => ({
+			kind: 'mcp-agent.approval-decision',
+			approvalId: json.approvalId,
+			reviewer: 'Ana',
+			decidedAt: new Date().toISOString(),
+			decisions: [{ callId: 'c1', argsHash: json.calls[0].argsHash, decision: 'approve' }],
+		});
+		// Execution 11 is a Retry of 10: n8n copied its data, the paused run and the decision included.
+		const copy = structuredClone(first.nodeContext);
+		const [finished, [again]] = await run(fakeContext({ items: [decide(request.json)], tools: [code], nodeContext: copy, executionId: '11' }));
+		expect(code.calls).toEqual([]);
+		expect(finished).toEqual([]);
+		expect(again.json).toMatchObject({ approvalId: request.json.approvalId, notice: expect.stringContaining("n8n's Retry") });
+		expect(again.json.reviewUrl).not.toBe(request.json.reviewUrl);
+		// The yes given in the copy (for the request it handed out) runs the call there.
+		const [[done]] = await run(fakeContext({ items: [decide(again.json)], tools: [code], nodeContext: copy, executionId: '11' }));
+		expect(code.calls).toEqual([{ expression: '1+1' }]);
+		expect(done.json.output).toBe('2');
+		// The execution that asked first applies the yes given to it (n8n resumes it under its own id): two yeses, two runs.
+		const [[own]] = await run(fakeContext({ items: [decide(request.json)], tools: [code], nodeContext: first.nodeContext, executionId: '10' }));
+		expect(own.json.output).toBe('2');
+		expect(code.calls).toHaveLength(2);
+	});
+
+	it("an item with data.approved from a node that is no send-and-wait node decides nothing while a run waits", async () => {
+		scriptModel([toolUse([{ id: 'c1', name: 'calculate', input: { expression: '1+1' } }]), answer('2')]);
+		const { code, first } = await paused();
+		// An API's answer in a loop: { data: { approved: true } } through an HTTP Request node.
+		const context = fakeContext({ items: [{ data: { id: 7, approved: true } }], tools: [code], nodeContext: first.nodeContext, answeredFrom: { node: 'HTTP Request', parents: ['Loop Over Items'], operation: 'get' }, continueOnFail: true });
+		const [[failed]] = await run(context);
+		expect(code.calls).toEqual([]);
+		expect(failed.json.error).toMatch(/no send-and-wait node/);
+	});
+
 	it('a send-and-wait approval (paired with its request) approves the call', async () => {
 		scriptModel([toolUse([{ id: 'c1', name: 'calculate', input: { expression: '1+1' } }]), answer('2')]);
 		const { code, first } = await paused();
-		const [done] = await run(fakeContext({ items: [{ data: { approved: true } }], tools: [code], nodeContext: first.nodeContext }));
+		const [done] = await run(fakeContext({ items: [{ data: { approved: true } }], tools: [code], nodeContext: first.nodeContext, answeredFrom: { node: 'Slack', parents: ['MCP Agent'] } }));
 		expect(code.calls).toEqual([{ expression: '1+1' }]);
 		expect(done[0].json.output).toBe('2');
 	});

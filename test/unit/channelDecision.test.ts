@@ -10,8 +10,8 @@ import { buildApprovalRequest, callCode } from '../../lib/approvals/approvalRequ
 import { CHANNEL_REASON_LABEL } from '../../lib/approvals/channelForm';
 import { awaitingPerson } from '../../lib/agent/step';
 import { readChannelAnswer, readChannelDecision } from '../../lib/approvals/channelDecision';
-import { openStore, savePausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
-import { actionForItem, isWiredStraightBack, NOTICE_NO_DECISION, NOTICE_STILL_OPEN, NOTICE_WEBHOOK_WITHOUT_SECRET, ResumeRefused } from '../../lib/approvals/resumeInput';
+import { openStore, peekPausedRun, reissuePausedRun, savePausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
+import { actionForItem, isWiredStraightBack, NOTICE_NO_DECISION, NOTICE_OTHER_EXECUTION, NOTICE_STILL_OPEN, NOTICE_WEBHOOK_WITHOUT_SECRET, ResumeRefused } from '../../lib/approvals/resumeInput';
 import { hashReviewToken } from '../../lib/approvals/reviewToken';
 import { RecentDecisions } from '../../lib/approvals/recentDecisions';
 
@@ -46,7 +46,8 @@ function storeWith(...runs: Array<[string, AgentState]>): PausedRunStore {
 }
 
 /** A paired index as n8n gives it when the channel node sits straight on "Needs Approval". */
-const context = (store: PausedRunStore, now = BEFORE_EXPIRY, pairedIndex?: number) => ({ store, catalog: tools, now, ...(pairedIndex !== undefined ? { pairedIndex, pairedStraight: true } : {}) });
+// Answers as they come straight from a send-and-wait node (Slack's "Send and Wait"), unless a test says otherwise.
+const context = (store: PausedRunStore, now = BEFORE_EXPIRY, pairedIndex?: number) => ({ store, catalog: tools, now, fromSendAndWait: true, ...(pairedIndex !== undefined ? { pairedIndex, pairedStraight: true } : {}) });
 const webhook = (query: Record<string, unknown>, body: Record<string, unknown> = {}) => ({ headers: { 'user-agent': 'Slackbot-LinkExpanding 1.0' }, params: {}, query, body });
 
 describe('readChannelDecision: what may decide', () => {
@@ -301,5 +302,78 @@ describe('actionForItem: one execution resumed twice at once (n8n 1.x)', () => {
 		const wrongCall = { kind: 'mcp-agent.approval-decision', approvalId: 'ap1', reviewer: 'Ana', decisions: [{ callId: 'c9', argsHash: 'sha256:x', decision: 'approve' }] };
 		expect(() => actionForItem(wrongCall, { ...context(store), claimResume })).toThrow(ResumeRefused);
 		expect(actionForItem(webhook({ reviewToken: REVIEW_TOKEN }, { approved: true }), { ...context(store), claimResume }).kind).toBe('continue');
+	});
+});
+
+describe('actionForItem: a data.approved that no person gave', () => {
+	const fromElsewhere = (store: PausedRunStore) => ({ ...context(store), fromSendAndWait: false });
+
+	it('from a node that is no send-and-wait node, it decides nothing while a run waits (an API answer in a loop)', () => {
+		const store = storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')]);
+		expect(() => actionForItem({ data: { id: 7, title: 'Publish post', approved: true } }, fromElsewhere(store))).toThrow(/no send-and-wait node/);
+		expect(Object.keys(store.runs)).toEqual(['ap1']);
+		// Without `approved` it is plain input for a new run, not an answer that keeps the run waiting.
+		expect(actionForItem({ data: { id: 8 } }, fromElsewhere(store))).toEqual({ kind: 'start' });
+		// With nothing waiting, it is a new run's input.
+		expect(actionForItem({ data: { approved: true } }, fromElsewhere(storeWith()))).toEqual({ kind: 'start' });
+	});
+
+	it('an answer bound to the calls (their codes) still decides from any node', () => {
+		const state = paused('ap1', '2026-01-02T00:00:00.000Z');
+		const store = storeWith(['ap1', state]);
+		const codes = state.phase.name === 'run_tools' ? awaitingPerson(state.phase).map((call) => callCode(boundArgsHash(call))) : [];
+		expect(actionForItem({ data: { approved: true, code: codes.join(',') } }, fromElsewhere(store)).kind).toBe('continue');
+	});
+
+	it('neither the position nor "the single pending one" names an approval when runs paused by an earlier pass of the node are not in the last order', () => {
+		// n8n's legacy execution order: the Agent ran twice (approvals A, then B) before the send-and-wait answered A.
+		const store = storeWith(['apA', paused('apA', '2026-01-02T00:00:00.000Z', 'a')], ['apB', paused('apB', '2026-01-02T00:00:00.000Z', 'b')]);
+		store.lastOrder = ['apB'];
+		for (const pairedIndex of [undefined, 0]) {
+			expect(() => actionForItem({ data: { approved: true } }, context(store, BEFORE_EXPIRY, pairedIndex))).toThrow(/not clear which pending approval/);
+		}
+		expect(Object.keys(store.runs).sort()).toEqual(['apA', 'apB']);
+		// Naming the approval still works.
+		expect(actionForItem({ data: { approved: true, approvalId: 'apA', reviewToken: REVIEW_TOKEN } }, context(store)).kind).toBe('continue');
+	});
+});
+
+describe("actionForItem: a copy of the execution (n8n's Retry)", () => {
+	function pausedIn(executionId: string | undefined) {
+		const store = openStore({});
+		savePausedRun(store, 'ap1', paused('ap1', '2026-01-02T00:00:00.000Z'), REQUESTED, hashReviewToken(REVIEW_TOKEN), executionId);
+		store.lastOrder = ['ap1'];
+		return store;
+	}
+	const decision = (store: PausedRunStore) => {
+		const run = peekPausedRun(store, 'ap1')!;
+		const call = run.state.phase.name === 'run_tools' ? awaitingPerson(run.state.phase)[0] : undefined;
+		return { kind: 'mcp-agent.approval-decision', approvalId: 'ap1', reviewer: 'Ana', decidedAt: REQUESTED, decisions: [{ callId: call!.id, argsHash: boundArgsHash(call!), decision: 'approve' }] };
+	};
+
+	it('a decision made for the execution it was copied from is not applied: the request goes out again, the run stays paused', () => {
+		const store = pausedIn('10');
+		expect(actionForItem(decision(store), { ...context(store), executionId: '11' })).toMatchObject({ kind: 'pending', approvalId: 'ap1', notice: NOTICE_OTHER_EXECUTION });
+		expect(actionForItem(webhook({ reviewToken: REVIEW_TOKEN }, { approved: true }), { ...context(store), executionId: '11' })).toMatchObject({ kind: 'pending', notice: NOTICE_OTHER_EXECUTION });
+		expect(Object.keys(store.runs)).toEqual(['ap1']);
+		expect(store.decided).toEqual([]);
+	});
+
+	it('once handed out again from the copy, its own decision applies; the original execution and older stores decide as before', () => {
+		const copy = pausedIn('10');
+		reissuePausedRun(copy, 'ap1', hashReviewToken(REVIEW_TOKEN), '11');
+		expect(actionForItem(decision(copy), { ...context(copy), executionId: '11' }).kind).toBe('continue');
+		const original = pausedIn('10');
+		expect(actionForItem(decision(original), { ...context(original), executionId: '10' }).kind).toBe('continue');
+		const older = pausedIn(undefined);
+		expect(actionForItem(decision(older), { ...context(older), executionId: '11' }).kind).toBe('continue');
+	});
+
+	it('an expiry still applies in a copy (it only denies)', () => {
+		const store = pausedIn('10');
+		const action = actionForItem(webhook({ reviewToken: REVIEW_TOKEN }, { approved: true }), { ...context(store, new Date('2026-01-03T00:00:00.000Z')), executionId: '11' });
+		expect(action.kind).toBe('continue');
+		const state = action.kind === 'continue' ? action.state : undefined;
+		expect(state?.phase.name === 'run_tools' && state.phase.calls[0].review?.status).not.toBe('approved');
 	});
 });

@@ -74,7 +74,8 @@ describe('channels and calls waiting for input', () => {
 		const store = openStore({});
 		savePausedRun(store, 'ap1', state, approval.requestedAt, 'sha256:h');
 		store.lastOrder = ['ap1'];
-		return { store, catalog: tools, now: new Date('2030-01-01T06:00:00.000Z') };
+		// Answers as they come straight from a send-and-wait node.
+		return { store, catalog: tools, now: new Date('2030-01-01T06:00:00.000Z'), fromSendAndWait: true };
 	}
 
 	it('an approve answers no input: nothing is applied and the request goes out again with a notice', () => {

@@ -105,7 +105,7 @@ describe('paused-run store', () => {
 		expect(() => actionForItem({ ...decision('a'), decisions: [] }, { store, catalog, now: new Date('2026-01-01T01:00:01.000Z') })).toThrow(/Decision rejected/);
 		expect(peekPausedRun(store, 'a')).toMatchObject({ pausedAt: 't', reviewTokenHash: 'f'.repeat(64) });
 		const taken = takePausedRun(store, 'a');
-		if (taken.kind === 'run') restorePausedRun(store, 'a', taken.state, taken.pausedAt, taken.reviewTokenHash);
+		if (taken.kind === 'run') restorePausedRun(store, 'a', taken);
 		expect(store.decided).toEqual([]);
 	});
 
