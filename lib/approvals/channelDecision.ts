@@ -85,7 +85,8 @@ export function readChannelAnswer(json: Json): ChannelAnswer | undefined {
 	const approved = perCall ? perCall.some((c) => c.choice === 'approve') : asBoolean(source.approved);
 	if (approved === undefined) return { kind: 'no-decision', ...(approvalId ? { approvalId } : {}) };
 	const reason = text(source, 'reason') ?? (perCall ? text(source, CHANNEL_REASON_LABEL) : undefined);
-	const reviewToken = webhook ? ((isJsonObject(json.query) ? text(json.query, REVIEW_TOKEN_PARAM) : undefined) ?? text(source, REVIEW_TOKEN_PARAM)) : undefined;
+	// A Wait node's URL or body, or (for an answer that comes through other nodes) the answer itself.
+	const reviewToken = (webhook && isJsonObject(json.query) ? text(json.query, REVIEW_TOKEN_PARAM) : undefined) ?? text(source, REVIEW_TOKEN_PARAM);
 	const reviewer = text(source, 'reviewer');
 	const codes = list(source, 'code') ?? list(source, 'codes');
 	const argsHashes = list(source, 'argsHash') ?? list(source, 'argsHashes');

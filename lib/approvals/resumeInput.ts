@@ -53,11 +53,17 @@ export interface ResumeContext {
 	/** The n8n execution running now (see PausedEntry.executionId). */
 	executionId?: string;
 	/**
-	 * The items come straight from a send-and-wait node (its operation is n8n's `sendAndWait`). Only
-	 * then does a `data.approved` that names no approval, code or hash count as a person's answer:
-	 * the same shape from any other node (an API's `{ data: { approved: true } }`) is input.
+	 * The items come straight from a send-and-wait node (its operation is n8n's `sendAndWait`) that
+	 * follows this Agent. n8n signs such a node's links, so its `data.approved` is a person's answer;
+	 * the same shape from any other node (an API's `{ data: { approved: true } }`, a Set node) is data
+	 * unless it carries the approval's review secret.
 	 */
 	fromSendAndWait?: boolean;
+	/**
+	 * The workflow runs in n8n's legacy execution order (v0), where the Agent may run again before
+	 * a send-and-wait node answers an earlier run: positions then may name the wrong approval.
+	 */
+	legacyOrder?: boolean;
 }
 
 export const NOTICE_NO_DECISION =
@@ -68,6 +74,8 @@ export const NOTICE_WEBHOOK_WITHOUT_SECRET =
 	'A decision was POSTed to the Wait node without this approval\'s review secret, so it was not applied (on n8n 1.x anyone who can reach n8n could POST to a Wait node\'s URL). POST to the request\'s reviewUrl, which carries the secret, or add "reviewToken" to the body. The calls are still pending.';
 export const NOTICE_OTHER_EXECUTION =
 	'This execution is a copy of the one that asked for this review (n8n\'s Retry), so the decision made there is not applied here: it may have run the calls already. Decide again on this request to run them in this execution.';
+export const NOTICE_NOT_FROM_SEND_AND_WAIT =
+	'An answer with data.approved reached the Agent from a node that is not a send-and-wait node, without this approval\'s review secret, so it was not applied (an API\'s answer or a Set node is not a person\'s decision). Wire the send-and-wait node straight to the Agent, or add "reviewToken" (from the request\'s reviewUrl) to the answer. The calls are still pending.';
 export const NOTICE_STILL_OPEN =
 	'Another approval of this execution ended the wait first (it was decided, or it expired); this one has not expired and its calls are still pending.';
 
@@ -79,13 +87,6 @@ function openExpiry(run: PausedRun): string | undefined {
 function isExpired(run: PausedRun, now: Date): boolean {
 	const expiresAt = openExpiry(run);
 	return expiresAt === undefined || isAtOrAfter(now.toISOString(), expiresAt);
-}
-
-/** The answer names the calls it decides (codes, argument hashes, or the custom form's per-call codes). */
-function bindsCalls(answer: NonNullable<ReturnType<typeof readChannelAnswer>>): boolean {
-	if (answer.kind !== 'decision') return false;
-	const { codes, argsHashes, perCall } = answer.decision;
-	return Boolean(codes?.length || argsHashes?.length || perCall?.length);
 }
 
 /** The run was handed out by another execution, which this one is a copy of (a Retry). */
@@ -213,20 +214,15 @@ export function actionForItem(json: Record<string, unknown>, context: ResumeCont
 	// This execution never paused a run: an item that looks like an answer (a Webhook trigger's body
 	// with an `approved` field, an HTTP result with `data.approved`) is a new run's input.
 	if (!named && !hasPausedRuns(store) && store.decided.length === 0) return { kind: 'start' };
-	if (!isWebhookShaped(json) && !named && !bindsCalls(answer) && context.fromSendAndWait !== true) {
-		// `data.approved` from a node that is no send-and-wait node (an API's answer in a loop, a Set
-		// node) says nothing a person decided on: input for a new run, never a yes or a no.
-		if (answer.kind === 'no-decision' || !hasPausedRuns(store)) return { kind: 'start' };
-		throw new ResumeRefused(
-			'An item with data.approved reached the Agent from a node that is no send-and-wait node, while a run waits for review; it was not taken as a decision',
-			'Wire the send-and-wait node (Slack, Gmail, Telegram… "Send and Wait for Response") straight to this node, or give the answer an approvalId (or the calls\' codes).',
-		);
-	}
+	// A `data` answer from a node that is no send-and-wait node (an API's answer in a loop, a Set
+	// node): data, unless it carries the approval's review secret (checked below, as for a Wait node).
+	const fromOtherNode = !isWebhookShaped(json) && context.fromSendAndWait !== true;
+	if (fromOtherNode && (answer.kind === 'no-decision' || !hasPausedRuns(store))) return { kind: 'start' };
 	// Paired back to the "Needs approval" item it answers (when its position can be trusted); with a
-	// single pending approval, that one. Not when runs paused by an earlier pass of this node (a loop,
-	// n8n's legacy execution order) are missing from the last output's order: positions and "the
-	// single one" would then name the wrong approval.
-	const positionsHoldAll = Object.keys(store.runs).every((id) => store.lastOrder.includes(id));
+	// single pending approval, that one. In the legacy execution order, not when runs paused by an
+	// earlier pass of this node are missing from the last output's order: the Agent may have run
+	// again before the answer came, and positions would name the wrong approval.
+	const positionsHoldAll = !context.legacyOrder || Object.keys(store.runs).every((id) => store.lastOrder.includes(id));
 	const index = context.pairedStraight === true ? context.pairedIndex : undefined;
 	const approvalId =
 		named ??
@@ -248,7 +244,9 @@ export function actionForItem(json: Record<string, unknown>, context: ResumeCont
 	const decision = answer.decision;
 	const run = peekPausedRun(store, approvalId);
 	if (run) {
-		if (decision.viaWebhook && !reviewTokenMatches(decision.reviewToken, run.reviewTokenHash)) return stillPending(context, approvalId, run, NOTICE_WEBHOOK_WITHOUT_SECRET);
+		if ((decision.viaWebhook || fromOtherNode) && !reviewTokenMatches(decision.reviewToken, run.reviewTokenHash)) {
+			return stillPending(context, approvalId, run, decision.viaWebhook ? NOTICE_WEBHOOK_WITHOUT_SECRET : NOTICE_NOT_FROM_SEND_AND_WAIT);
+		}
 		const problem = bindingProblem(decision, run.state);
 		if (problem) return stillPending(context, approvalId, run, problem);
 		// Fail closed: an approve cannot answer a server's input request (it carries no values), so nothing is applied.

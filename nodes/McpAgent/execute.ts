@@ -156,15 +156,29 @@ function inputStraightFromHere(context: IExecuteFunctions): boolean {
 /** The operation of every n8n send-and-wait node (n8n-workflow's SEND_AND_WAIT_OPERATION, not exported by older 1.x). */
 const SEND_AND_WAIT_OPERATION = 'sendAndWait';
 
-/** Whether this run's input comes from a send-and-wait node (Slack, Gmail, Telegram…, any channel). */
+/**
+ * Whether this run's input comes straight from a send-and-wait node (Slack, Gmail, Telegram…, any
+ * channel) that follows this Agent (a send-and-wait node asking something else is no answer here).
+ */
 function inputFromSendAndWait(context: IExecuteFunctions): boolean {
 	try {
 		const source = context.getInputSourceData(0)?.previousNode;
 		if (!source || typeof context.getParentNodes !== 'function') return false;
-		const parents = context.getParentNodes(nodeOf(context).name, { connectionType: NodeConnectionTypes.Main, depth: 1, includeNodeParameters: true });
-		return parents.find((node) => node.name === source)?.parameters?.operation === SEND_AND_WAIT_OPERATION;
+		const self = nodeOf(context).name;
+		const parents = context.getParentNodes(self, { connectionType: NodeConnectionTypes.Main, depth: 1, includeNodeParameters: true });
+		if (parents.find((node) => node.name === source)?.parameters?.operation !== SEND_AND_WAIT_OPERATION) return false;
+		return context.getParentNodes(source, { connectionType: NodeConnectionTypes.Main, depth: -1 }).some((node) => node.name === self);
 	} catch {
 		return false;
+	}
+}
+
+/** n8n's legacy execution order (v0): workflows that predate v1 have no setting and run in it. */
+function runsInLegacyOrder(context: IExecuteFunctions): boolean {
+	try {
+		return typeof context.getWorkflowSettings !== 'function' || context.getWorkflowSettings()?.executionOrder !== 'v1';
+	} catch {
+		return true;
 	}
 }
 
@@ -188,6 +202,8 @@ interface Shared {
 	pairedStraight: boolean;
 	/** See inputFromSendAndWait. */
 	fromSendAndWait: boolean;
+	/** See runsInLegacyOrder. */
+	legacyOrder: boolean;
 	/** n8n's id of this execution (a Retry runs under a new one). */
 	executionId?: string;
 }
@@ -235,6 +251,7 @@ function actionFor(this: IExecuteFunctions, itemIndex: number, item: INodeExecut
 			pairedIndex: pairedIndex(item),
 			pairedStraight: shared.pairedStraight,
 			fromSendAndWait: shared.fromSendAndWait,
+			legacyOrder: shared.legacyOrder,
 			executionId: shared.executionId,
 			// Per execution: a Retry's copy applies only a yes given to it (PausedEntry.executionId).
 			claimResume: (approvalId) => resumedRuns.claim([`${shared.executionId ?? ''}/${approvalId}`]),
@@ -419,6 +436,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 			prompts: promptReaders(this),
 			pairedStraight: hasPausedRuns(store) && inputStraightFromHere(this),
 			fromSendAndWait: hasPausedRuns(store) && inputFromSendAndWait(this),
+			legacyOrder: hasPausedRuns(store) && runsInLegacyOrder(this),
 			executionId: typeof this.getExecutionId === 'function' ? this.getExecutionId() : undefined,
 		};
 		if (isWiredStraightBack(items.map((item) => item.json as Record<string, unknown>), { store, now: new Date() })) {

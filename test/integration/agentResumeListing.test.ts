@@ -76,7 +76,10 @@ function execution(items: Array<Record<string, unknown>>, tools: ServerHandle[],
 		// The channel route's answer comes straight from a send-and-wait node (Slack's "Send and Wait").
 		getInputSourceData: () => ({ previousNode: 'Slack' }),
 		getParentNodes: (node: string, options: { includeNodeParameters?: boolean }) =>
-			node === 'MCP Agent' ? [{ name: 'Slack', type: 'n8n-nodes-base.slack', typeVersion: 2, disabled: false, ...(options.includeNodeParameters ? { parameters: { operation: 'sendAndWait' } } : {}) }] : [],
+			node === 'MCP Agent'
+				? [{ name: 'Slack', type: 'n8n-nodes-base.slack', typeVersion: 2, disabled: false, ...(options.includeNodeParameters ? { parameters: { operation: 'sendAndWait' } } : {}) }]
+				: [{ name: 'MCP Agent', type: 'mcpAgent', typeVersion: 1, disabled: false }],
+		getWorkflowSettings: () => ({ executionOrder: 'v1' }),
 		getContext: () => nodeContext,
 		getCredentials: async () => ({ apiKey: 'sk-test' }),
 		evaluateExpression: () => 'http://localhost:5678/webhook-waiting/7?signature=s',

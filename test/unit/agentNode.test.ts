@@ -189,6 +189,10 @@ function fakeContext(setup: Setup) {
 						if (node === setup.answeredFrom?.node && options.connectionType === 'main' && options.depth === 1) {
 							return setup.answeredFrom.parents.map((name) => ({ name, type: 'x', typeVersion: 1, disabled: false }));
 						}
+						if (node === setup.answeredFrom?.node && options.connectionType === 'main' && options.depth === -1) {
+							// Every ancestor: the answering node follows this Agent (its "Needs Approval" output).
+							return [...new Set([...setup.answeredFrom.parents, 'MCP Agent'])].map((name) => ({ name, type: 'x', typeVersion: 1, disabled: false }));
+						}
 						if (node === 'MCP Agent' && setup.answeredFrom && options.connectionType === 'main' && options.depth === 1) {
 							const parameters = { operation: setup.answeredFrom.operation ?? 'sendAndWait' };
 							return [{ name: setup.answeredFrom.node, type: 'x', typeVersion: 1, disabled: false, ...(options.includeNodeParameters ? { parameters } : {}) }];
@@ -200,6 +204,8 @@ function fakeContext(setup: Setup) {
 		...(setup.answeredFrom ? { getInputSourceData: () => ({ previousNode: setup.answeredFrom!.node }) } : {}),
 		...(setup.cancelSignal ? { getExecutionCancelSignal: () => setup.cancelSignal } : {}),
 		...(setup.executionId ? { getExecutionId: () => setup.executionId } : {}),
+		// n8n's default for new workflows.
+		getWorkflowSettings: () => ({ executionOrder: 'v1' }),
 		getNode: () => ({ name: 'MCP Agent', type: 'mcpAgent', typeVersion: 1, parameters: nodeParameters, id: '1', position: [0, 0] }),
 		getWorkflow: () => ({ id: 'w1', name: 'Chat agent' }),
 		getMode: () => 'webhook',
@@ -368,14 +374,20 @@ describe('resume routes', () => {
 		expect(code.calls).toHaveLength(2);
 	});
 
-	it("an item with data.approved from a node that is no send-and-wait node decides nothing while a run waits", async () => {
+	it('an item with data.approved from a node that is no send-and-wait node decides nothing while a run waits; with the review secret it does', async () => {
 		scriptModel([toolUse([{ id: 'c1', name: 'calculate', input: { expression: '1+1' } }]), answer('2')]);
-		const { code, first } = await paused();
+		const { code, first, request } = await paused();
 		// An API's answer in a loop: { data: { approved: true } } through an HTTP Request node.
-		const context = fakeContext({ items: [{ data: { id: 7, approved: true } }], tools: [code], nodeContext: first.nodeContext, answeredFrom: { node: 'HTTP Request', parents: ['Loop Over Items'], operation: 'get' }, continueOnFail: true });
-		const [[failed]] = await run(context);
+		const fromApi = { node: 'HTTP Request', parents: ['Loop Over Items'], operation: 'get' };
+		const [finished, [again]] = await run(fakeContext({ items: [{ data: { id: 7, approved: true } }], tools: [code], nodeContext: first.nodeContext, answeredFrom: fromApi }));
 		expect(code.calls).toEqual([]);
-		expect(failed.json.error).toMatch(/no send-and-wait node/);
+		expect(finished).toEqual([]);
+		expect(again.json).toMatchObject({ approvalId: request.approvalId, notice: expect.stringContaining('not a send-and-wait node') });
+		// A person's answer passed on by other nodes (an IF after the send-and-wait node) names the approval's secret.
+		const reviewToken = new URL(again.json.reviewUrl).searchParams.get('reviewToken');
+		const [[done]] = await run(fakeContext({ items: [{ data: { approved: true, reviewToken } }], tools: [code], nodeContext: first.nodeContext, answeredFrom: { node: 'IF', parents: ['Slack'], operation: 'none' } }));
+		expect(code.calls).toEqual([{ expression: '1+1' }]);
+		expect(done.json.output).toBe('2');
 	});
 
 	it('a send-and-wait approval (paired with its request) approves the call', async () => {

@@ -11,7 +11,7 @@ import { CHANNEL_REASON_LABEL } from '../../lib/approvals/channelForm';
 import { awaitingPerson } from '../../lib/agent/step';
 import { readChannelAnswer, readChannelDecision } from '../../lib/approvals/channelDecision';
 import { openStore, peekPausedRun, reissuePausedRun, savePausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
-import { actionForItem, isWiredStraightBack, NOTICE_NO_DECISION, NOTICE_OTHER_EXECUTION, NOTICE_STILL_OPEN, NOTICE_WEBHOOK_WITHOUT_SECRET, ResumeRefused } from '../../lib/approvals/resumeInput';
+import { actionForItem, isWiredStraightBack, NOTICE_NO_DECISION, NOTICE_NOT_FROM_SEND_AND_WAIT, NOTICE_OTHER_EXECUTION, NOTICE_STILL_OPEN, NOTICE_WEBHOOK_WITHOUT_SECRET, ResumeRefused } from '../../lib/approvals/resumeInput';
 import { hashReviewToken } from '../../lib/approvals/reviewToken';
 import { RecentDecisions } from '../../lib/approvals/recentDecisions';
 
@@ -310,31 +310,41 @@ describe('actionForItem: a data.approved that no person gave', () => {
 
 	it('from a node that is no send-and-wait node, it decides nothing while a run waits (an API answer in a loop)', () => {
 		const store = storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')]);
-		expect(() => actionForItem({ data: { id: 7, title: 'Publish post', approved: true } }, fromElsewhere(store))).toThrow(/no send-and-wait node/);
+		expect(actionForItem({ data: { id: 7, title: 'Publish post', approved: true } }, fromElsewhere(store))).toMatchObject({ kind: 'pending', approvalId: 'ap1', notice: NOTICE_NOT_FROM_SEND_AND_WAIT });
 		expect(Object.keys(store.runs)).toEqual(['ap1']);
+		expect(store.decided).toEqual([]);
 		// Without `approved` it is plain input for a new run, not an answer that keeps the run waiting.
 		expect(actionForItem({ data: { id: 8 } }, fromElsewhere(store))).toEqual({ kind: 'start' });
 		// With nothing waiting, it is a new run's input.
 		expect(actionForItem({ data: { approved: true } }, fromElsewhere(storeWith()))).toEqual({ kind: 'start' });
 	});
 
-	it('an answer bound to the calls (their codes) still decides from any node', () => {
+	it("naming the approval or the calls' codes is not enough from another node (anyone who saw the request knows them); the review secret is", () => {
 		const state = paused('ap1', '2026-01-02T00:00:00.000Z');
 		const store = storeWith(['ap1', state]);
 		const codes = state.phase.name === 'run_tools' ? awaitingPerson(state.phase).map((call) => callCode(boundArgsHash(call))) : [];
-		expect(actionForItem({ data: { approved: true, code: codes.join(',') } }, fromElsewhere(store)).kind).toBe('continue');
+		for (const data of [{ approved: true, code: codes.join(',') }, { approved: true, approvalId: 'ap1' }, { approved: true, approvalId: 'ap1', reviewToken: 'guessed-0123456789abcdef' }]) {
+			expect(actionForItem({ data }, fromElsewhere(store))).toMatchObject({ kind: 'pending', notice: NOTICE_NOT_FROM_SEND_AND_WAIT });
+		}
+		expect(actionForItem({ data: { approved: true, code: codes.join(','), reviewToken: REVIEW_TOKEN } }, fromElsewhere(store)).kind).toBe('continue');
 	});
 
 	it('neither the position nor "the single pending one" names an approval when runs paused by an earlier pass of the node are not in the last order', () => {
 		// n8n's legacy execution order: the Agent ran twice (approvals A, then B) before the send-and-wait answered A.
 		const store = storeWith(['apA', paused('apA', '2026-01-02T00:00:00.000Z', 'a')], ['apB', paused('apB', '2026-01-02T00:00:00.000Z', 'b')]);
 		store.lastOrder = ['apB'];
+		const legacy = (pairedIndex?: number) => ({ ...context(store, BEFORE_EXPIRY, pairedIndex), legacyOrder: true });
 		for (const pairedIndex of [undefined, 0]) {
-			expect(() => actionForItem({ data: { approved: true } }, context(store, BEFORE_EXPIRY, pairedIndex))).toThrow(/not clear which pending approval/);
+			expect(() => actionForItem({ data: { approved: true } }, legacy(pairedIndex))).toThrow(/not clear which pending approval/);
 		}
 		expect(Object.keys(store.runs).sort()).toEqual(['apA', 'apB']);
 		// Naming the approval still works.
-		expect(actionForItem({ data: { approved: true, approvalId: 'apA', reviewToken: REVIEW_TOKEN } }, context(store)).kind).toBe('continue');
+		expect(actionForItem({ data: { approved: true, approvalId: 'apA' } }, legacy()).kind).toBe('continue');
+		// In the v1 order (n8n's default) a run left out of the last output (a send-and-wait node asks for the first item only) keeps nothing from pairing.
+		const v1 = storeWith(['apA', paused('apA', '2026-01-02T00:00:00.000Z', 'a')], ['apB', paused('apB', '2026-01-02T00:00:00.000Z', 'b')]);
+		v1.lastOrder = ['apB'];
+		expect(actionForItem({ data: { approved: true } }, context(v1, BEFORE_EXPIRY, 0)).kind).toBe('continue');
+		expect(Object.keys(v1.runs)).toEqual(['apA']);
 	});
 });
 
