@@ -46,10 +46,11 @@ export interface ResumeContext {
 	 */
 	pairedStraight?: boolean;
 	/**
-	 * Claims a paused run for this execution (recentDecisions.ts resumedRuns): false when this
-	 * process continued it a moment ago in another execution, which makes this one a replay.
+	 * Claims a paused run (recentDecisions.ts resumedRuns), given the execution that handed it out
+	 * (undefined for runs stored before that was recorded): false when this process continued it
+	 * already in another copy of that execution, which makes this one a replay.
 	 */
-	claimResume?: (approvalId: string) => boolean;
+	claimResume?: (approvalId: string, handedOutBy: string | undefined) => boolean;
 	/** The n8n execution running now (see PausedEntry.executionId). */
 	executionId?: string;
 	/**
@@ -89,6 +90,12 @@ function isExpired(run: PausedRun, now: Date): boolean {
 	return expiresAt === undefined || isAtOrAfter(now.toISOString(), expiresAt);
 }
 
+/** The paused run whose review secret this is, if any. */
+function approvalOfSecret(store: PausedRunStore, token: string | undefined): string | undefined {
+	if (token === undefined) return undefined;
+	return Object.keys(store.runs).find((id) => reviewTokenMatches(token, store.runs[id].reviewTokenHash));
+}
+
 /** The run was handed out by another execution, which this one is a copy of (a Retry). */
 function handedOutElsewhere(run: PausedRun, context: ResumeContext): boolean {
 	return run.executionId !== undefined && run.executionId !== context.executionId;
@@ -114,7 +121,7 @@ function resume(context: ResumeContext, approvalId: string, apply: (state: Agent
 		throw new ResumeRefused(`Decision rejected: ${(error as Error).message}`);
 	}
 	// The same execution resumed twice at once (n8n 1.x): the other copy of this run goes on.
-	if (context.claimResume && !context.claimResume(approvalId)) return { kind: 'replayed' };
+	if (context.claimResume && !context.claimResume(approvalId, taken.executionId)) return { kind: 'replayed' };
 	// Pinning at execution time: approved calls run only if their tool is still what the reviewer saw.
 	return { kind: 'continue', state: step(state, { type: 'catalog_refreshed', tools: context.catalog }) };
 }
@@ -226,7 +233,9 @@ export function actionForItem(json: Record<string, unknown>, context: ResumeCont
 	const index = context.pairedStraight === true ? context.pairedIndex : undefined;
 	const approvalId =
 		named ??
-		(!positionsHoldAll ? undefined : index !== undefined && index >= 0 && index < store.lastOrder.length ? store.lastOrder[index] : store.lastOrder.length === 1 ? store.lastOrder[0] : undefined);
+		(!positionsHoldAll ? undefined : index !== undefined && index >= 0 && index < store.lastOrder.length ? store.lastOrder[index] : store.lastOrder.length === 1 ? store.lastOrder[0] : undefined) ??
+		// A review secret belongs to one approval: it names it when nothing else does.
+		(answer.kind === 'decision' ? approvalOfSecret(store, answer.decision.reviewToken) : undefined);
 
 	if (answer.kind === 'no-decision') {
 		const run = approvalId ? peekPausedRun(store, approvalId) : undefined;

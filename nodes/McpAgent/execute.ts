@@ -253,8 +253,9 @@ function actionFor(this: IExecuteFunctions, itemIndex: number, item: INodeExecut
 			fromSendAndWait: shared.fromSendAndWait,
 			legacyOrder: shared.legacyOrder,
 			executionId: shared.executionId,
-			// Per execution: a Retry's copy applies only a yes given to it (PausedEntry.executionId).
-			claimResume: (approvalId) => resumedRuns.claim([`${shared.executionId ?? ''}/${approvalId}`]),
+			// Per execution that handed the run out: a Retry's copy applies only a yes given to it
+			// (PausedEntry.executionId); runs stored without one are claimed process-wide.
+			claimResume: (approvalId, handedOutBy) => resumedRuns.claim([`${handedOutBy ?? ''}/${approvalId}`]),
 		});
 	} catch (error) {
 		throw toNodeError(this, error, itemIndex);

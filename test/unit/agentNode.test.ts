@@ -146,7 +146,9 @@ interface Setup {
 	 * The node this run's input came from, its parents on the main input (getInputSourceData,
 	 * getParentNodes) and its operation (default: n8n's send-and-wait, as Slack's "Send and Wait").
 	 */
-	answeredFrom?: { node: string; parents: string[]; operation?: string };
+	answeredFrom?: { node: string; parents: string[]; operation?: string; followsAgent?: boolean };
+	/** The workflow's execution order setting (default n8n's 'v1'; null: a workflow without the setting). */
+	executionOrder?: 'v0' | 'v1' | null;
 	/** Each item's pairedItem index (default: its own position). */
 	pairedItems?: number[];
 	/** n8n's id of the execution (the context has no getExecutionId without it, as in older tests). */
@@ -190,8 +192,9 @@ function fakeContext(setup: Setup) {
 							return setup.answeredFrom.parents.map((name) => ({ name, type: 'x', typeVersion: 1, disabled: false }));
 						}
 						if (node === setup.answeredFrom?.node && options.connectionType === 'main' && options.depth === -1) {
-							// Every ancestor: the answering node follows this Agent (its "Needs Approval" output).
-							return [...new Set([...setup.answeredFrom.parents, 'MCP Agent'])].map((name) => ({ name, type: 'x', typeVersion: 1, disabled: false }));
+							// Every ancestor: the answering node follows this Agent (its "Needs Approval" output), unless the test says not.
+							const ancestors = setup.answeredFrom.followsAgent === false ? setup.answeredFrom.parents : [...new Set([...setup.answeredFrom.parents, 'MCP Agent'])];
+							return ancestors.map((name) => ({ name, type: 'x', typeVersion: 1, disabled: false }));
 						}
 						if (node === 'MCP Agent' && setup.answeredFrom && options.connectionType === 'main' && options.depth === 1) {
 							const parameters = { operation: setup.answeredFrom.operation ?? 'sendAndWait' };
@@ -205,7 +208,7 @@ function fakeContext(setup: Setup) {
 		...(setup.cancelSignal ? { getExecutionCancelSignal: () => setup.cancelSignal } : {}),
 		...(setup.executionId ? { getExecutionId: () => setup.executionId } : {}),
 		// n8n's default for new workflows.
-		getWorkflowSettings: () => ({ executionOrder: 'v1' }),
+		getWorkflowSettings: () => (setup.executionOrder === null ? {} : { executionOrder: setup.executionOrder ?? 'v1' }),
 		getNode: () => ({ name: 'MCP Agent', type: 'mcpAgent', typeVersion: 1, parameters: nodeParameters, id: '1', position: [0, 0] }),
 		getWorkflow: () => ({ id: 'w1', name: 'Chat agent' }),
 		getMode: () => 'webhook',
@@ -384,10 +387,54 @@ describe('resume routes', () => {
 		expect(finished).toEqual([]);
 		expect(again.json).toMatchObject({ approvalId: request.approvalId, notice: expect.stringContaining('not a send-and-wait node') });
 		// A person's answer passed on by other nodes (an IF after the send-and-wait node) names the approval's secret.
-		const reviewToken = new URL(again.json.reviewUrl).searchParams.get('reviewToken');
+		const reviewToken = new URL(String(again.json.reviewUrl)).searchParams.get('reviewToken');
 		const [[done]] = await run(fakeContext({ items: [{ data: { approved: true, reviewToken } }], tools: [code], nodeContext: first.nodeContext, answeredFrom: { node: 'IF', parents: ['Slack'], operation: 'none' } }));
 		expect(code.calls).toEqual([{ expression: '1+1' }]);
 		expect(done.json.output).toBe('2');
+	});
+
+	it('a send-and-wait node that does not follow this Agent (it asks something else) gives no answer to the waiting run', async () => {
+		scriptModel([toolUse([{ id: 'c1', name: 'calculate', input: { expression: '1+1' } }]), answer('2')]);
+		const { code, first, request } = await paused();
+		const [finished, [again]] = await run(fakeContext({ items: [{ data: { approved: true } }], tools: [code], nodeContext: first.nodeContext, answeredFrom: { node: 'Ask the manager', parents: ['Schedule'], followsAgent: false } }));
+		expect(code.calls).toEqual([]);
+		expect(finished).toEqual([]);
+		expect(again.json).toMatchObject({ approvalId: request.approvalId, notice: expect.stringContaining('not a send-and-wait node') });
+	});
+
+	it('a run paused before its execution was recorded is still continued once: a Retry copy of it is a replay', async () => {
+		scriptModel([toolUse([{ id: 'c1', name: 'calculate', input: { expression: '1+1' } }]), answer('2')]);
+		// Paused by the previous release: no execution id in the store.
+		const { code, first, request } = await paused();
+		const decision = { kind: 'mcp-agent.approval-decision', approvalId: request.approvalId, reviewer: 'Ana', decidedAt: new Date().toISOString(), decisions: [{ callId: 'c1', argsHash: request.calls[0].argsHash, decision: 'approve' }] };
+		const copy = structuredClone(first.nodeContext);
+		const [[done]] = await run(fakeContext({ items: [decision], tools: [code], nodeContext: first.nodeContext, executionId: '10' }));
+		expect(done.json.output).toBe('2');
+		const [again, waiting] = await run(fakeContext({ items: [decision], tools: [code], nodeContext: copy, executionId: '11' }));
+		expect([again, waiting]).toEqual([[], []]);
+		expect(code.calls).toEqual([{ expression: '1+1' }]);
+	});
+
+	it("in n8n's legacy execution order a position does not name an approval while a run paused by an earlier pass waits too; in v1 it does", async () => {
+		for (const executionOrder of ['v1', null] as const) {
+			const code = codeTool(fakeSubNode('Code Tool'));
+			// Two items pause A and B; Slack asks about the first only (A), whose run pauses again as C; B stays waiting.
+			scriptModel([
+				toolUse([{ id: 'a1', name: 'calculate', input: { expression: '1+1' } }]),
+				toolUse([{ id: 'b1', name: 'calculate', input: { expression: '2+2' } }]),
+				toolUse([{ id: 'a2', name: 'calculate', input: { expression: '3+3' } }]),
+				answer('6'),
+			]);
+			const first = fakeContext({ items: [{ chatInput: 'one' }, { chatInput: 'two' }], tools: [code], executionOrder });
+			await run(first);
+			const fromSlack = { node: 'Slack', parents: ['MCP Agent'] };
+			const [, [c]] = await run(fakeContext({ items: [{ data: { approved: true } }], pairedItems: [0], tools: [code], nodeContext: first.nodeContext, answeredFrom: fromSlack, executionOrder }));
+			expect((c.json as Record<string, any>).calls[0].arguments).toEqual({ expression: '3+3' });
+			const answerC = fakeContext({ items: [{ data: { approved: true } }], pairedItems: [0], tools: [code], nodeContext: first.nodeContext, answeredFrom: fromSlack, executionOrder, continueOnFail: true });
+			const [[out]] = await run(answerC);
+			if (executionOrder === 'v1') expect(out.json.output).toBe('6');
+			else expect(out.json.error).toMatch(/not clear which pending approval/);
+		}
 	});
 
 	it('a send-and-wait approval (paired with its request) approves the call', async () => {

@@ -286,7 +286,7 @@ describe('a channel answer paired by position (F1: nodes between "Needs Approval
 describe('actionForItem: one execution resumed twice at once (n8n 1.x)', () => {
 	it('the first copy of the paused run continues; the other, with the same decision, is a replay that changes nothing', () => {
 		const claims = new RecentDecisions(60_000);
-		const claimResume = (approvalId: string) => claims.claim([approvalId]);
+		const claimResume = (approvalId: string, handedOutBy: string | undefined) => claims.claim([`${handedOutBy ?? ''}/${approvalId}`]);
 		// Each resumed execution loads its own copy of the paused run from n8n's database.
 		const copies = [1, 2].map(() => storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')]));
 		const answer = webhook({ reviewToken: REVIEW_TOKEN }, { approved: true });
@@ -297,7 +297,7 @@ describe('actionForItem: one execution resumed twice at once (n8n 1.x)', () => {
 
 	it('a decision that is refused claims nothing: the next decision for that approval applies', () => {
 		const claims = new RecentDecisions(60_000);
-		const claimResume = (approvalId: string) => claims.claim([approvalId]);
+		const claimResume = (approvalId: string, handedOutBy: string | undefined) => claims.claim([`${handedOutBy ?? ''}/${approvalId}`]);
 		const store = storeWith(['ap1', paused('ap1', '2026-01-02T00:00:00.000Z')]);
 		const wrongCall = { kind: 'mcp-agent.approval-decision', approvalId: 'ap1', reviewer: 'Ana', decisions: [{ callId: 'c9', argsHash: 'sha256:x', decision: 'approve' }] };
 		expect(() => actionForItem(wrongCall, { ...context(store), claimResume })).toThrow(ResumeRefused);
@@ -345,6 +345,19 @@ describe('actionForItem: a data.approved that no person gave', () => {
 		v1.lastOrder = ['apB'];
 		expect(actionForItem({ data: { approved: true } }, context(v1, BEFORE_EXPIRY, 0)).kind).toBe('continue');
 		expect(Object.keys(v1.runs)).toEqual(['apA']);
+	});
+});
+
+describe('actionForItem: the review secret names its approval', () => {
+	it('an answer with one approval\'s secret, and no approvalId or trusted position, decides that approval', () => {
+		const store = openStore({});
+		savePausedRun(store, 'apA', paused('apA', '2026-01-02T00:00:00.000Z', 'a'), REQUESTED, hashReviewToken('secret-of-a-0123456789abcdef'));
+		savePausedRun(store, 'apB', paused('apB', '2026-01-02T00:00:00.000Z', 'b'), REQUESTED, hashReviewToken('secret-of-b-0123456789abcdef'));
+		store.lastOrder = ['apA', 'apB'];
+		const action = actionForItem({ data: { approved: true, reviewToken: 'secret-of-b-0123456789abcdef' } }, { ...context(store), fromSendAndWait: false });
+		expect(action.kind).toBe('continue');
+		expect(Object.keys(store.runs)).toEqual(['apA']);
+		expect(() => actionForItem({ data: { approved: true, reviewToken: 'no-such-secret-0123456789ab' } }, { ...context(store), fromSendAndWait: false })).toThrow(/not clear which/);
 	});
 });
 
