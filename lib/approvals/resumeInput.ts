@@ -90,10 +90,11 @@ function isExpired(run: PausedRun, now: Date): boolean {
 	return expiresAt === undefined || isAtOrAfter(now.toISOString(), expiresAt);
 }
 
-/** The paused run whose review secret this is, if any. */
+/** The one paused run whose review secret this is (each approval has its own), if any. */
 function approvalOfSecret(store: PausedRunStore, token: string | undefined): string | undefined {
 	if (token === undefined) return undefined;
-	return Object.keys(store.runs).find((id) => reviewTokenMatches(token, store.runs[id].reviewTokenHash));
+	const matching = Object.keys(store.runs).filter((id) => reviewTokenMatches(token, store.runs[id].reviewTokenHash));
+	return matching.length === 1 ? matching[0] : undefined;
 }
 
 /** The run was handed out by another execution, which this one is a copy of (a Retry). */
@@ -233,9 +234,10 @@ export function actionForItem(json: Record<string, unknown>, context: ResumeCont
 	const index = context.pairedStraight === true ? context.pairedIndex : undefined;
 	const approvalId =
 		named ??
-		(!positionsHoldAll ? undefined : index !== undefined && index >= 0 && index < store.lastOrder.length ? store.lastOrder[index] : store.lastOrder.length === 1 ? store.lastOrder[0] : undefined) ??
-		// A review secret belongs to one approval: it names it when nothing else does.
-		(answer.kind === 'decision' ? approvalOfSecret(store, answer.decision.reviewToken) : undefined);
+		// A review secret belongs to one approval: it names it before any position does (n8n pairs a
+		// resumed Wait node's one item with the first request, whichever link it was POSTed to).
+		(answer.kind === 'decision' ? approvalOfSecret(store, answer.decision.reviewToken) : undefined) ??
+		(!positionsHoldAll ? undefined : index !== undefined && index >= 0 && index < store.lastOrder.length ? store.lastOrder[index] : store.lastOrder.length === 1 ? store.lastOrder[0] : undefined);
 
 	if (answer.kind === 'no-decision') {
 		const run = approvalId ? peekPausedRun(store, approvalId) : undefined;
@@ -247,7 +249,7 @@ export function actionForItem(json: Record<string, unknown>, context: ResumeCont
 	if (!approvalId) {
 		throw new ResumeRefused(
 			'An approval answer arrived, but it is not clear which pending approval it answers',
-			'Wire the send-and-wait node directly between "Needs Approval" and this node, or add an approvalId field to its output.',
+			'Wire the send-and-wait node directly between "Needs Approval" and this node, or add the request\'s reviewToken (the parameter of its reviewUrl) to the answer.',
 		);
 	}
 	const decision = answer.decision;

@@ -400,3 +400,16 @@ describe("actionForItem: a copy of the execution (n8n's Retry)", () => {
 		expect(state?.phase.name === 'run_tools' && state.phase.calls[0].review?.status).not.toBe('approved');
 	});
 });
+
+describe('actionForItem: a Wait node POST to the second approval\'s link', () => {
+	it('decides that approval, though n8n pairs the resumed item with the first request', () => {
+		const store = openStore({});
+		savePausedRun(store, 'apA', paused('apA', '2026-01-02T00:00:00.000Z', 'a'), REQUESTED, hashReviewToken('secret-of-a-0123456789abcdef'));
+		savePausedRun(store, 'apB', paused('apB', '2026-01-02T00:00:00.000Z', 'b'), REQUESTED, hashReviewToken('secret-of-b-0123456789abcdef'));
+		store.lastOrder = ['apA', 'apB'];
+		// The Wait node sits straight on "Needs Approval": its one resumed item is paired with item 0.
+		const action = actionForItem(webhook({ reviewToken: 'secret-of-b-0123456789abcdef' }, { approved: true }), context(store, BEFORE_EXPIRY, 0));
+		expect(action.kind).toBe('continue');
+		expect(Object.keys(store.runs)).toEqual(['apA']);
+	});
+});
