@@ -348,12 +348,18 @@ describe('actionForItem: a data.approved that no person gave', () => {
 	});
 });
 
+/** Approvals A and B pending in one execution, each with its own review secret (as the Agent makes them). */
+function twoApprovalsWithOwnSecrets(): PausedRunStore {
+	const store = openStore({});
+	savePausedRun(store, 'apA', paused('apA', '2026-01-02T00:00:00.000Z', 'a'), REQUESTED, hashReviewToken('secret-of-a-0123456789abcdef'));
+	savePausedRun(store, 'apB', paused('apB', '2026-01-02T00:00:00.000Z', 'b'), REQUESTED, hashReviewToken('secret-of-b-0123456789abcdef'));
+	store.lastOrder = ['apA', 'apB'];
+	return store;
+}
+
 describe('actionForItem: the review secret names its approval', () => {
 	it('an answer with one approval\'s secret, and no approvalId or trusted position, decides that approval', () => {
-		const store = openStore({});
-		savePausedRun(store, 'apA', paused('apA', '2026-01-02T00:00:00.000Z', 'a'), REQUESTED, hashReviewToken('secret-of-a-0123456789abcdef'));
-		savePausedRun(store, 'apB', paused('apB', '2026-01-02T00:00:00.000Z', 'b'), REQUESTED, hashReviewToken('secret-of-b-0123456789abcdef'));
-		store.lastOrder = ['apA', 'apB'];
+		const store = twoApprovalsWithOwnSecrets();
 		const action = actionForItem({ data: { approved: true, reviewToken: 'secret-of-b-0123456789abcdef' } }, { ...context(store), fromSendAndWait: false });
 		expect(action.kind).toBe('continue');
 		expect(Object.keys(store.runs)).toEqual(['apA']);
@@ -403,10 +409,7 @@ describe("actionForItem: a copy of the execution (n8n's Retry)", () => {
 
 describe('actionForItem: a Wait node POST to the second approval\'s link', () => {
 	it('decides that approval, though n8n pairs the resumed item with the first request', () => {
-		const store = openStore({});
-		savePausedRun(store, 'apA', paused('apA', '2026-01-02T00:00:00.000Z', 'a'), REQUESTED, hashReviewToken('secret-of-a-0123456789abcdef'));
-		savePausedRun(store, 'apB', paused('apB', '2026-01-02T00:00:00.000Z', 'b'), REQUESTED, hashReviewToken('secret-of-b-0123456789abcdef'));
-		store.lastOrder = ['apA', 'apB'];
+		const store = twoApprovalsWithOwnSecrets();
 		// The Wait node sits straight on "Needs Approval": its one resumed item is paired with item 0.
 		const action = actionForItem(webhook({ reviewToken: 'secret-of-b-0123456789abcdef' }, { approved: true }), context(store, BEFORE_EXPIRY, 0));
 		expect(action.kind).toBe('continue');
