@@ -5,7 +5,7 @@ import { callCode, isApprovalDecision, isApprovalRequest } from './approvalReque
 import { isWebhookShaped, readChannelAnswer, type ChannelDecision } from './channelDecision';
 import { perCallProblem } from './channelForm';
 import { hasPausedRuns, peekPausedRun, restorePausedRun, takePausedRun, type PausedRun, type PausedRunStore } from './pausedRuns';
-import { reviewTokenMatches } from './reviewToken';
+import { providedTokenHash, reviewTokenHashMatches, reviewTokenMatches } from './reviewToken';
 import { McpAgentError } from '../errors';
 
 /**
@@ -92,8 +92,10 @@ function isExpired(run: PausedRun, now: Date): boolean {
 
 /** The one paused run whose review secret this is (each approval has its own), if any. */
 function approvalOfSecret(store: PausedRunStore, token: string | undefined): string | undefined {
-	if (token === undefined) return undefined;
-	const matching = Object.keys(store.runs).filter((id) => reviewTokenMatches(token, store.runs[id].reviewTokenHash));
+	// Hashed once, whatever the number of paused runs (as the review page does).
+	const tokenHash = providedTokenHash(token);
+	if (tokenHash === undefined) return undefined;
+	const matching = Object.keys(store.runs).filter((id) => reviewTokenHashMatches(tokenHash, store.runs[id].reviewTokenHash));
 	return matching.length === 1 ? matching[0] : undefined;
 }
 
