@@ -104,6 +104,8 @@ export interface ApprovalDecisionItem {
 		inputHash?: string;
 		inputResponses?: Record<string, { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }>;
 	}>;
+	/** MCP Approval's MAC over the rest of the item (decisionProof.ts); the Agent applies nothing without it. */
+	proof?: string;
 }
 
 /**

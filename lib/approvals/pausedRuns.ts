@@ -31,6 +31,12 @@ interface PausedEntry {
 	/** SHA-256 of the approval's review secret (never the secret itself), to recognize its link later. */
 	reviewTokenHash?: string;
 	/**
+	 * The approval's decision key (decisionProof.ts): a decision item applies only with a proof made
+	 * under it. Derived from the review secret, kept only here; absent in runs paused before it was
+	 * recorded, whose decision items then decide nothing (the request goes out again, with a key).
+	 */
+	decisionKey?: string;
+	/**
 	 * The n8n execution that handed the approval out. n8n resumes a waiting execution under its own
 	 * id; a Retry copies the execution, this store included, under a new one: a decision that
 	 * reaches such a copy was made for the other execution (which may have used it already).
@@ -53,6 +59,7 @@ export interface PausedRun {
 	state: AgentState;
 	pausedAt: string;
 	reviewTokenHash?: string;
+	decisionKey?: string;
 	executionId?: string;
 }
 
@@ -121,11 +128,26 @@ function catalogsOutOfStates(store: PausedRunStore): void {
 	}
 }
 
-export function savePausedRun(store: PausedRunStore, approvalId: string, state: AgentState, now: string, reviewTokenHash?: string, executionId?: string): void {
+export function savePausedRun(
+	store: PausedRunStore,
+	approvalId: string,
+	state: AgentState,
+	now: string,
+	reviewTokenHash?: string,
+	executionId?: string,
+	decisionKey?: string,
+): void {
 	const { tools, ...rest } = state;
 	const key = catalogKey(tools);
 	if (!Object.hasOwn(store.catalogs, key)) store.catalogs[key] = tools;
-	store.runs[approvalId] = { state: rest, catalog: key, pausedAt: now, ...(reviewTokenHash ? { reviewTokenHash } : {}), ...(executionId ? { executionId } : {}) };
+	store.runs[approvalId] = {
+		state: rest,
+		catalog: key,
+		pausedAt: now,
+		...(reviewTokenHash ? { reviewTokenHash } : {}),
+		...(decisionKey ? { decisionKey } : {}),
+		...(executionId ? { executionId } : {}),
+	};
 }
 
 /**
@@ -136,7 +158,13 @@ function load(store: PausedRunStore, approvalId: string, entry: PausedEntry): Pa
 	const tools = entry.catalog !== undefined && Object.hasOwn(store.catalogs, entry.catalog) ? store.catalogs[entry.catalog] : undefined;
 	if (!Array.isArray(tools)) return undefined;
 	const state = migrateAgentState({ ...entry.state, tools }, `The paused run of approval ${approvalId}`);
-	return { state, pausedAt: entry.pausedAt, ...(entry.reviewTokenHash ? { reviewTokenHash: entry.reviewTokenHash } : {}), ...(entry.executionId ? { executionId: entry.executionId } : {}) };
+	return {
+		state,
+		pausedAt: entry.pausedAt,
+		...(entry.reviewTokenHash ? { reviewTokenHash: entry.reviewTokenHash } : {}),
+		...(entry.decisionKey ? { decisionKey: entry.decisionKey } : {}),
+		...(entry.executionId ? { executionId: entry.executionId } : {}),
+	};
 }
 
 /** A paused run without taking it (it stays paused). */
@@ -162,18 +190,21 @@ export function takePausedRun(store: PausedRunStore, approvalId: string): TakenR
 
 /** Puts a run back (its decision was rejected), so a valid decision can still resume it. */
 export function restorePausedRun(store: PausedRunStore, approvalId: string, run: PausedRun): void {
-	savePausedRun(store, approvalId, run.state, run.pausedAt, run.reviewTokenHash, run.executionId);
+	savePausedRun(store, approvalId, run.state, run.pausedAt, run.reviewTokenHash, run.executionId, run.decisionKey);
 	store.decided = store.decided.filter((id) => id !== approvalId);
 }
 
 /**
- * A paused run's request was handed out again: with this review-secret hash (a new link, or the
- * same), from this execution (a Retry's copy takes the approval over; a decision for the execution
- * it was copied from no longer applies to it).
+ * A paused run's request was handed out again: with this review-secret hash and decision key (a new
+ * link, or the same), from this execution (a Retry's copy takes the approval over; a decision for
+ * the execution it was copied from no longer applies to it).
  */
-export function reissuePausedRun(store: PausedRunStore, approvalId: string, reviewTokenHash: string, executionId?: string): void {
+export function reissuePausedRun(store: PausedRunStore, approvalId: string, reviewTokenHash: string, executionId?: string, decisionKey?: string): void {
 	const entry = Object.hasOwn(store.runs, approvalId) ? store.runs[approvalId] : undefined;
 	if (!entry) return;
+	// A new secret without a key must not keep the old secret's key (its decisions then apply nothing).
+	if (decisionKey) entry.decisionKey = decisionKey;
+	else if (entry.reviewTokenHash !== reviewTokenHash) delete entry.decisionKey;
 	entry.reviewTokenHash = reviewTokenHash;
 	if (executionId) entry.executionId = executionId;
 }

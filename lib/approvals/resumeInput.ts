@@ -7,6 +7,7 @@ import { perCallProblem } from './channelForm';
 import { hasPausedRuns, peekPausedRun, restorePausedRun, takePausedRun, type PausedRun, type PausedRunStore } from './pausedRuns';
 import { providedTokenHash, reviewTokenHashMatches, reviewTokenMatches } from './reviewToken';
 import { McpAgentError } from '../errors';
+import { decisionProofMatches } from './decisionProof';
 
 /**
  * What one input item of the Agent asks for, decided without n8n: a new run, the continuation of a
@@ -65,6 +66,18 @@ export interface ResumeContext {
 	 * a send-and-wait node answers an earlier run: positions then may name the wrong approval.
 	 */
 	legacyOrder?: boolean;
+	/**
+	 * The items come straight from an MCP Approval node of this package (n8n records which node
+	 * produced a node's input; an item cannot choose it). A decision item counts only then, and only
+	 * with its proof (decisionProof.ts).
+	 */
+	fromApprovalNode?: boolean;
+	/**
+	 * An MCP Approval node after this Agent requires reviewers to sign in to n8n: then a review secret
+	 * alone (a Wait node's POST, an answer through another node) decides nothing, since anyone sent
+	 * the link has it; only MCP Approval's own checks do.
+	 */
+	approvalSignIn?: boolean;
 }
 
 export const NOTICE_NO_DECISION =
@@ -77,6 +90,12 @@ export const NOTICE_OTHER_EXECUTION =
 	'This execution is a copy of the one that asked for this review (n8n\'s Retry), so the decision made there is not applied here: it may have run the calls already. Decide again on this request to run them in this execution.';
 export const NOTICE_NOT_FROM_SEND_AND_WAIT =
 	'An answer with data.approved reached the Agent from a node that is not a send-and-wait node, without this approval\'s review secret, so it was not applied (an API\'s answer or a Set node is not a person\'s decision). Wire the send-and-wait node straight to the Agent, or add "reviewToken" (from the request\'s reviewUrl) to the answer. The calls are still pending.';
+export const NOTICE_DECISION_NOT_FROM_APPROVAL =
+	'A decision item reached the Agent from a node other than MCP Approval, so it was not applied: anyone who saw the request could write an item of that shape. Connect MCP Approval\'s output straight to the Agent. The calls are still pending.';
+export const NOTICE_DECISION_WITHOUT_PROOF =
+	'A decision item without a valid proof from MCP Approval reached the Agent, so it was not applied (it was changed on the way, copied from another approval, or made by an earlier version of the package). Decide again on this request. The calls are still pending.';
+export const NOTICE_SIGN_IN_REQUIRED =
+	'An answer with this approval\'s review secret reached the Agent without going through MCP Approval, whose reviewers must sign in to n8n, so it was not applied: the secret is in every copy of the review link. Decide on the review page. The calls are still pending.';
 export const NOTICE_STILL_OPEN =
 	'Another approval of this execution ended the wait first (it was decided, or it expired); this one has not expired and its calls are still pending.';
 
@@ -195,6 +214,10 @@ export function actionForItem(json: Record<string, unknown>, context: ResumeCont
 	const nowIso = now.toISOString();
 
 	if (isApprovalDecision(json)) {
+		// Only MCP Approval's own checks make a decision item count: straight from its node, with its proof.
+		const run = peekPausedRun(store, json.approvalId);
+		const problem = !run ? undefined : context.fromApprovalNode !== true ? NOTICE_DECISION_NOT_FROM_APPROVAL : !decisionProofMatches(json as unknown as Record<string, unknown>, run.decisionKey) ? NOTICE_DECISION_WITHOUT_PROOF : undefined;
+		if (run && problem) return stillPending(context, json.approvalId, run, problem);
 		return resume(context, json.approvalId, (state) =>
 			step(state, {
 				type: 'approval_decided',
@@ -260,6 +283,7 @@ export function actionForItem(json: Record<string, unknown>, context: ResumeCont
 		if ((decision.viaWebhook || fromOtherNode) && !reviewTokenMatches(decision.reviewToken, run.reviewTokenHash)) {
 			return stillPending(context, approvalId, run, decision.viaWebhook ? NOTICE_WEBHOOK_WITHOUT_SECRET : NOTICE_NOT_FROM_SEND_AND_WAIT);
 		}
+		if ((decision.viaWebhook || fromOtherNode) && context.approvalSignIn === true) return stillPending(context, approvalId, run, NOTICE_SIGN_IN_REQUIRED);
 		const problem = bindingProblem(decision, run.state);
 		if (problem) return stillPending(context, approvalId, run, problem);
 		// Fail closed: an approve cannot answer a server's input request (it carries no values), so nothing is applied.

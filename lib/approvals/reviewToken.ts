@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { decisionKeyFor } from './decisionProof';
 
 /**
  * A per-approval secret carried in the review URL. n8n 1.x does not sign `$execution.resumeUrl`
@@ -71,17 +72,25 @@ export function reviewTokenInUrl(reviewUrl: unknown): string | undefined {
 	return found;
 }
 
+/** A review link as the Agent hands it out: the URL (holding the secret), its hash, and the decision key. */
+export interface ReviewLink {
+	reviewUrl?: string;
+	reviewTokenHash: string;
+	/** decisionProof.ts: kept with the paused run only, never in an item. */
+	decisionKey: string;
+}
+
 /**
  * The review link of a request handed out (again). A link handed out before is kept when it is
  * exactly this execution's resume URL with the secret whose hash the paused run holds, so a link a
  * person already received keeps working; otherwise a new secret is made (the old link then stops
  * working). The secret itself is returned only inside the URL.
  */
-export function reviewLink(resumeUrl: string | undefined, previous?: { reviewUrl?: string; reviewTokenHash?: string }): { reviewUrl?: string; reviewTokenHash: string } {
+export function reviewLink(resumeUrl: string | undefined, previous?: { reviewUrl?: string; reviewTokenHash?: string }): ReviewLink {
 	const oldToken = reviewTokenInUrl(previous?.reviewUrl);
 	if (resumeUrl && oldToken && reviewTokenMatches(oldToken, previous?.reviewTokenHash) && previous?.reviewUrl === withReviewToken(resumeUrl, oldToken)) {
-		return { reviewUrl: previous.reviewUrl, reviewTokenHash: previous.reviewTokenHash as string };
+		return { reviewUrl: previous.reviewUrl, reviewTokenHash: previous.reviewTokenHash as string, decisionKey: decisionKeyFor(oldToken) };
 	}
 	const { token, hash } = newReviewToken();
-	return { ...(resumeUrl ? { reviewUrl: withReviewToken(resumeUrl, token) } : {}), reviewTokenHash: hash };
+	return { ...(resumeUrl ? { reviewUrl: withReviewToken(resumeUrl, token) } : {}), reviewTokenHash: hash, decisionKey: decisionKeyFor(token) };
 }

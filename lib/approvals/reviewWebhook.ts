@@ -7,6 +7,7 @@ import { checkReviewAccess, MAX_CALLS_PER_PAGE, providedReviewToken, type Review
 import { parseReviewSubmission, valuesToShowAgain } from './reviewSubmission';
 import { mentionsInput } from './inputForm';
 import type { RecentDecisions } from './recentDecisions';
+import { decisionKeyFor, withDecisionProof } from './decisionProof';
 
 /**
  * Everything MCP Approval's webhook does, as a plain function of the request: who may see which
@@ -131,12 +132,14 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 	if (input.recentDecisions && !input.recentDecisions.claim([...decided], now.getTime())) {
 		return page(409, ['A decision for this review arrived a moment ago and is being applied; nothing was decided twice. Reload the page in a few seconds: calls that are still open can be decided again.'], previous);
 	}
+	// Signed only now, after every check: the Agent applies no decision item without this proof.
+	const key = decisionKeyFor(token as string);
 	return {
 		...answer(
 			200,
 			renderDecisionPage(scope.open, result.decisions),
 			{ recorded: count },
-			result.decisions,
+			result.decisions.map((decision) => withDecisionProof(decision, key)),
 		),
 		undecided: requests.filter((request) => !decided.has(request.approvalId)),
 	};

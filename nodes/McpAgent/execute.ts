@@ -17,7 +17,7 @@ import { buildApprovalRequest, isApprovalDecision, isApprovalRequest } from '../
 import { requestOrigin } from '../../lib/approvals/requestOrigin';
 import { hasPausedRuns, openStore, reissuePausedRun, savePausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
 import { actionForItem, isWiredStraightBack, mayResume, type ItemAction } from '../../lib/approvals/resumeInput';
-import { reviewLink } from '../../lib/approvals/reviewToken';
+import { reviewLink, type ReviewLink } from '../../lib/approvals/reviewToken';
 import { resumedRuns } from '../../lib/approvals/recentDecisions';
 import type { ApprovalPolicy } from '../../lib/approvals/policy';
 import { parsePatternList } from '../../lib/tools/nameFilter';
@@ -173,6 +173,45 @@ function inputFromSendAndWait(context: IExecuteFunctions): boolean {
 	}
 }
 
+/** The type of this package's MCP Approval node, beside the Agent's own (`<package>.mcpAgent`). */
+function approvalNodeType(context: IExecuteFunctions): string | undefined {
+	const own = nodeOf(context).type;
+	return own === 'mcpAgent' || own.endsWith('.mcpAgent') ? `${own.slice(0, -'mcpAgent'.length)}mcpApproval` : undefined;
+}
+
+/**
+ * Whether this run's input comes straight from an MCP Approval node of this package: n8n records
+ * the node that produced it, which no item can choose. A decision item counts only then.
+ */
+function inputFromApprovalNode(context: IExecuteFunctions): boolean {
+	try {
+		const source = context.getInputSourceData(0)?.previousNode;
+		const type = approvalNodeType(context);
+		if (!source || !type || typeof context.getParentNodes !== 'function') return false;
+		const parents = context.getParentNodes(nodeOf(context).name, { connectionType: NodeConnectionTypes.Main, depth: 1 });
+		return parents.find((node) => node.name === source)?.type === type;
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * Whether an MCP Approval node after this Agent requires reviewers to sign in to n8n (a value that
+ * is not plainly false, an expression included, counts as required: fail closed, as does a failed
+ * lookup). Then a review secret alone decides nothing (resumeInput.ts).
+ */
+function approvalRequiresSignIn(context: IExecuteFunctions): boolean {
+	try {
+		const type = approvalNodeType(context);
+		if (!type || typeof context.getChildNodes !== 'function') return false;
+		const children = context.getChildNodes(nodeOf(context).name, { includeNodeParameters: true });
+		// Disabled ones count too: n8n may mark the node that waited as disabled when it resumes.
+		return children.some((node) => node.type === type && node.parameters?.requireLogin !== undefined && node.parameters.requireLogin !== false);
+	} catch {
+		return true;
+	}
+}
+
 /** n8n's legacy execution order (v0): workflows that predate v1 have no setting and run in it. */
 function runsInLegacyOrder(context: IExecuteFunctions): boolean {
 	try {
@@ -204,6 +243,10 @@ interface Shared {
 	fromSendAndWait: boolean;
 	/** See runsInLegacyOrder. */
 	legacyOrder: boolean;
+	/** See inputFromApprovalNode. */
+	fromApprovalNode: boolean;
+	/** See approvalRequiresSignIn. */
+	approvalSignIn: boolean;
 	/** n8n's id of this execution (a Retry runs under a new one). */
 	executionId?: string;
 }
@@ -252,6 +295,8 @@ function actionFor(this: IExecuteFunctions, itemIndex: number, item: INodeExecut
 			pairedStraight: shared.pairedStraight,
 			fromSendAndWait: shared.fromSendAndWait,
 			legacyOrder: shared.legacyOrder,
+			fromApprovalNode: shared.fromApprovalNode,
+			approvalSignIn: shared.approvalSignIn,
 			executionId: shared.executionId,
 			// Per execution that handed the run out: a Retry's copy applies only a yes given to it
 			// (PausedEntry.executionId); runs stored without one are claimed process-wide.
@@ -290,13 +335,15 @@ function approvalRequestItem(
 	itemIndex: number,
 	state: AgentState,
 	approval: OpenApproval,
-	link: { reviewUrl?: string; reviewTokenHash: string },
+	link: ReviewLink,
 	notice?: string,
 ): INodeExecutionData {
 	// Calls waiting for review and calls whose server asked for input: one item carries both.
 	const calls = state.phase.name === 'run_tools' ? awaitingPerson(state.phase) : [];
 	const origin = requestOrigin(this.getWorkflow().name, nodeOf(this).name, this.getMode());
-	const request = buildApprovalRequest(state, approval, calls, { ...link, origin, ...(notice ? { notice } : {}) });
+	// The decision key stays in the node context: only the URL and the secret's hash go out.
+	const { reviewUrl, reviewTokenHash } = link;
+	const request = buildApprovalRequest(state, approval, calls, { ...(reviewUrl ? { reviewUrl } : {}), reviewTokenHash, origin, ...(notice ? { notice } : {}) });
 	// A chat (Chat Trigger, "Last Node" mode) shows `output`: say that the answer waits for a person.
 	// The review link is not in it: whoever chats is not necessarily allowed to review.
 	return { json: { ...(request as unknown as IDataObject), output: waitingNotice(calls.length) }, pairedItem: { item: itemIndex } };
@@ -438,6 +485,8 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 			pairedStraight: hasPausedRuns(store) && inputStraightFromHere(this),
 			fromSendAndWait: hasPausedRuns(store) && inputFromSendAndWait(this),
 			legacyOrder: hasPausedRuns(store) && runsInLegacyOrder(this),
+			fromApprovalNode: hasPausedRuns(store) && inputFromApprovalNode(this),
+			approvalSignIn: hasPausedRuns(store) && approvalRequiresSignIn(this),
 			executionId: typeof this.getExecutionId === 'function' ? this.getExecutionId() : undefined,
 		};
 		if (isWiredStraightBack(items.map((item) => item.json as Record<string, unknown>), { store, now: new Date() })) {
@@ -463,7 +512,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 					const approval = state.phase.name === 'run_tools' ? state.phase.approval : undefined;
 					if (!approval) throw new NodeOperationError(this.getNode(), `The paused run of approval ${action.approvalId} has no open approval`, { itemIndex });
 					const link = reviewLink(resumeUrl.call(this, itemIndex), { reviewUrl: action.previousReviewUrl, reviewTokenHash: action.run.reviewTokenHash });
-					reissuePausedRun(store, action.approvalId, link.reviewTokenHash, shared.executionId);
+					reissuePausedRun(store, action.approvalId, link.reviewTokenHash, shared.executionId, link.decisionKey);
 					needsApproval.push(approvalRequestItem.call(this, itemIndex, state, approval, link, action.notice));
 					order.push(action.approvalId);
 					continue;
@@ -497,7 +546,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 					const paused = step(final, { type: 'approval_opened', approval });
 					// A new secret per approval: the token goes only into reviewUrl; the store keeps its hash.
 					const link = reviewLink(resumeUrl.call(this, itemIndex));
-					savePausedRun(store, approval.id, paused, approval.requestedAt, link.reviewTokenHash, shared.executionId);
+					savePausedRun(store, approval.id, paused, approval.requestedAt, link.reviewTokenHash, shared.executionId, link.decisionKey);
 					// Nothing is saved to memory while the run waits: the exchange is saved once, when it finishes.
 					const request = approvalRequestItem.call(this, itemIndex, paused, approval, link);
 					if (streaming) sendChunk(this, 'item', itemIndex, `\n\n${String(request.json.output)}`);

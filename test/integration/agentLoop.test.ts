@@ -23,6 +23,7 @@ import { everythingStdio, FILESYSTEM_BIN, fixtureStdio, stdioConfig } from '../s
 import { buildApprovalRequest, type ApprovalDecisionItem } from '../../lib/approvals/approvalRequest';
 import { openStore, savePausedRun } from '../../lib/approvals/pausedRuns';
 import { actionForItem } from '../../lib/approvals/resumeInput';
+import { decisionKeyFor } from '../../lib/approvals/decisionProof';
 import { handleReviewWebhook } from '../../lib/approvals/reviewWebhook';
 import { hashReviewToken } from '../../lib/approvals/reviewToken';
 import { inputFieldName } from '../../lib/approvals/inputForm';
@@ -383,7 +384,7 @@ describe.each(KINDS)('%s: a 2026-07-28 server asks a person for input in the mid
 		const approval = { id: 'ap-input', requestedAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 3_600_000).toISOString() };
 		const opened = step(paused, { type: 'approval_opened', approval });
 		const nodeContext: Record<string, unknown> = {};
-		savePausedRun(openStore(nodeContext), approval.id, opened, approval.requestedAt, hashReviewToken('secret-token-0123456789'));
+		savePausedRun(openStore(nodeContext), approval.id, opened, approval.requestedAt, hashReviewToken('secret-token-0123456789'), undefined, decisionKeyFor('secret-token-0123456789'));
 		const effect = nextEffect(opened);
 		if (effect.type !== 'request_approval') throw new Error(effect.type);
 		const item = JSON.parse(JSON.stringify(buildApprovalRequest(opened, approval, effect.calls, { reviewUrl: 'http://n8n/w/1?reviewToken=secret-token-0123456789', reviewTokenHash: hashReviewToken('secret-token-0123456789') })));
@@ -401,7 +402,7 @@ describe.each(KINDS)('%s: a 2026-07-28 server asks a person for input in the mid
 
 		// Another worker: the node context as n8n stored it, the decision item as MCP Approval resumed with it.
 		const store = openStore(JSON.parse(JSON.stringify(nodeContext)));
-		const resumed = actionForItem(JSON.parse(JSON.stringify(posted.decisions?.[0])) as ApprovalDecisionItem as never, { store, catalog, now: new Date() });
+		const resumed = actionForItem(JSON.parse(JSON.stringify(posted.decisions?.[0])) as ApprovalDecisionItem as never, { store, catalog, now: new Date(), fromApprovalNode: true });
 		if (resumed.kind !== 'continue') throw new Error(resumed.kind);
 		const final = await runAgent(resumed.state, drivers(kind, fake, connections));
 

@@ -11,6 +11,7 @@ import { executeAgent } from '../../nodes/McpAgent/execute';
 import { SERVER_HANDLE_KIND, type ServerHandle } from '../../lib/agent/serverHandle';
 import { APPROVAL_DECISION_KIND } from '../../lib/approvals/approvalRequest';
 import { reviewTokenInUrl } from '../../lib/approvals/reviewToken';
+import { signedDecision } from '../support/approvalFixtures';
 import type { ModelClient } from '../../lib/providers/types';
 import { poolingFor } from '../../lib/mcp/pool/poolSettings';
 import { sharedPool } from '../../lib/mcp/pool/sharedPool';
@@ -64,6 +65,8 @@ function server(descriptionFile: string, credentialId: string): ServerHandle {
 
 /** An n8n execution of the Agent (review for echo only); executions of one workflow run share `nodeContext`. */
 function execution(items: Array<Record<string, unknown>>, tools: ServerHandle[], nodeContext: Record<string, unknown> = {}) {
+	// A decision item comes from MCP Approval; the channel routes' answers from a send-and-wait node.
+	const source = items.some((json) => json.kind === APPROVAL_DECISION_KIND) ? { name: 'MCP Approval', type: 'mcpApproval', parameters: {} } : { name: 'Slack', type: 'n8n-nodes-base.slack', parameters: { operation: 'sendAndWait' } };
 	const params: Record<string, unknown> = { provider: 'anthropic', model: 'claude-test', systemPrompt: '', requireApprovalFor: 'listed', approvalListedTools: 'echo', options: {}, approvalOptions: {} };
 	const input = items.map((json, item) => ({ json, pairedItem: { item } }));
 	const context = {
@@ -73,12 +76,13 @@ function execution(items: Array<Record<string, unknown>>, tools: ServerHandle[],
 		getNode: () => ({ name: 'MCP Agent', type: 'mcpAgent', typeVersion: 1, parameters: params, id: '1', position: [0, 0] }),
 		getWorkflow: () => ({ id: 'w1', name: 'wf' }),
 		getMode: () => 'webhook',
-		// The channel route's answer comes straight from a send-and-wait node (Slack's "Send and Wait").
-		getInputSourceData: () => ({ previousNode: 'Slack' }),
+		// The answer comes straight from that node.
+		getInputSourceData: () => ({ previousNode: source.name }),
 		getParentNodes: (node: string, options: { includeNodeParameters?: boolean }) =>
 			node === 'MCP Agent'
-				? [{ name: 'Slack', type: 'n8n-nodes-base.slack', typeVersion: 2, disabled: false, ...(options.includeNodeParameters ? { parameters: { operation: 'sendAndWait' } } : {}) }]
+				? [{ name: source.name, type: source.type, typeVersion: 2, disabled: false, ...(options.includeNodeParameters ? { parameters: source.parameters } : {}) }]
 				: [{ name: 'MCP Agent', type: 'mcpAgent', typeVersion: 1, disabled: false }],
+		getChildNodes: () => [],
 		getWorkflowSettings: () => ({ executionOrder: 'v1' }),
 		getContext: () => nodeContext,
 		getCredentials: async () => ({ apiKey: 'sk-test' }),
@@ -98,8 +102,9 @@ async function pausedOnEcho(tools: ServerHandle[]) {
 	const [, needsApproval] = await first.run();
 	expect(needsApproval).toHaveLength(1);
 	const request = needsApproval[0].json as { approvalId: string; reviewUrl: string; calls: Array<{ argsHash: string }> };
-	const decision = { kind: APPROVAL_DECISION_KIND, approvalId: request.approvalId, decidedAt: new Date().toISOString(), reviewer: 'Ana', decisions: [{ callId: 'c1', argsHash: request.calls[0].argsHash, decision: 'approve' }] };
-	return { nodeContext: first.nodeContext, decision, reviewToken: reviewTokenInUrl(request.reviewUrl) };
+	const reviewToken = reviewTokenInUrl(request.reviewUrl) as string;
+	const decision = signedDecision({ kind: APPROVAL_DECISION_KIND, approvalId: request.approvalId, decidedAt: new Date().toISOString(), reviewer: 'Ana', decisions: [{ callId: 'c1', argsHash: request.calls[0].argsHash, decision: 'approve' }] }, reviewToken);
+	return { nodeContext: first.nodeContext, decision, reviewToken };
 }
 
 describe('an approved call whose tool changed while it waited is reviewed again', () => {

@@ -1,6 +1,7 @@
 import { hashArguments } from '../../lib/approvals/argumentHash';
 import { APPROVAL_REQUEST_KIND, callCode, type ApprovalRequest, type PendingCallView } from '../../lib/approvals/approvalRequest';
 import { hashReviewToken } from '../../lib/approvals/reviewToken';
+import { decisionKeyFor, withDecisionProof } from '../../lib/approvals/decisionProof';
 
 /** Approval request items as the Agent emits them, for the review page and MCP Approval tests. */
 export const TOKEN = 'tok-for-ap1-0123456789abcdefghij';
@@ -35,6 +36,14 @@ export function approvalRequest(extra: Partial<ApprovalRequest> = {}, token: str
 		...(token === null ? {} : { reviewTokenHash: hashReviewToken(token) }),
 		...extra,
 	};
+}
+
+/**
+ * A decision item as MCP Approval makes it after its checks: with the proof under the decision key
+ * of the approval whose review secret is `token` (decisionProof.ts).
+ */
+export function signedDecision<T extends object>(item: T, token: string = TOKEN): T & { proof: string } {
+	return withDecisionProof(item as never, decisionKeyFor(token)) as unknown as T & { proof: string };
 }
 
 /** Decodes the five HTML escapes the page uses. */

@@ -10,6 +10,8 @@ import { subNodeCallLog } from '../../nodes/McpAgent/subNodeCallLog';
 import { SERVER_HANDLE_KIND, type ServerHandle } from '../../lib/agent/serverHandle';
 import { buildCatalog } from '../../lib/agent/catalog';
 import { APPROVAL_DECISION_KIND } from '../../lib/approvals/approvalRequest';
+import { reviewTokenInUrl } from '../../lib/approvals/reviewToken';
+import { signedDecision } from '../support/approvalFixtures';
 import { ProviderError } from '../../lib/providers/errors';
 import type { ModelClient } from '../../lib/providers/types';
 import type { ChatMemory } from '../../lib/agent/memory';
@@ -153,9 +155,16 @@ interface Setup {
 	pairedItems?: number[];
 	/** n8n's id of the execution (the context has no getExecutionId without it, as in older tests). */
 	executionId?: string;
+	/** The MCP Approval node after this Agent, with its "Require n8n Login" value (getChildNodes). */
+	approvalNode?: { requireLogin?: unknown };
 }
 
 const DEFAULT_USER_MESSAGE = agentProperties.find((property) => property.name === 'userMessage')!.default;
+
+/** A decision item as MCP Approval signs it for the review link of this "Needs Approval" item. */
+function signedFor<T extends object>(request: { reviewUrl?: unknown }, item: T): T {
+	return signedDecision(item, reviewTokenInUrl(request.reviewUrl) as string);
+}
 
 function fakeContext(setup: Setup) {
 	const chunks: Array<{ type: string; content?: string }> = [];
@@ -166,6 +175,8 @@ function fakeContext(setup: Setup) {
 	const nodeParameters = { ...params, userMessage: params.userMessage ?? DEFAULT_USER_MESSAGE };
 	const nodeContext = setup.nodeContext ?? {};
 	const items = setup.items.map((json, i) => ({ json, pairedItem: { item: setup.pairedItems?.[i] ?? i } }));
+	// Decision items come straight from an MCP Approval node, unless the test says where answers come from.
+	const fromApproval = !setup.answeredFrom && setup.items.some((json) => json.kind === APPROVAL_DECISION_KIND);
 	const context = {
 		chunks,
 		logs,
@@ -182,9 +193,12 @@ function fakeContext(setup: Setup) {
 			return name in params && params[name] !== undefined ? params[name] : fallback;
 		},
 		getInputConnectionData: async (type: string) => (type === 'ai_tool' ? setup.tools : setup.memory),
-		...(setup.toolNodes || setup.answeredFrom
+		...(setup.toolNodes || setup.answeredFrom || fromApproval
 			? {
 					getParentNodes: (node: string, options: { connectionType?: string; depth?: number; includeNodeParameters?: boolean }) => {
+						if (node === 'MCP Agent' && fromApproval && options.connectionType === 'main' && options.depth === 1) {
+							return [{ name: 'MCP Approval', type: 'mcpApproval', typeVersion: 1, disabled: false }];
+						}
 						if (node === 'MCP Agent' && options.connectionType === 'ai_tool' && options.depth === 1 && setup.toolNodes) {
 							return setup.toolNodes.map((n) => ({ name: n.name, type: 'x', typeVersion: 1, disabled: n.disabled ?? false }));
 						}
@@ -205,6 +219,10 @@ function fakeContext(setup: Setup) {
 				}
 			: {}),
 		...(setup.answeredFrom ? { getInputSourceData: () => ({ previousNode: setup.answeredFrom!.node }) } : {}),
+		...(fromApproval ? { getInputSourceData: () => ({ previousNode: 'MCP Approval' }) } : {}),
+		...(setup.approvalNode
+			? { getChildNodes: () => [{ name: 'MCP Approval', type: 'mcpApproval', typeVersion: 1, disabled: false, parameters: setup.approvalNode!.requireLogin === undefined ? {} : { requireLogin: setup.approvalNode!.requireLogin } }] }
+			: {}),
 		...(setup.cancelSignal ? { getExecutionCancelSignal: () => setup.cancelSignal } : {}),
 		...(setup.executionId ? { getExecutionId: () => setup.executionId } : {}),
 		// n8n's default for new workflows.
@@ -262,7 +280,7 @@ describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
 		expect(filesNode.runs).toEqual([{ input: [[{ json: { tool: 'list_files', arguments: { path: '/tmp' } } }]], output: [[{ json: { tool: 'list_files', response: 'listing of {"path":"/tmp"}', durationMs: expect.any(Number) } }]] }]);
 		expect(first.logs).toEqual([expect.stringMatching(/^MCP Agent "MCP Agent": tool list_files on Files: ok in \d+ ms$/)]);
 
-		const decision = { kind: APPROVAL_DECISION_KIND, approvalId: request.approvalId, decidedAt: new Date().toISOString(), reviewer: 'Ana', decisions: [{ callId: 'c2', argsHash: request.calls[0].argsHash, decision: 'approve' }] };
+		const decision = signedFor(request, { kind: APPROVAL_DECISION_KIND, approvalId: request.approvalId, decidedAt: new Date().toISOString(), reviewer: 'Ana', decisions: [{ callId: 'c2', argsHash: request.calls[0].argsHash, decision: 'approve' }] });
 		const second = fakeContext({ items: [decision], tools: [filesServer(filesNode), code], nodeContext: first.nodeContext });
 		const [finished, again] = await run(second);
 		expect(again).toEqual([]);
@@ -353,13 +371,14 @@ describe('resume routes', () => {
 		const code = codeTool(fakeSubNode('Code Tool'));
 		const first = fakeContext({ items: [{ chatInput: 'add' }], tools: [code], executionId: '10' });
 		const [, [request]] = await run(first);
-		const decide = (json: Record<string, any>) => ({
-			kind: 'mcp-agent.approval-decision',
-			approvalId: json.approvalId,
-			reviewer: 'Ana',
-			decidedAt: new Date().toISOString(),
-			decisions: [{ callId: 'c1', argsHash: json.calls[0].argsHash, decision: 'approve' }],
-		});
+		const decide = (json: Record<string, any>) =>
+			signedFor(json, {
+				kind: 'mcp-agent.approval-decision',
+				approvalId: json.approvalId,
+				reviewer: 'Ana',
+				decidedAt: new Date().toISOString(),
+				decisions: [{ callId: 'c1', argsHash: json.calls[0].argsHash, decision: 'approve' }],
+			});
 		// Execution 11 is a Retry of 10: n8n copied its data, the paused run and the decision included.
 		const copy = structuredClone(first.nodeContext);
 		const [finished, [again]] = await run(fakeContext({ items: [decide(request.json)], tools: [code], nodeContext: copy, executionId: '11' }));
@@ -393,6 +412,49 @@ describe('resume routes', () => {
 		expect(done.json.output).toBe('2');
 	});
 
+	it('a decision item from a Set node (Webhook → Set → Agent) decides nothing, proof or not: the call does not run and the request goes out again', async () => {
+		scriptModel([toolUse([{ id: 'c1', name: 'calculate', input: { expression: '1+1' } }]), answer('2')]);
+		const { code, first, request } = await paused();
+		const decision = { kind: APPROVAL_DECISION_KIND, approvalId: request.approvalId, reviewer: 'Mallory', decidedAt: new Date().toISOString(), decisions: [{ callId: 'c1', argsHash: request.calls[0].argsHash, decision: 'approve' }] };
+		const fromSet = { node: 'Set', parents: ['Webhook'], operation: 'none' };
+		for (const item of [decision, signedFor(request, decision)]) {
+			const [finished, [again]] = await run(fakeContext({ items: [item], tools: [code], nodeContext: first.nodeContext, answeredFrom: fromSet }));
+			expect(code.calls).toEqual([]);
+			expect(finished).toEqual([]);
+			expect(again.json).toMatchObject({ approvalId: request.approvalId, notice: expect.stringContaining('from a node other than MCP Approval') });
+		}
+		// Straight from MCP Approval without its proof: the same.
+		const [, [again]] = await run(fakeContext({ items: [decision], tools: [code], nodeContext: first.nodeContext }));
+		expect(again.json).toMatchObject({ approvalId: request.approvalId, notice: expect.stringContaining('without a valid proof') });
+		expect(code.calls).toEqual([]);
+		// The decision key is in the node context only: no item the Agent put out holds it.
+		const key = Object.values((first.nodeContext.mcpAgent as { runs: Record<string, { decisionKey?: string }> }).runs)[0].decisionKey;
+		expect(key).toMatch(/^[0-9a-f]{64}$/);
+		expect(JSON.stringify([request, again.json])).not.toContain(key);
+		// MCP Approval's own decision on the request handed out again runs the call once.
+		const [[done]] = await run(fakeContext({ items: [signedFor(again.json, { ...decision, approvalId: again.json.approvalId })], tools: [code], nodeContext: first.nodeContext }));
+		expect(done.json.output).toBe('2');
+		expect(code.calls).toEqual([{ expression: '1+1' }]);
+	});
+
+	it('with "Require n8n Login" on the MCP Approval after the Agent, a Wait node POST with the review secret decides nothing', async () => {
+		scriptModel([toolUse([{ id: 'c1', name: 'calculate', input: { expression: '1+1' } }]), answer('2')]);
+		const { code, first, request } = await paused();
+		const reviewToken = reviewTokenInUrl(request.reviewUrl);
+		const post = { headers: {}, params: {}, query: { reviewToken }, body: { approved: true } };
+		const fromWait = { node: 'Wait', parents: ['MCP Agent'], operation: 'none' };
+		for (const requireLogin of [true, '={{ true }}']) {
+			const [finished, [again]] = await run(fakeContext({ items: [post], tools: [code], nodeContext: first.nodeContext, answeredFrom: fromWait, approvalNode: { requireLogin } }));
+			expect(finished).toEqual([]);
+			expect(again.json).toMatchObject({ approvalId: request.approvalId, notice: expect.stringContaining('must sign in to n8n') });
+			post.query.reviewToken = reviewTokenInUrl(again.json.reviewUrl);
+		}
+		expect(code.calls).toEqual([]);
+		// Without the sign-in requirement the same POST decides (the review secret is then the proof).
+		const [[done]] = await run(fakeContext({ items: [post], tools: [code], nodeContext: first.nodeContext, answeredFrom: fromWait, approvalNode: { requireLogin: false } }));
+		expect(done.json.output).toBe('2');
+	});
+
 	it('a send-and-wait node that does not follow this Agent (it asks something else) gives no answer to the waiting run', async () => {
 		scriptModel([toolUse([{ id: 'c1', name: 'calculate', input: { expression: '1+1' } }]), answer('2')]);
 		const { code, first, request } = await paused();
@@ -406,7 +468,7 @@ describe('resume routes', () => {
 		scriptModel([toolUse([{ id: 'c1', name: 'calculate', input: { expression: '1+1' } }]), answer('2')]);
 		// Paused by the previous release: no execution id in the store.
 		const { code, first, request } = await paused();
-		const decision = { kind: 'mcp-agent.approval-decision', approvalId: request.approvalId, reviewer: 'Ana', decidedAt: new Date().toISOString(), decisions: [{ callId: 'c1', argsHash: request.calls[0].argsHash, decision: 'approve' }] };
+		const decision = signedFor(request, { kind: 'mcp-agent.approval-decision', approvalId: request.approvalId, reviewer: 'Ana', decidedAt: new Date().toISOString(), decisions: [{ callId: 'c1', argsHash: request.calls[0].argsHash, decision: 'approve' }] });
 		const copy = structuredClone(first.nodeContext);
 		const [[done]] = await run(fakeContext({ items: [decision], tools: [code], nodeContext: first.nodeContext, executionId: '10' }));
 		expect(done.json.output).toBe('2');
@@ -545,7 +607,7 @@ describe('Memory sub-node', () => {
 		expect(memory.saves).toEqual([]);
 		expect(memory.loads).toBe(1);
 		const request = needsApproval[0].json as Record<string, any>;
-		const decision = { kind: APPROVAL_DECISION_KIND, approvalId: request.approvalId, decidedAt: new Date().toISOString(), decisions: [{ callId: 'c1', argsHash: request.calls[0].argsHash, decision: 'approve' }] };
+		const decision = signedFor(request, { kind: APPROVAL_DECISION_KIND, approvalId: request.approvalId, decidedAt: new Date().toISOString(), decisions: [{ callId: 'c1', argsHash: request.calls[0].argsHash, decision: 'approve' }] });
 		await run(fakeContext({ items: [decision], tools: [code], memory, nodeContext: first.nodeContext }));
 		expect(memory.saves).toEqual([{ input: { input: 'add' }, output: { output: '2' } }]);
 		// Resuming does not load the memory again (the conversation is in the paused state).

@@ -6,9 +6,11 @@ import { createRun, step } from '../../lib/agent/step';
 import type { AgentState, CatalogTool } from '../../lib/agent/types';
 import { hashArguments } from '../../lib/approvals/argumentHash';
 import { APPROVAL_DECISION_KIND } from '../../lib/approvals/approvalRequest';
-import { openStore, peekPausedRun, restorePausedRun, savePausedRun, takePausedRun } from '../../lib/approvals/pausedRuns';
-import { actionForItem } from '../../lib/approvals/resumeInput';
+import { openStore, peekPausedRun, reissuePausedRun, restorePausedRun, savePausedRun, takePausedRun } from '../../lib/approvals/pausedRuns';
+import { actionForItem, NOTICE_DECISION_WITHOUT_PROOF } from '../../lib/approvals/resumeInput';
+import { decisionKeyFor } from '../../lib/approvals/decisionProof';
 import { reviewLink, reviewTokenInUrl } from '../../lib/approvals/reviewToken';
+import { signedDecision, TOKEN } from '../support/approvalFixtures';
 
 const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
 /** A large catalog: 300 tools with long descriptions, as a big server has. */
@@ -85,7 +87,14 @@ describe('paused-run store', () => {
 		const context: Record<string, unknown> = { mcpAgent: { runs: { old: { state: legacyState, pausedAt: 't' } }, decided: [], lastOrder: ['old'] } };
 		const store = openStore(context);
 		expect(peekPausedRun(store, 'old')?.state.tools).toHaveLength(300);
-		const action = actionForItem(decision('old'), { store, catalog, now: new Date('2026-01-01T01:00:01.000Z') });
+		// It holds no decision key: a decision item cannot prove itself, so the request goes out again
+		// (with a new link and key), and a decision on that one resumes the run.
+		const fromApproval = { store, catalog, now: new Date('2026-01-01T01:00:01.000Z'), fromApprovalNode: true };
+		expect(actionForItem(signedDecision(decision('old')), fromApproval)).toMatchObject({ kind: 'pending', approvalId: 'old', notice: NOTICE_DECISION_WITHOUT_PROOF });
+		const link = reviewLink('http://n8n.test/webhook-waiting/1');
+		reissuePausedRun(store, 'old', link.reviewTokenHash, undefined, link.decisionKey);
+		const token = reviewTokenInUrl(link.reviewUrl) as string;
+		const action = actionForItem(signedDecision(decision('old'), token), fromApproval);
 		expect(action.kind).toBe('continue');
 		expect(action.kind === 'continue' && action.state.phase.name === 'run_tools' && action.state.phase.calls[0].review?.status).toBe('approved');
 		expect(actionForItem(decision('old'), { store, catalog, now: new Date() })).toEqual({ kind: 'replayed' });
@@ -101,9 +110,9 @@ describe('paused-run store', () => {
 
 	it('a rejected decision puts the run back, with its review-secret hash', () => {
 		const store = openStore({});
-		savePausedRun(store, 'a', paused('a'), 't', 'f'.repeat(64));
-		expect(() => actionForItem({ ...decision('a'), decisions: [] }, { store, catalog, now: new Date('2026-01-01T01:00:01.000Z') })).toThrow(/Decision rejected/);
-		expect(peekPausedRun(store, 'a')).toMatchObject({ pausedAt: 't', reviewTokenHash: 'f'.repeat(64) });
+		savePausedRun(store, 'a', paused('a'), 't', 'f'.repeat(64), undefined, decisionKeyFor(TOKEN));
+		expect(() => actionForItem(signedDecision({ ...decision('a'), decisions: [] }), { store, catalog, now: new Date('2026-01-01T01:00:01.000Z'), fromApprovalNode: true })).toThrow(/Decision rejected/);
+		expect(peekPausedRun(store, 'a')).toMatchObject({ pausedAt: 't', reviewTokenHash: 'f'.repeat(64), decisionKey: decisionKeyFor(TOKEN) });
 		const taken = takePausedRun(store, 'a');
 		if (taken.kind === 'run') restorePausedRun(store, 'a', taken);
 		expect(store.decided).toEqual([]);

@@ -13,7 +13,7 @@ import { fieldName } from '../../lib/approvals/reviewPage';
 import { handleReviewWebhook } from '../../lib/approvals/reviewWebhook';
 import { inputFieldName } from '../../lib/approvals/inputForm';
 import { hashReviewToken } from '../../lib/approvals/reviewToken';
-import { browserPost, TOKEN } from '../support/approvalFixtures';
+import { browserPost, signedDecision, TOKEN } from '../support/approvalFixtures';
 
 const SCHEMA = {
 	type: 'object',
@@ -127,9 +127,9 @@ describe('review page: a form generated from the requested schema', () => {
 		const answer = await hook(req, 'POST', post);
 		expect(answer.status).toBe(200);
 		const content = { name: 'Ana Lima', email: 'ana@example.com', day: '2030-05-01', at: '2030-05-01T10:30:00Z', seats: 2, budget: 99.5, insurance: true, cls: 'biz', meal: 'veg', extras: ['lounge'], perks: ['b'] };
-		expect(answer.decisions).toEqual([
-			{ kind: 'mcp-agent.approval-decision', approvalId: 'ap1', reviewer: 'Ana', decidedAt: NOW.toISOString(), decisions: [{ callId: 'c1', argsHash: req.calls[0].argsHash, inputHash: req.calls[0].input?.inputHash, inputResponses: { who: { action: 'accept', content } } }] },
-		]);
+		const unsigned = { kind: 'mcp-agent.approval-decision', approvalId: 'ap1', reviewer: 'Ana', decidedAt: NOW.toISOString(), decisions: [{ callId: 'c1', argsHash: req.calls[0].argsHash, inputHash: req.calls[0].input?.inputHash, inputResponses: { who: { action: 'accept', content } } }] };
+		// With MCP Approval's proof under this approval's decision key (decisionProof.ts).
+		expect(answer.decisions).toEqual([signedDecision(unsigned)]);
 		const decided = step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: answer.decisions?.[0].decisions as never, reviewer: 'Ana', decidedAt: NOW.toISOString() });
 		expect(nextEffect(decided)).toMatchObject({ type: 'run_tools', calls: [{ id: 'c1', input: { status: 'answered', requestState: 'rs-1', responses: { who: { action: 'accept', content } } } }] });
 	});

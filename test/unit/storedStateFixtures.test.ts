@@ -14,8 +14,10 @@ import { AGENT_STATE_VERSION, migrateAgentState } from '../../lib/agent/stateSch
 import type { PlannedCall } from '../../lib/agent/types';
 import { hashArguments } from '../../lib/approvals/argumentHash';
 import { APPROVAL_DECISION_KIND } from '../../lib/approvals/approvalRequest';
-import { openStore, peekPausedRun, STORE_FORMAT } from '../../lib/approvals/pausedRuns';
-import { actionForItem } from '../../lib/approvals/resumeInput';
+import { openStore, peekPausedRun, reissuePausedRun, STORE_FORMAT } from '../../lib/approvals/pausedRuns';
+import { actionForItem, NOTICE_DECISION_WITHOUT_PROOF } from '../../lib/approvals/resumeInput';
+import { reviewLink, reviewTokenInUrl } from '../../lib/approvals/reviewToken';
+import { signedDecision } from '../support/approvalFixtures';
 import { McpAgentError } from '../../lib/errors';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'state');
@@ -77,7 +79,13 @@ describe.each(RELEASED)('stored state: $label', ({ file, format }) => {
 			expect(paused?.state.version).toBe(AGENT_STATE_VERSION);
 			expect(paused?.state.tools.map((tool) => tool.mcpName)).toEqual(['delete_note', 'read_note']);
 
-			const action = actionForItem(approve(n), { store, catalog: currentCatalog, now: new Date('2026-12-01T09:00:01.000Z') });
+			// Released formats hold no decision key: a decision item cannot prove itself, so the request
+			// goes out again (a new link and key, as the Agent does), and a decision on that one resumes.
+			const resumeContext = { store, catalog: currentCatalog, now: new Date('2026-12-01T09:00:01.000Z'), fromApprovalNode: true };
+			expect(actionForItem(signedDecision(approve(n)), resumeContext)).toMatchObject({ kind: 'pending', notice: NOTICE_DECISION_WITHOUT_PROOF });
+			const link = reviewLink('http://n8n.test/webhook-waiting/1');
+			reissuePausedRun(store, `approval-${n}`, link.reviewTokenHash, undefined, link.decisionKey);
+			const action = actionForItem(signedDecision(approve(n), reviewTokenInUrl(link.reviewUrl) as string), resumeContext);
 			expect(action.kind).toBe('continue');
 			if (action.kind !== 'continue') return;
 			const ran: PlannedCall[] = [];

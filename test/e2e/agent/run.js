@@ -95,6 +95,7 @@ function workflows() {
 		approvalWorkflow({ name: 'hostile', inboxUrl, requireApprovalFor: 'all' }),
 		approvalWorkflow({ name: 'drift', inboxUrl, server: CREDENTIALS.counterDrift }),
 		approvalWorkflow({ name: 'waitnode', inboxUrl, approval: 'wait' }),
+		approvalWorkflow({ name: 'waitset', inboxUrl, approval: 'waitset' }),
 		approvalWorkflow({ name: 'login', inboxUrl, approvalParameters: { requireLogin: true } }),
 		freezeWorkflow({ name: 'freeze', inboxUrl, text: hardeningCases.HOSTILE_TEXT }),
 		approvalWorkflow({ name: 'waitget', inboxUrl, approval: 'wait', waitMethod: 'GET' }),

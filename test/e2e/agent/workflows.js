@@ -47,7 +47,9 @@ function post(name, url, y) {
  * Webhook -> (Split plans) -> MCP Agent; Done -> POST /done/<case>; Needs Approval -> POST
  * /pending/<case> (placed above, so n8n runs it first) and -> the approval node -> back to the Agent.
  * approval: 'mcp' (MCP Approval node) or 'wait' (n8n's Wait node "on webhook call", the
- * send-and-wait style channel, resumed by an HTTP request with method waitMethod).
+ * send-and-wait style channel, resumed by an HTTP request with method waitMethod), or 'waitset'
+ * (the Wait node, then a Set node that makes the POSTed body the item: anyone who can reach the
+ * Wait node's URL writes the item the Agent gets).
  * The one MCP Server sub-node is named serverName and uses `server` over `connection` (stdio or http).
  */
 function approvalWorkflow({ name, inboxUrl, provider = 'anthropic', requireApprovalFor = 'notReadOnly', approvalOptions = {}, server = CREDENTIALS.counter, serverName = 'Counter', connection = 'stdio', approval = 'mcp', waitMethod = 'POST', splitPlans = false, options = {}, approvalParameters = {} }) {
@@ -71,8 +73,13 @@ function approvalWorkflow({ name, inboxUrl, provider = 'anthropic', requireAppro
 		[serverName]: { ai_tool: [[{ node: 'MCP Agent', type: 'ai_tool', index: 0 }]] },
 		Approval: { main: [[{ node: 'MCP Agent', type: 'main', index: 0 }]] },
 	};
+	if (approval === 'waitset') {
+		nodes.push({ id: `${name}-set`, name: 'Body to item', type: 'n8n-nodes-base.set', typeVersion: 3.4, position: [900, 400], parameters: { mode: 'raw', jsonOutput: '={{ JSON.stringify($json.body) }}', options: {} } });
+		connections.Approval = { main: [[{ node: 'Body to item', type: 'main', index: 0 }]] };
+		connections['Body to item'] = { main: [[{ node: 'MCP Agent', type: 'main', index: 0 }]] };
+	}
 	nodes.push(
-		approval === 'wait'
+		approval === 'wait' || approval === 'waitset'
 			? { id: `${name}-wait`, name: 'Approval', type: 'n8n-nodes-base.wait', typeVersion: 1.1, position: [700, 400], webhookId: `${id(name)}-wait`, parameters: { resume: 'webhook', httpMethod: waitMethod, options: {} } }
 			: { id: `${name}-approval`, name: 'Approval', type: 'n8n-nodes-mcp-agent.mcpApproval', typeVersion: 1, position: [700, 400], webhookId: `${id(name)}-approval`, parameters: approvalParameters },
 	);
