@@ -32,11 +32,30 @@ describe('pool keying', () => {
 		expect(credentialDataHash(data)).toMatch(/^[0-9a-f]{32}$/);
 	});
 
+	// Whether the kept connection produced the token it is handed is checked apart (poolOAuth.test.ts).
 	it('OAuth tokens rotating (a refresh) do not make a new connection; the server URL does', () => {
 		const oauth = { serverUrl: 'https://mcp.example.com/mcp', oauthTokenData: { access_token: 'at-1-0123456789' } };
 		const before = poolingFor({ type: 'mcpServerOAuthApi', id: '3' }, oauth)!;
 		expect(poolingFor({ type: 'mcpServerOAuthApi', id: '3' }, { ...oauth, oauthTokenData: { access_token: 'at-2-0123456789' } })!.key).toBe(before.key);
 		expect(poolingFor({ type: 'mcpServerOAuthApi', id: '3' }, { ...oauth, serverUrl: 'https://other.example.com/mcp' })!.key).not.toBe(before.key);
+	});
+
+	it('the HTTP credential\'s secrets are in the hash: a new bearer token, header value, client secret or key retires the connection', () => {
+		const HTTP = 'mcpServerHttpApi';
+		const url = 'https://mcp.example.com/mcp';
+		const variants: Array<[Record<string, unknown>, Record<string, unknown>]> = [
+			[{ authentication: 'bearer', token: 'tok-alice-0123456789' }, { token: 'tok-bob-0123456789' }],
+			[{ authentication: 'headers', headers: 'X-Api-Key: key-alice-0123456789' }, { headers: 'X-Api-Key: key-bob-0123456789' }],
+			[{ authentication: 'oauthClientCredentials', clientId: 'c', clientSecret: 'cs-alice-0123456789' }, { clientSecret: 'cs-bob-0123456789' }],
+			[{ authentication: 'oauthClientCredentials', clientId: 'c', clientAuthMethod: 'private_key_jwt', privateKey: 'pem-alice' }, { privateKey: 'pem-bob' }],
+		];
+		for (const [before, change] of variants) {
+			const a = poolingFor({ type: HTTP, id: '5' }, { url, ...before })!;
+			const b = poolingFor({ type: HTTP, id: '5' }, { url, ...before, ...change })!;
+			expect(b.identity).toBe(a.identity);
+			expect(b.key).not.toBe(a.key);
+			for (const value of [...Object.values(before), ...Object.values(change)]) if (String(value).length > 8) expect(a.key + b.key).not.toContain(String(value));
+		}
 	});
 
 	it('not kept: Keep Server Running off, no credential id, or a pool size of 0', () => {

@@ -166,6 +166,7 @@ export function hostTokenAuth(source: HostTokenSource, options: HostTokenAuthOpt
 		remedy: RECONNECT_REMEDY,
 		secrets: () => [...ledger.list(), ...clientSecret],
 		storedToken: () => (grantPassed ? accessTokenOf(data) : undefined),
+		handedToken: () => accessTokenOf(source.initial),
 		get secretsVersion() {
 			return ledger.version;
 		},

@@ -32,6 +32,12 @@ export interface McpAuth {
 	 * may be asked for a refresh.
 	 */
 	storedToken?(): string | undefined;
+	/**
+	 * The access token the host handed this auth (host-held tokens), before any refresh of its own;
+	 * never sent from here. A kept connection compares it with the tokens it produced itself: any
+	 * other token means the credential was connected again, perhaps to another account.
+	 */
+	handedToken?(): string | undefined;
 }
 
 /** Keeps the values an auth has seen, bounded, and counts changes for redactors to notice. */

@@ -7,7 +7,8 @@ import { SwappableAuth } from './swappableAuth';
  * Connections kept between executions, one pool per process (n8n main, each queue-mode worker).
  *
  * A connection is shared by every execution that uses the same credential (same type, id and data:
- * `config.pooling.key`); several may use it at once, their requests kept apart by JSON-RPC ids, so
+ * `config.pooling.key`) and, for OAuth tokens held by n8n, a token the connection produced itself
+ * (swappableAuth.ts: another token retires it); several may use it at once, their requests kept apart by JSON-RPC ids, so
  * a call's timeout or cancellation ends only that call. Between uses it is checked: a connection
  * whose process exited or whose transport closed is replaced, and one that saw a failure or sat
  * idle for a while must answer a ping first (not while another execution uses it: a server busy
@@ -69,6 +70,8 @@ export class ConnectionPool {
 	/** Every connection this pool opened and has not finished closing, for killNow at exit. */
 	private readonly live = new Set<McpConnection>();
 	private draining = false;
+	/** Numbers the connections retired for a token not their own (see supersede). */
+	private superseded = 0;
 	private readonly now: () => number;
 	private readonly open: (config: McpServerConfig) => Promise<McpConnection>;
 
@@ -169,7 +172,8 @@ export class ConnectionPool {
 	private entryFor(config: McpServerConfig): Entry {
 		const pooling = config.pooling as NonNullable<McpServerConfig['pooling']>;
 		const existing = this.entries.get(pooling.key);
-		if (existing) return existing;
+		if (existing && !this.foreignToken(existing, config)) return existing;
+		if (existing) this.supersede(existing);
 		// An edited credential: its older connections serve their current users, then close.
 		this.retireIdentity(pooling.identity, pooling.key);
 		let auth: SwappableAuth | undefined;
@@ -207,6 +211,26 @@ export class ConnectionPool {
 		this.entries.set(entry.key, entry);
 		this.enforceLimit();
 		return entry;
+	}
+
+	/**
+	 * The execution brings OAuth tokens the kept connection did not produce: the credential was
+	 * connected again (perhaps to another account), or another process refreshed it. Its calls must
+	 * not ride the session, server state, tool list or instructions of the tokens before.
+	 */
+	private foreignToken(entry: Entry, config: McpServerConfig): boolean {
+		return Boolean(entry.auth && config.kind === 'http' && SwappableAuth.needed(config.auth) && !entry.auth.produced(config.auth));
+	}
+
+	/**
+	 * Retires a connection whose credential was reconnected: out of the key's place (the next use
+	 * opens a new one there), closed once its current users release it, as an edited credential's.
+	 */
+	private supersede(entry: Entry): void {
+		this.entries.delete(entry.key);
+		entry.key = `${entry.key}\u0000superseded ${++this.superseded}`;
+		this.entries.set(entry.key, entry);
+		this.retire(entry);
 	}
 
 	/**

@@ -18,7 +18,10 @@ export const IDLE_MINUTES_FIELD = 'idleShutdownMinutes';
 
 /**
  * Fields left out of the data hash: OAuth tokens rotate on every refresh without the credential
- * being edited, and the pooled connection takes each execution's tokens anyway (swappableAuth.ts).
+ * being edited. Whose tokens they are is checked apart: a kept connection is shared only with an
+ * execution handed a token the connection produced itself, any other token (a reconnect) retires
+ * it (swappableAuth.ts `produced`). Every other secret (a bearer token, header values, a client
+ * secret or key) is in the hash, so changing one retires the connection as any edit does.
  */
 const UNHASHED_FIELDS = new Set(['oauthTokenData']);
 

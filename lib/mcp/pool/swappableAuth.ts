@@ -1,9 +1,14 @@
 import type { AuthProvider } from '@modelcontextprotocol/client';
+import { SecretDigest } from '../../util/secretDigest';
 import { McpFailure } from '../errors';
 import type { McpAuth } from '../oauth/types';
 
 /** Auths remembered for redaction after they were swapped out (their tokens may still be echoed). */
 const REMEMBERED_AUTHS = 8;
+/** Access tokens of its own a connection remembers (a few refreshes a day: weeks of them). */
+const OWN_TOKENS = 64;
+/** Tokens are remembered and compared as digests under a per-process secret, never as values. */
+const tokenDigest = new SecretDigest();
 
 /**
  * The auth of a connection kept between executions, for tokens held by the host (n8n's OAuth
@@ -15,6 +20,12 @@ const REMEMBERED_AUTHS = 8;
  *
  * Redaction covers every token any of the recent auths has held, old ones included: a server may
  * echo a token it received before the swap.
+ *
+ * It also remembers which access tokens are the connection's own: the one its first execution was
+ * handed, and every one a refresh returned while the connection used it (n8n stores that and hands
+ * it to the next execution). A token that is none of these was not produced by this connection (a
+ * person connected the credential again, perhaps to another account; or another process
+ * refreshed it), and the pool gives that execution a connection of its own (`produced`).
  */
 export class SwappableAuth implements McpAuth {
 	readonly kind: McpAuth['kind'];
@@ -32,6 +43,8 @@ export class SwappableAuth implements McpAuth {
 	 * only context that could be asked belongs to an execution that has finished.
 	 */
 	private idle = false;
+	/** Digests of the connection's own access tokens, oldest first. */
+	private readonly ownTokens = new Set<string>();
 
 	constructor(initial: McpAuth) {
 		this.current = initial;
@@ -39,19 +52,42 @@ export class SwappableAuth implements McpAuth {
 		this.kind = initial.kind;
 		this.onInsufficientScope = initial.onInsufficientScope;
 		this.remedy = initial.remedy;
+		this.remember(initial.handedToken?.());
 		this.provider = {
 			token: async () => {
-				if (!this.idle) return (this.current.provider as AuthProvider).token();
+				if (!this.idle) return this.remember(await (this.current.provider as AuthProvider).token());
 				const stored = this.current.storedToken?.();
 				if (!stored) throw this.idleRefusal();
 				return stored;
 			},
 			onUnauthorized: async (context) => {
 				if (this.idle) throw this.idleRefusal();
-				const provider = this.current.provider as AuthProvider;
+				const auth = this.current;
+				const provider = auth.provider as AuthProvider;
 				if (provider.onUnauthorized) await provider.onUnauthorized(context);
+				// The refreshed token, even if no request carries it before the execution ends.
+				this.remember(auth.storedToken?.());
 			},
 		};
+	}
+
+	/**
+	 * Whether `next` starts from one of the connection's own tokens; false for any other token, and
+	 * for none. Only then may its execution share the connection (its session, its server-side
+	 * state, its cached tool list and instructions).
+	 */
+	produced(next: McpAuth): boolean {
+		const token = next.handedToken?.();
+		return token !== undefined && this.ownTokens.has(tokenDigest.of(token));
+	}
+
+	private remember<T extends string | undefined>(token: T): T {
+		if (token === undefined || token === '') return token;
+		const digest = tokenDigest.of(token);
+		if (this.ownTokens.has(digest)) return token;
+		this.ownTokens.add(digest);
+		if (this.ownTokens.size > OWN_TOKENS) this.ownTokens.delete(this.ownTokens.values().next().value as string);
+		return token;
 	}
 
 	/**
