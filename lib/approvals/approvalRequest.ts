@@ -8,7 +8,7 @@ import { recentToolResults, type ContextToolResult } from './recentResults';
 
 export type { ContextToolResult };
 import { channelForm, type ChannelFormField } from './channelForm';
-import { codeFence, inlineText, linkTarget, visibleJson } from './summaryFormat';
+import { argumentsBlock, inlineText, linkTarget, telegramText } from './summaryFormat';
 import { setEntry } from '../agent/ownEntry';
 
 /**
@@ -82,6 +82,8 @@ export interface ApprovalRequest {
 	calls: PendingCallView[];
 	summaryText: string;
 	summaryMarkdown: string;
+	/** The summary in Telegram's legacy Markdown, the parse mode n8n's Telegram node sends with. */
+	summaryTelegram: string;
 	/**
 	 * n8n's send-and-wait "Custom Form" (Define Form: Using JSON) for per-call decisions: one required
 	 * Approve / Deny dropdown per call, labelled "#1 code …", and a reason box (see channelForm.ts).
@@ -163,7 +165,7 @@ export function buildApprovalRequest(state: AgentState, approval: OpenApproval, 
 		};
 	});
 	const recent = recentToolResults(state);
-	const request: Omit<ApprovalRequest, 'summaryText' | 'summaryMarkdown'> = {
+	const request: RequestBody = {
 		kind: APPROVAL_REQUEST_KIND,
 		approvalId: approval.id,
 		requestedAt: approval.requestedAt,
@@ -178,7 +180,7 @@ export function buildApprovalRequest(state: AgentState, approval: OpenApproval, 
 		...(recent.omitted > 0 ? { omittedResults: recent.omitted } : {}),
 		calls: views,
 	};
-	return { ...request, summaryText: summaryText(request), summaryMarkdown: summaryMarkdown(request), channelForm: channelForm(views) };
+	return { ...request, summaryText: summaryText(request), summaryMarkdown: summaryMarkdown(request), summaryTelegram: summaryTelegram(request), channelForm: channelForm(views) };
 }
 
 /** The requests rebuilt from their views (request keys come from the server, "__proto__" included). */
@@ -211,11 +213,14 @@ function inputView(round: number, requests: Record<string, ServerInputRequest>):
 	};
 }
 
-/** One line saying what the server asks for (message on one line, a link's host only: the link itself is on the review page). */
-export function inputRequestLine(item: InputRequestItem): string {
+/**
+ * One line saying what the server asks for (message on one line, a link's host only: the link itself
+ * is on the review page), its server text made inert by `text` (the summary's own grammar).
+ */
+export function inputRequestLine(item: InputRequestItem, text: (value: unknown) => string = inlineText): string {
 	const view = describeInputRequest({ method: item.method, params: item.params });
 	const message = view.kind === 'unsupported' ? view.method : view.message || '(no message)';
-	if (view.kind !== 'url') return `asks for input: ${inlineText(message)}`;
+	if (view.kind !== 'url') return `asks for input: ${text(message)}`;
 	let host = '';
 	try {
 		// Dots bracketed: chat apps turn a bare domain into a link and fetch a preview of it.
@@ -223,10 +228,10 @@ export function inputRequestLine(item: InputRequestItem): string {
 	} catch {
 		host = 'an address that is not a valid link';
 	}
-	return `asks you to open a link on ${inlineText(host)}: ${inlineText(message)}`;
+	return `asks you to open a link on ${text(host)}: ${text(message)}`;
 }
 
-type RequestBody = Omit<ApprovalRequest, 'summaryText' | 'summaryMarkdown'>;
+type RequestBody = Omit<ApprovalRequest, 'summaryText' | 'summaryMarkdown' | 'summaryTelegram'>;
 
 const callsPhrase = (count: number) => `${count} tool call${count === 1 ? '' : 's'}`;
 
@@ -253,7 +258,7 @@ function summaryText(request: RequestBody): string {
 	const lines = heading(request);
 	if (request.notice) lines.push(`Note: ${inlineText(request.notice)}`);
 	for (const call of request.calls) {
-		lines.push('', `- ${inlineText(call.tool)} on ${inlineText(call.server)} (code ${call.code})`, '  Arguments:', codeFence(visibleJson(call.arguments)));
+		lines.push('', `- ${inlineText(call.tool)} on ${inlineText(call.server)} (code ${call.code})`, '  Arguments:', argumentsBlock(call.arguments));
 		for (const warning of call.warnings) lines.push(`  WARNING: ${inlineText(warning)}`);
 		for (const item of call.input?.requests ?? []) {
 			lines.push(`  The server ${inputRequestLine(item)}`);
@@ -276,7 +281,7 @@ function summaryMarkdown(request: RequestBody): string {
 	];
 	if (request.notice) lines.push(`_${inlineText(request.notice)}_`);
 	for (const call of request.calls) {
-		lines.push('', `• **${inlineText(call.tool)}** on **${inlineText(call.server)}** · code **${call.code}**`, codeFence(visibleJson(call.arguments), 'json'));
+		lines.push('', `• **${inlineText(call.tool)}** on **${inlineText(call.server)}** · code **${call.code}**`, argumentsBlock(call.arguments, 'json'));
 		for (const warning of call.warnings) lines.push(`⚠️ ${inlineText(warning)}`);
 		for (const item of call.input?.requests ?? []) {
 			lines.push(`❓ The server ${inputRequestLine(item)}`);
@@ -285,6 +290,34 @@ function summaryMarkdown(request: RequestBody): string {
 	}
 	if (request.reviewUrl) lines.push('', `[${input ? 'Review and answer' : 'Review and decide'}](${linkTarget(request.reviewUrl)})`);
 	lines.push(`_Expires ${inlineText(request.expiresAt)}_`);
+	return lines.join('\n');
+}
+
+/**
+ * Telegram's legacy Markdown (n8n's Telegram send-and-wait always sends with it; its Send Message
+ * defaults to it): entities cannot hold escapes, so server text is never put inside one; outside
+ * them `_ * \` [` are escaped (telegramText). The arguments' pre block holds no backtick, and the
+ * review link's target no `)`.
+ */
+function summaryTelegram(request: RequestBody): string {
+	const review = request.calls.filter((call) => call.needsReview !== false).length;
+	const input = request.calls.filter((call) => call.input).length;
+	const lines = [
+		[review ? `*Approval needed:* ${callsPhrase(review)}` : '', input ? `*Input needed:* ${callsPhrase(input)} (answer on the review page; approving here does not answer it)` : '']
+			.filter(Boolean)
+			.join(' · '),
+	];
+	if (request.notice) lines.push(`Note: ${telegramText(request.notice)}`);
+	for (const call of request.calls) {
+		lines.push('', `• ${telegramText(call.tool)} on ${telegramText(call.server)} · code *${call.code}*`, argumentsBlock(call.arguments));
+		for (const warning of call.warnings) lines.push(`⚠️ ${telegramText(warning)}`);
+		for (const item of call.input?.requests ?? []) {
+			lines.push(`❓ The server ${inputRequestLine(item, telegramText)}`);
+			for (const warning of item.warnings) lines.push(`⚠️ ${telegramText(warning)}`);
+		}
+	}
+	if (request.reviewUrl) lines.push('', `[${input ? 'Review and answer' : 'Review and decide'}](${linkTarget(request.reviewUrl)})`);
+	lines.push(`Expires ${telegramText(request.expiresAt)}`);
 	return lines.join('\n');
 }
 

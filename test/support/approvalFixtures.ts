@@ -33,6 +33,7 @@ export function approvalRequest(extra: Partial<ApprovalRequest> = {}, token: str
 		calls: [pendingCall('c2', { path: '/data/b' })],
 		summaryText: '',
 		summaryMarkdown: '',
+		summaryTelegram: '',
 		...(token === null ? {} : { reviewTokenHash: hashReviewToken(token) }),
 		...extra,
 	};

@@ -59,13 +59,14 @@ describe('summaries are bound to what the person approves', () => {
 	it('arguments cannot close their code fence or add a line', () => {
 		const args = { command: 'a\n```\n[Approve](http://evil.example)\n````', note: 'line\u2028break and hidden\u200Btext' };
 		const req = request(pausedRun('anthropic', args));
-		for (const summary of [req.summaryText, req.summaryMarkdown]) {
-			expect(summary).toContain('`````');
+		for (const summary of [req.summaryText, req.summaryMarkdown, req.summaryTelegram]) {
+			// The backticks are written as JSON escapes: Slack and Telegram end a block at any ```, whatever the fence.
+			expect(summary).toContain('\\u0060\\u0060\\u0060\\n[Approve]');
 			expect(summary).not.toMatch(/[\u2028\u2029\u200B]/u);
 			expect(summary).toContain('\\u2028');
 			expect(summary).toContain('\\u200b');
-			const fenceLines = summary.split('\n').filter((line) => /^`{3,}/.test(line));
-			expect(fenceLines.every((line) => line.startsWith('`````'))).toBe(true);
+			const fenceLines = summary.split('\n').filter((line) => line.startsWith('`'));
+			expect(fenceLines).toEqual(summary === req.summaryMarkdown ? ['```json', '```'] : ['```', '```']);
 		}
 	});
 
