@@ -203,7 +203,9 @@ function inputFromApprovalNode(context: IExecuteFunctions): boolean {
 function approvalRequiresSignIn(context: IExecuteFunctions): boolean {
 	try {
 		const type = approvalNodeType(context);
-		if (!type || typeof context.getChildNodes !== 'function') return false;
+		if (!type) return false;
+		// Every n8n this package supports has the lookup; without it nothing says a sign-in is not needed.
+		if (typeof context.getChildNodes !== 'function') return true;
 		const children = context.getChildNodes(nodeOf(context).name, { includeNodeParameters: true });
 		// Disabled ones count too: n8n may mark the node that waited as disabled when it resumes.
 		return children.some((node) => node.type === type && node.parameters?.requireLogin !== undefined && node.parameters.requireLogin !== false);

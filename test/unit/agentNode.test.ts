@@ -155,8 +155,8 @@ interface Setup {
 	pairedItems?: number[];
 	/** n8n's id of the execution (the context has no getExecutionId without it, as in older tests). */
 	executionId?: string;
-	/** The MCP Approval node after this Agent, with its "Require n8n Login" value (getChildNodes). */
-	approvalNode?: { requireLogin?: unknown };
+	/** The MCP Approval node after this Agent, with its "Require n8n Login" value (getChildNodes); null: no getChildNodes. */
+	approvalNode?: { requireLogin?: unknown } | null;
 }
 
 const DEFAULT_USER_MESSAGE = agentProperties.find((property) => property.name === 'userMessage')!.default;
@@ -220,9 +220,14 @@ function fakeContext(setup: Setup) {
 			: {}),
 		...(setup.answeredFrom ? { getInputSourceData: () => ({ previousNode: setup.answeredFrom!.node }) } : {}),
 		...(fromApproval ? { getInputSourceData: () => ({ previousNode: 'MCP Approval' }) } : {}),
-		...(setup.approvalNode
-			? { getChildNodes: () => [{ name: 'MCP Approval', type: 'mcpApproval', typeVersion: 1, disabled: false, parameters: setup.approvalNode!.requireLogin === undefined ? {} : { requireLogin: setup.approvalNode!.requireLogin } }] }
-			: {}),
+		...(setup.approvalNode === null
+			? {}
+			: {
+					getChildNodes: () =>
+						setup.approvalNode
+							? [{ name: 'MCP Approval', type: 'mcpApproval', typeVersion: 1, disabled: false, parameters: setup.approvalNode.requireLogin === undefined ? {} : { requireLogin: setup.approvalNode.requireLogin } }]
+							: [],
+				}),
 		...(setup.cancelSignal ? { getExecutionCancelSignal: () => setup.cancelSignal } : {}),
 		...(setup.executionId ? { getExecutionId: () => setup.executionId } : {}),
 		// n8n's default for new workflows.
@@ -443,8 +448,9 @@ describe('resume routes', () => {
 		const reviewToken = reviewTokenInUrl(request.reviewUrl);
 		const post = { headers: {}, params: {}, query: { reviewToken }, body: { approved: true } };
 		const fromWait = { node: 'Wait', parents: ['MCP Agent'], operation: 'none' };
-		for (const requireLogin of [true, '={{ true }}']) {
-			const [finished, [again]] = await run(fakeContext({ items: [post], tools: [code], nodeContext: first.nodeContext, answeredFrom: fromWait, approvalNode: { requireLogin } }));
+		// Required, required by an expression, or unknown (an n8n without the lookup): fail closed.
+		for (const approvalNode of [{ requireLogin: true }, { requireLogin: '={{ true }}' }, null]) {
+			const [finished, [again]] = await run(fakeContext({ items: [post], tools: [code], nodeContext: first.nodeContext, answeredFrom: fromWait, approvalNode }));
 			expect(finished).toEqual([]);
 			expect(again.json).toMatchObject({ approvalId: request.approvalId, notice: expect.stringContaining('must sign in to n8n') });
 			post.query.reviewToken = reviewTokenInUrl(again.json.reviewUrl);
