@@ -1,0 +1,160 @@
+import { lookup } from 'node:dns/promises';
+import { addressInRange, bareHost, classifyAddress, classifyHostLiteral, type AddressClass } from '../util/addressClass';
+import { McpFailure } from './errors';
+import { describeUrl } from './secrets';
+
+/**
+ * Which URLs a remote MCP server may make n8n request. The credential's MCP server URL is the
+ * user's choice; every other address our code fetches because a server named it (the
+ * authorization servers of its protected-resource metadata, the endpoints of their metadata, a
+ * resource_metadata URL in a 401) is the server's choice, and without a rule a server on the
+ * internet could make n8n send requests to hosts inside n8n's network or to a cloud metadata
+ * service. The rule, for a URL with another origin than the MCP server's:
+ *
+ * - http or https only; https unless the MCP server itself is on loopback (local development);
+ * - every address the host resolves to (dns.lookup, all of them) must be public, or of the same
+ *   class as the MCP server's own address (an internal MCP server may use an internal
+ *   authorization server); metadata services, unspecified and reserved addresses never are;
+ * - an administrator may exempt hosts from both: ALLOWED_PRIVATE_HOSTS_VARIABLE, a comma-separated
+ *   list of host names, IP addresses and CIDR ranges.
+ *
+ * Residual risk: the check resolves the name, then fetch resolves it again to connect. A name whose
+ * answer changes in between (DNS rebinding with a zero TTL) can still reach an address the check
+ * did not see. Node's fetch takes no lookup function without the undici package, which is not a
+ * dependency here; a firewall on n8n's egress closes that gap.
+ */
+export const ALLOWED_PRIVATE_HOSTS_VARIABLE = 'N8N_MCP_AGENT_ALLOWED_PRIVATE_HOSTS';
+
+/** Every address a host name resolves to. */
+export type ResolveHost = (hostname: string) => Promise<string[]>;
+
+export const systemResolve: ResolveHost = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
+
+export interface UrlPolicyOptions {
+	env?: NodeJS.ProcessEnv;
+	/** Tests: the resolver (the system's by default). */
+	resolve?: ResolveHost;
+}
+
+/** A URL a server named that n8n did not contact. The message names its host and the reason, never its path or query. */
+export class AddressRefused extends McpFailure {
+	constructor(
+		message: string,
+		readonly host: string,
+		readonly reason: string,
+		description: string,
+	) {
+		super(message, 'refused-address', undefined, undefined, description);
+		this.name = 'AddressRefused';
+	}
+}
+
+const CLASS_WORDS: Record<Exclude<AddressClass, 'public'>, string> = {
+	loopback: 'a loopback address (this machine)',
+	private: 'a private network address',
+	'link-local': 'a link-local address',
+	metadata: "a cloud metadata service's address",
+	unspecified: 'an unspecified address (0.0.0.0 or ::)',
+	reserved: 'a reserved address',
+};
+
+/** Classes a server may name when its own address is of the same class. */
+const SAME_CLASS_ALLOWED = new Set<AddressClass>(['loopback', 'private', 'link-local']);
+
+export function allowedPrivateHosts(env: NodeJS.ProcessEnv = process.env): string[] {
+	return (env[ALLOWED_PRIVATE_HOSTS_VARIABLE] ?? '')
+		.split(',')
+		.map((entry) => bareHost(entry.trim()))
+		.filter(Boolean);
+}
+
+interface Resolved {
+	addresses: Array<{ address: string; kind: AddressClass }>;
+	/** The host was a literal (an IP, localhost, a metadata name): nothing was resolved. */
+	literal: boolean;
+}
+
+async function resolveClasses(hostname: string, resolve: ResolveHost): Promise<Resolved> {
+	const host = bareHost(hostname);
+	const literal = classifyHostLiteral(host);
+	if (literal) return { addresses: [{ address: host, kind: literal }], literal: true };
+	const addresses = await resolve(host);
+	return { addresses: addresses.map((address) => ({ address, kind: classifyAddress(address) ?? 'reserved' })), literal: false };
+}
+
+export interface ServerNamedUrlPolicy {
+	/** Resolves when `target` may be fetched; rejects with AddressRefused when not (or with the resolver's error). */
+	check(target: string | URL): Promise<void>;
+	/** `fetchImpl` that checks every URL before fetching it. */
+	guard<F extends (input: string | URL | Request, init?: RequestInit) => Promise<Response>>(fetchImpl: F): F;
+}
+
+/**
+ * The policy for URLs the MCP server at `serverUrl` names. `purpose` says in messages what the URL
+ * was for ("OAuth discovery").
+ */
+export function serverNamedUrlPolicy(serverUrl: string, purpose: string, options: UrlPolicyOptions = {}): ServerNamedUrlPolicy {
+	const resolve = options.resolve ?? systemResolve;
+	const allowed = allowedPrivateHosts(options.env);
+	let server: URL | undefined;
+	try {
+		server = new URL(serverUrl);
+	} catch {
+		server = undefined;
+	}
+	let serverClasses: Promise<Set<AddressClass>> | undefined;
+	// The MCP server's own classes: an unresolvable server counts as public (the strictest rule).
+	const ownClasses = () =>
+		(serverClasses ??= server
+			? resolveClasses(server.hostname, resolve).then(
+					(resolved) => new Set(resolved.addresses.map((entry) => entry.kind)),
+					() => new Set<AddressClass>(['public']),
+				)
+			: Promise.resolve(new Set<AddressClass>(['public'])));
+
+	const refuse = (target: URL, reason: string) => {
+		const where = server ? describeUrl(server.href) : 'the MCP server';
+		return new AddressRefused(
+			`n8n did not contact ${target.host}, which the MCP server ${where} named for ${purpose}: ${reason}.`,
+			target.host,
+			reason,
+			`A server can name any address, so n8n contacts only public https hosts for it, and hosts of the MCP server's own kind of network. If ${target.hostname} is meant to be reached, an administrator can allow it: add it to the environment variable ${ALLOWED_PRIVATE_HOSTS_VARIABLE} (comma-separated host names, IP addresses or CIDR ranges such as 10.0.0.0/8) for n8n and every worker, and restart n8n.`,
+		);
+	};
+
+	const check = async (input: string | URL) => {
+		let target: URL;
+		try {
+			target = new URL(input);
+		} catch {
+			throw new AddressRefused(`n8n did not contact an address the MCP server named for ${purpose}: it is not a valid URL.`, '', 'not a valid URL', 'Ask the server\'s operator to publish valid URLs.');
+		}
+		if (server && target.origin === server.origin) return;
+		if (target.protocol !== 'https:' && target.protocol !== 'http:') throw refuse(target, `it is not an http or https address (${target.protocol})`);
+		const host = bareHost(target.hostname);
+		if (allowed.includes(host)) return;
+		const own = await ownClasses();
+		const serverOnLoopback = [...own].every((kind) => kind === 'loopback');
+		const resolved = await resolveClasses(host, resolve);
+		const listed = (address: string) => allowed.some((entry) => addressInRange(address, entry));
+		for (const { address, kind } of resolved.addresses) {
+			if (kind === 'public' || listed(address)) continue;
+			if (SAME_CLASS_ALLOWED.has(kind) && own.has(kind)) continue;
+			const seen = resolved.literal ? '' : ` (${host} resolves to ${address})`;
+			throw refuse(target, `it is ${CLASS_WORDS[kind]}${seen}${SAME_CLASS_ALLOWED.has(kind) ? ", and the MCP server's own address is not" : ''}`);
+		}
+		if (target.protocol === 'http:' && !serverOnLoopback && !resolved.addresses.every((entry) => listed(entry.address))) {
+			throw refuse(target, 'it uses plain http, and only an MCP server on this machine (loopback) may name http addresses');
+		}
+	};
+
+	return {
+		check,
+		guard(fetchImpl) {
+			return (async (input: string | URL | Request, init?: RequestInit) => {
+				await check(input instanceof Request ? input.url : input);
+				return fetchImpl(input, init);
+			}) as typeof fetchImpl;
+		},
+	};
+}
