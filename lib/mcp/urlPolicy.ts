@@ -49,6 +49,16 @@ export class AddressRefused extends McpFailure {
 	}
 }
 
+/** The AddressRefused in an error's cause chain (the SDK may wrap what our fetch threw). */
+export function refusalIn(error: unknown): AddressRefused | undefined {
+	let current: unknown = error;
+	for (let depth = 0; current && typeof current === 'object' && depth < 6; depth++) {
+		if (current instanceof AddressRefused) return current;
+		current = (current as { cause?: unknown }).cause;
+	}
+	return undefined;
+}
+
 const CLASS_WORDS: Record<Exclude<AddressClass, 'public'>, string> = {
 	loopback: 'a loopback address (this machine)',
 	private: 'a private network address',
