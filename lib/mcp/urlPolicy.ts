@@ -137,7 +137,12 @@ export function serverNamedUrlPolicy(serverUrl: string, purpose: string, options
 		try {
 			target = new URL(input);
 		} catch {
-			throw new AddressRefused(`n8n did not contact an address the MCP server named for ${purpose}: it is not a valid URL.`, '', 'not a valid URL', 'Ask the server\'s operator to publish valid URLs.');
+			throw new AddressRefused(
+				`n8n did not contact an address the MCP server named for ${purpose}: it is not a valid URL.`,
+				'',
+				'not a valid URL',
+				"Ask the server's operator to publish valid URLs.",
+			);
 		}
 		if (server && target.origin === server.origin) return;
 		if (target.protocol !== 'https:' && target.protocol !== 'http:') throw refuse(target, `it is not an http or https address (${target.protocol})`);

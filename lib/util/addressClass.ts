@@ -64,8 +64,9 @@ function classifyV4(address: string): AddressClass {
 /** The 16 bytes of an IPv6 address (already checked with isIP). */
 function v6Bytes(address: string): number[] {
 	// A dotted IPv4 tail (::ffff:1.2.3.4) as the two groups it stands for.
-	const text = address.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_all, a: string, b: string, c: string, d: string) =>
-		`${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`,
+	const text = address.replace(
+		/(\d+)\.(\d+)\.(\d+)\.(\d+)$/,
+		(_all, a: string, b: string, c: string, d: string) => `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`,
 	);
 	const [head, rest] = text.includes('::') ? text.split('::') : [text, undefined];
 	const headGroups = head ? head.split(':') : [];
@@ -141,7 +142,7 @@ export function addressInRange(address: string, range: string): boolean {
 	const a = toBytes(address);
 	const r = toBytes(base);
 	for (let bit = 0; bit < prefix; bit++) {
-		const mask = 0x80 >> bit % 8;
+		const mask = 0x80 >> (bit % 8);
 		if ((a[bit >> 3] & mask) !== (r[bit >> 3] & mask)) return false;
 	}
 	return true;

@@ -41,7 +41,9 @@ describe("the stored grant's issuer check (n8n's Connect my account)", () => {
 		const { tokens } = await connectLikeN8n(fixture);
 		fixture.configure({ authorizationServers: [`http://0.0.0.0:${port()}`] });
 		const before = fixture.stats().hosts;
-		const failure = await checkStoredGrantIssuer(fixture.urls.mcpUrl, { ...tokens, callbackQueryString: { iss: fixture.urls.issuer } }, { timeoutMs: 10_000 }).catch((error: unknown) => error);
+		const failure = await checkStoredGrantIssuer(fixture.urls.mcpUrl, { ...tokens, callbackQueryString: { iss: fixture.urls.issuer } }, { timeoutMs: 10_000 }).catch(
+			(error: unknown) => error,
+		);
 		expect(failure).toBeInstanceOf(AddressRefused);
 		expect((failure as AddressRefused).message).toBe(
 			`n8n did not contact 0.0.0.0:${port()}, which the MCP server ${fixture.urls.mcpUrl} named for OAuth discovery: it is an unspecified address (0.0.0.0 or ::).`,
@@ -56,9 +58,11 @@ describe("the stored grant's issuer check (n8n's Connect my account)", () => {
 		fixture.configure({ authorizationServers: [`http://auth.corp.test:${port()}`] });
 		const seen: string[] = [];
 		const resolve: ResolveHost = async (host) => (host === 'auth.corp.test' ? ['10.0.0.1'] : ['127.0.0.1']);
-		const failure = await checkStoredGrantIssuer(fixture.urls.mcpUrl, { access_token: 'at', callbackQueryString: {} }, { timeoutMs: 10_000, fetchFn: toFixture(seen), resolve, env: {} }).catch(
-			(error: unknown) => error,
-		);
+		const failure = await checkStoredGrantIssuer(
+			fixture.urls.mcpUrl,
+			{ access_token: 'at', callbackQueryString: {} },
+			{ timeoutMs: 10_000, fetchFn: toFixture(seen), resolve, env: {} },
+		).catch((error: unknown) => error);
 		expect(failure).toBeInstanceOf(AddressRefused);
 		expect((failure as AddressRefused).reason).toBe("it is a private network address (auth.corp.test resolves to 10.0.0.1), and the MCP server's own address is not");
 		expect(seen.length).toBeGreaterThan(0);
@@ -72,12 +76,16 @@ describe("the stored grant's issuer check (n8n's Connect my account)", () => {
 		const resolve: ResolveHost = async (host) => (host === 'auth.corp.test' ? ['10.0.0.1'] : ['127.0.0.1']);
 		// The fixture's metadata names its own origin as issuer, not auth.corp.test: the check fails on
 		// the issuer (RFC 8414), after fetching, which is the point here.
-		const failure = await checkStoredGrantIssuer(fixture.urls.mcpUrl, { access_token: 'at', callbackQueryString: {} }, {
-			timeoutMs: 10_000,
-			fetchFn: toFixture(seen),
-			resolve,
-			env: { [ALLOWED_PRIVATE_HOSTS_VARIABLE]: '10.0.0.0/8' },
-		}).catch((error: unknown) => error);
+		const failure = await checkStoredGrantIssuer(
+			fixture.urls.mcpUrl,
+			{ access_token: 'at', callbackQueryString: {} },
+			{
+				timeoutMs: 10_000,
+				fetchFn: toFixture(seen),
+				resolve,
+				env: { [ALLOWED_PRIVATE_HOSTS_VARIABLE]: '10.0.0.0/8' },
+			},
+		).catch((error: unknown) => error);
 		expect(failure).not.toBeInstanceOf(AddressRefused);
 		expect(seen.some((url) => new URL(url).hostname === 'auth.corp.test')).toBe(true);
 	});

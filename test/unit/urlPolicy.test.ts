@@ -151,7 +151,9 @@ describe('serverNamedUrlPolicy', () => {
 	});
 
 	it('a name that does not resolve fails as the lookup does (as the fetch would)', async () => {
-		await expect(serverNamedUrlPolicy('https://mcp.example/mcp', 'OAuth discovery', { resolve, env: {} }).check('https://nowhere.example/')).rejects.toMatchObject({ code: 'ENOTFOUND' });
+		await expect(serverNamedUrlPolicy('https://mcp.example/mcp', 'OAuth discovery', { resolve, env: {} }).check('https://nowhere.example/')).rejects.toMatchObject({
+			code: 'ENOTFOUND',
+		});
 	});
 
 	it('a refusal is an McpAgentError naming the host and the reason, never the path or query, with what to do', async () => {
