@@ -473,7 +473,7 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 		transport = new SSEClientTransport(url, {
 			requestInit,
 			...auth,
-			fetch: limitedFetch(named.guard(fetch)),
+			fetch: limitedFetch(named.fetch()),
 			eventSourceInit: { fetch: pacedStreamOpens(limitedFetch(named.guard(headerFetch(config.headers)), MAX_ANSWER_BYTES)) },
 		});
 	} else {
@@ -482,7 +482,7 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 		const cut = (ids: Array<string | number>, error: Error) => ids.forEach((id) => answers?.failRequest(id, error.message));
 		const streamable = new StreamableHTTPClientTransport(url, {
 			requestInit,
-			fetch: limitedFetch(named.guard(fetch), undefined, cut),
+			fetch: limitedFetch(named.fetch(), undefined, cut),
 			reconnectionScheduler: boundedReconnection,
 			...auth,
 			...(config.auth ? { onInsufficientScope: config.auth.onInsufficientScope } : {}),

@@ -2,6 +2,8 @@ import { lookup } from 'node:dns/promises';
 import { addressInRange, bareHost, classifyAddress, classifyHostLiteral, type AddressClass } from '../util/addressClass';
 import { McpFailure } from './errors';
 import { describeUrl } from './secrets';
+import { fetchPinned } from './pinnedFetch';
+import { proxyConfigured } from './leanHttpTransport';
 
 /**
  * Which URLs a remote MCP server may make n8n request. The credential's MCP server URL is the
@@ -18,10 +20,10 @@ import { describeUrl } from './secrets';
  * - an administrator may exempt hosts from both: ALLOWED_PRIVATE_HOSTS_VARIABLE, a comma-separated
  *   list of host names, IP addresses and CIDR ranges.
  *
- * Residual risk: the check resolves the name, then fetch resolves it again to connect. A name whose
- * answer changes in between (DNS rebinding with a zero TTL) can still reach an address the check
- * did not see. Node's fetch takes no lookup function without the undici package, which is not a
- * dependency here; a firewall on n8n's egress closes that gap.
+ * DNS rebinding: `fetch()` connects to the addresses the check saw (lib/mcp/pinnedFetch.ts), so a
+ * name whose answer changes after the check (a zero TTL) cannot reach another address. Where a
+ * proxy is configured in the environment, or a caller hands its own fetch (`guard`, tests), the
+ * fetch resolves again by itself: that residual gap is for a firewall on n8n's egress to close.
  */
 export const ALLOWED_PRIVATE_HOSTS_VARIABLE = 'N8N_MCP_AGENT_ALLOWED_PRIVATE_HOSTS';
 
@@ -97,6 +99,13 @@ export interface ServerNamedUrlPolicy {
 	check(target: string | URL): Promise<void>;
 	/** `fetchImpl` that checks every URL before fetching it. */
 	guard<F extends (input: string | URL | Request, init?: RequestInit) => Promise<Response>>(fetchImpl: F): F;
+	/**
+	 * fetch for the server's requests: its own origin as fetch does; another origin checked, then
+	 * connected to the checked addresses only (fetchPinned, no second lookup a DNS answer could
+	 * change under). With `base` (tests), or a proxy in the environment, the check is made and
+	 * `base` (or fetch) resolves again by itself.
+	 */
+	fetch(base?: typeof fetch): typeof fetch;
 }
 
 /**
@@ -132,7 +141,8 @@ export function serverNamedUrlPolicy(serverUrl: string, purpose: string, options
 		);
 	};
 
-	const check = async (input: string | URL) => {
+	/** The checked URL, and the addresses a fetch must connect to (absent: nothing was resolved, the name is the user's or an administrator's). */
+	const inspect = async (input: string | URL): Promise<{ target: URL; addresses?: string[] }> => {
 		let target: URL;
 		try {
 			target = new URL(input);
@@ -144,10 +154,10 @@ export function serverNamedUrlPolicy(serverUrl: string, purpose: string, options
 				"Ask the server's operator to publish valid URLs.",
 			);
 		}
-		if (server && target.origin === server.origin) return;
+		if (server && target.origin === server.origin) return { target };
 		if (target.protocol !== 'https:' && target.protocol !== 'http:') throw refuse(target, `it is not an http or https address (${target.protocol})`);
 		const host = bareHost(target.hostname);
-		if (allowed.includes(host)) return;
+		if (allowed.includes(host)) return { target };
 		const own = await ownClasses();
 		const serverOnLoopback = [...own].every((kind) => kind === 'loopback');
 		const resolved = await resolveClasses(host, resolve);
@@ -161,15 +171,26 @@ export function serverNamedUrlPolicy(serverUrl: string, purpose: string, options
 		if (target.protocol === 'http:' && !serverOnLoopback && !resolved.addresses.every((entry) => listed(entry.address))) {
 			throw refuse(target, 'it uses plain http, and only an MCP server on this machine (loopback) may name http addresses');
 		}
+		return resolved.literal ? { target } : { target, addresses: resolved.addresses.map((entry) => entry.address) };
 	};
 
 	return {
-		check,
+		check: async (target) => {
+			await inspect(target);
+		},
 		guard(fetchImpl) {
 			return (async (input: string | URL | Request, init?: RequestInit) => {
-				await check(input instanceof Request ? input.url : input);
+				await inspect(input instanceof Request ? input.url : input);
 				return fetchImpl(input, init);
 			}) as typeof fetchImpl;
+		},
+		fetch(base) {
+			return async (input, init) => {
+				const { target, addresses } = await inspect(input instanceof Request ? input.url : input);
+				// With a proxy in the environment the proxy connects (and resolves), not us.
+				if (addresses?.length && !base && !(input instanceof Request) && !proxyConfigured()) return fetchPinned(target, addresses, init);
+				return (base ?? fetch)(input, init);
+			};
 		},
 	};
 }

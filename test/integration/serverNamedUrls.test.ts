@@ -89,6 +89,25 @@ describe("the stored grant's issuer check (n8n's Connect my account)", () => {
 		expect(failure).not.toBeInstanceOf(AddressRefused);
 		expect(seen.some((url) => new URL(url).hostname === 'auth.corp.test')).toBe(true);
 	});
+	it('connects to the address it checked, not to a second DNS answer (pinned)', async () => {
+		fixture = await startOAuthFixture();
+		fixture.configure({ authorizationServers: [`http://auth.loop.test:${port()}`] });
+		const asked: string[] = [];
+		// Loopback for the check (the MCP server is on loopback too: allowed); the system resolver
+		// would not know the name at all, so the request can only have used the checked address.
+		const resolve: ResolveHost = async (host) => {
+			asked.push(host);
+			return ['127.0.0.1'];
+		};
+		const failure = await checkStoredGrantIssuer(fixture.urls.mcpUrl, { access_token: 'at', callbackQueryString: {} }, { timeoutMs: 10_000, resolve, env: {} }).catch(
+			(error: unknown) => error,
+		);
+		// The fixture's metadata names its own origin as issuer, not auth.loop.test: RFC 8414 refuses it.
+		expect(failure).not.toBeInstanceOf(AddressRefused);
+		expect(String((failure as Error).message)).toMatch(/issuer does not match/);
+		expect(fixture.stats().hosts).toContain(`auth.loop.test:${port()}`);
+		expect(asked.every((host) => host === 'auth.loop.test')).toBe(true);
+	});
 });
 
 describe('the client-credentials grant (discovery by the SDK transport)', () => {

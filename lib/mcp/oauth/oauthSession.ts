@@ -227,7 +227,7 @@ export class OAuthSession implements OAuthClientProvider {
 				authorizationCode: code,
 				iss: callback.get('iss') ?? undefined,
 				// The authorization server and its token endpoint are the MCP server's choice (lib/mcp/urlPolicy.ts).
-				fetchFn: serverNamedUrlPolicy(this.options.serverUrl, 'OAuth').guard(this.options.fetchFn ?? fetch),
+				fetchFn: serverNamedUrlPolicy(this.options.serverUrl, 'OAuth').fetch(this.options.fetchFn),
 			});
 		} catch (error) {
 			const refused = refusalIn(error);

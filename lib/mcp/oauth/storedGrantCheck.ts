@@ -85,7 +85,7 @@ export async function checkStoredGrantIssuer(serverUrl: string, data: HostTokenD
 	const where = describeUrl(serverUrl);
 	const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
 	const policy = serverNamedUrlPolicy(serverUrl, 'OAuth discovery', { ...(options.resolve ? { resolve: options.resolve } : {}), ...(options.env ? { env: options.env } : {}) });
-	const watched = watchedDiscoveryFetch(timeoutMs, policy.guard(options.fetchFn ?? fetch));
+	const watched = watchedDiscoveryFetch(timeoutMs, policy.fetch(options.fetchFn));
 	const couldNotCheck = (reason: string) =>
 		new McpFailure(
 			`The stored authorization of ${where} could not be checked: the OAuth metadata of its authorization server could not be loaded (${reason}). Its tokens are not used until the check passes; try again later.`,
