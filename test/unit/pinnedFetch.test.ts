@@ -20,10 +20,9 @@ beforeAll(async () => {
 		req.on('data', (chunk: Buffer) => chunks.push(chunk));
 		req.on('end', () => {
 			seen.push({ host: req.headers.host, method: req.method, url: req.url, type: req.headers['content-type'], body: Buffer.concat(chunks).toString() });
-			if (req.url === '/gzip') return res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gzipSync(JSON.stringify({ packed: true })));
-			if (req.url === '/moved') return res.writeHead(302, { location: 'http://elsewhere.test/' }).end();
-			if (req.url === '/silent') return;
-			res.writeHead(200, { 'content-type': 'application/json', 'x-two': 'a' }).end(JSON.stringify({ ok: true }));
+			if (req.url === '/gzip') res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gzipSync(JSON.stringify({ packed: true })));
+			else if (req.url === '/moved') res.writeHead(302, { location: 'http://elsewhere.test/' }).end();
+			else if (req.url !== '/silent') res.writeHead(200, { 'content-type': 'application/json', 'x-two': 'a' }).end(JSON.stringify({ ok: true }));
 		});
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
