@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { McpConnection } from '../../lib/mcp/connection';
 import { clientCredentialsAuth } from '../../lib/mcp/oauth/clientCredentials';
 import { checkStoredGrantIssuer } from '../../lib/mcp/oauth/storedGrantCheck';
@@ -128,5 +130,27 @@ describe('the client-credentials grant (discovery by the SDK transport)', () => 
 		expect((failure as AddressRefused).message).not.toContain(client_secret);
 		expect(fixture.stats().hosts).not.toContain(`0.0.0.0:${port()}`);
 		expect(fixture.stats().token.client_credentials).toBe(0);
+	});
+});
+
+describe('redirects of the MCP server', () => {
+	it.each(['streamableHttp', 'sse'] as const)('%s: a redirect to another origin (0.0.0.0) is not followed', async (transport) => {
+		const target = createServer((_req, res) => res.writeHead(500).end());
+		let targetRequests = 0;
+		target.on('request', () => targetRequests++);
+		await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+		const targetPort = (target.address() as AddressInfo).port;
+		const redirecting = createServer((req, res) => res.writeHead(307, { location: `http://0.0.0.0:${targetPort}${req.url ?? '/'}` }).end());
+		await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+		const url = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/mcp`;
+		try {
+			await expect(McpConnection.open(httpConfig(url, { transport, connectTimeoutMs: 5_000, requestTimeoutMs: 5_000 }))).rejects.toThrow();
+			expect(targetRequests).toBe(0);
+		} finally {
+			redirecting.closeAllConnections();
+			target.closeAllConnections();
+			await new Promise((resolve) => redirecting.close(resolve));
+			await new Promise((resolve) => target.close(resolve));
+		}
 	});
 });
