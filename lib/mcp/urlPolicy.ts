@@ -27,6 +27,8 @@ import { proxyConfigured } from './leanHttpTransport';
  */
 export const ALLOWED_PRIVATE_HOSTS_VARIABLE = 'N8N_MCP_AGENT_ALLOWED_PRIVATE_HOSTS';
 
+const DEFAULT_NAMED_BY = 'the MCP server';
+
 /** Every address a host name resolves to. */
 export type ResolveHost = (hostname: string) => Promise<string[]>;
 
@@ -36,6 +38,8 @@ export interface UrlPolicyOptions {
 	env?: NodeJS.ProcessEnv;
 	/** Tests: the resolver (the system's by default). */
 	resolve?: ResolveHost;
+	/** Who names the URLs, in messages: "the MCP server" unless said otherwise ("the model endpoint"). */
+	namedBy?: string;
 }
 
 /** A URL a server named that n8n did not contact. The message names its host and the reason, never its path or query. */
@@ -114,6 +118,7 @@ export interface ServerNamedUrlPolicy {
  */
 export function serverNamedUrlPolicy(serverUrl: string, purpose: string, options: UrlPolicyOptions = {}): ServerNamedUrlPolicy {
 	const resolve = options.resolve ?? systemResolve;
+	const namedBy = options.namedBy ?? DEFAULT_NAMED_BY;
 	const allowed = allowedPrivateHosts(options.env);
 	let server: URL | undefined;
 	try {
@@ -132,12 +137,12 @@ export function serverNamedUrlPolicy(serverUrl: string, purpose: string, options
 			: Promise.resolve(new Set<AddressClass>(['public'])));
 
 	const refuse = (target: URL, reason: string) => {
-		const where = server ? describeUrl(server.href) : 'the MCP server';
+		const where = server ? `${namedBy} ${describeUrl(server.href)}` : namedBy;
 		return new AddressRefused(
-			`n8n did not contact ${target.host}, which the MCP server ${where} named for ${purpose}: ${reason}.`,
+			`n8n did not contact ${target.host}, which ${where} named for ${purpose}: ${reason}.`,
 			target.host,
 			reason,
-			`A server can name any address, so n8n contacts only public https hosts for it, and hosts of the MCP server's own kind of network. If ${target.hostname} is meant to be reached, an administrator can allow it: add it to the environment variable ${ALLOWED_PRIVATE_HOSTS_VARIABLE} (comma-separated host names, IP addresses or CIDR ranges such as 10.0.0.0/8) for n8n and every worker, and restart n8n.`,
+			`A server can name any address, so n8n contacts only public https hosts for it, and hosts of ${namedBy}'s own kind of network. If ${target.hostname} is meant to be reached, an administrator can allow it: add it to the environment variable ${ALLOWED_PRIVATE_HOSTS_VARIABLE} (comma-separated host names, IP addresses or CIDR ranges such as 10.0.0.0/8) for n8n and every worker, and restart n8n.`,
 		);
 	};
 
@@ -148,7 +153,7 @@ export function serverNamedUrlPolicy(serverUrl: string, purpose: string, options
 			target = new URL(input);
 		} catch {
 			throw new AddressRefused(
-				`n8n did not contact an address the MCP server named for ${purpose}: it is not a valid URL.`,
+				`n8n did not contact an address ${namedBy} named for ${purpose}: it is not a valid URL.`,
 				'',
 				'not a valid URL',
 				"Ask the server's operator to publish valid URLs.",
@@ -166,10 +171,10 @@ export function serverNamedUrlPolicy(serverUrl: string, purpose: string, options
 			if (kind === 'public' || listed(address)) continue;
 			if (SAME_CLASS_ALLOWED.has(kind) && own.has(kind)) continue;
 			const seen = resolved.literal ? '' : ` (${host} resolves to ${address})`;
-			throw refuse(target, `it is ${CLASS_WORDS[kind]}${seen}${SAME_CLASS_ALLOWED.has(kind) ? ", and the MCP server's own address is not" : ''}`);
+			throw refuse(target, `it is ${CLASS_WORDS[kind]}${seen}${SAME_CLASS_ALLOWED.has(kind) ? `, and ${namedBy}'s own address is not` : ''}`);
 		}
 		if (target.protocol === 'http:' && !serverOnLoopback && !resolved.addresses.every((entry) => listed(entry.address))) {
-			throw refuse(target, 'it uses plain http, and only an MCP server on this machine (loopback) may name http addresses');
+			throw refuse(target, `it uses plain http, and only ${namedBy === DEFAULT_NAMED_BY ? 'an MCP server' : namedBy} on this machine (loopback) may name http addresses`);
 		}
 		return resolved.literal ? { target } : { target, addresses: resolved.addresses.map((entry) => entry.address) };
 	};
