@@ -16,16 +16,16 @@ export function fetchWithCheckedRedirects(base: typeof fetch | undefined, namedB
 		const send = base ?? fetch;
 		if (input instanceof Request || init?.redirect === 'manual' || init?.redirect === 'error') return send(input, init);
 		const first = new URL(String(input));
-		const policy = serverNamedUrlPolicy(first.href, 'a redirect', { ...options, namedBy });
+		// Each hop checked before it is sent, and connected to the addresses checked (policy.fetch).
+		const hop = serverNamedUrlPolicy(first.href, 'a redirect', { ...options, namedBy }).fetch(base);
 		let url = first;
 		let request: RequestInit = { ...init, redirect: 'manual' };
 		for (let followed = 0; ; followed++) {
-			const response = await send(url, request);
+			const response = await hop(url, request);
 			const location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
 			if (location === null || followed === MAX_REDIRECTS) return response;
 			const next = new URL(location, url);
 			await response.body?.cancel().catch(() => undefined);
-			await policy.check(next);
 			const method = (request.method ?? 'GET').toUpperCase();
 			const toGet = ((response.status === 301 || response.status === 302) && method === 'POST') || (response.status === 303 && method !== 'HEAD' && method !== 'GET');
 			const headers = new Headers(request.headers);

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { serverNamedUrlPolicy, type ResolveHost } from '../../lib/mcp/urlPolicy';
 import { fetchPinned } from '../../lib/mcp/pinnedFetch';
+import { fetchWithCheckedRedirects } from '../../lib/mcp/checkedRedirects';
 
 let server: Server;
 let port = 0;
@@ -21,6 +22,7 @@ beforeAll(async () => {
 		req.on('end', () => {
 			seen.push({ host: req.headers.host, method: req.method, url: req.url, type: req.headers['content-type'], body: Buffer.concat(chunks).toString() });
 			if (req.url === '/gzip') res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gzipSync(JSON.stringify({ packed: true })));
+			else if (req.url === '/hop') res.writeHead(307, { location: `http://mirror.test:${port}/meta` }).end();
 			else if (req.url === '/moved') res.writeHead(302, { location: 'http://elsewhere.test/' }).end();
 			else if (req.url !== '/silent') res.writeHead(200, { 'content-type': 'application/json', 'x-two': 'a' }).end(JSON.stringify({ ok: true }));
 		});
@@ -93,4 +95,22 @@ it("the MCP server's own origin goes through fetch untouched, nothing resolved",
 	await (await fetchFn(`http://127.0.0.1:${port}/x`)).text();
 	expect(asked).toEqual([]);
 	expect(seen.map((entry) => entry.host)).toEqual([`127.0.0.1:${port}`, `127.0.0.1:${port}`]);
+});
+
+it('a redirect followed under the policy is pinned too (a model endpoint on loopback redirecting to a name)', async () => {
+	const asked: string[] = [];
+	const fetchFn = fetchWithCheckedRedirects(undefined, 'the model endpoint', {
+		env: {},
+		resolve: async (host) => {
+			asked.push(host);
+			return ['127.0.0.1'];
+		},
+	});
+	const response = await fetchFn(`http://127.0.0.1:${port}/hop`, { method: 'POST', body: '{"a":1}' });
+	expect(await response.json()).toEqual({ ok: true });
+	expect(asked).toEqual(['mirror.test']);
+	expect(seen.map((entry) => [entry.host, entry.method, entry.url, entry.body])).toEqual([
+		[`127.0.0.1:${port}`, 'POST', '/hop', '{"a":1}'],
+		[`mirror.test:${port}`, 'POST', '/meta', '{"a":1}'],
+	]);
 });
