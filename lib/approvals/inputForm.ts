@@ -6,6 +6,7 @@ import { inputRequestsOf, type InputRequestItem, type PendingCallView } from './
 import { escapeHtml, hiddenCharacterFlag, showName, showText } from './html';
 import { formFields, toDateTimeLocal, valueFromForm, type FormField } from './inputSchemaFields';
 import { setEntry } from '../agent/ownEntry';
+import { classifyHostLiteral, type AddressClass } from '../util/addressClass';
 
 /**
  * The review page's part for input a server asked for during a call: per request, a form generated
@@ -38,14 +39,38 @@ const ACTION_LABELS: Record<'form' | 'url', Record<ElicitationAnswer['action'], 
 
 /**
  * A link the page may offer: http(s) only, and without a user name or password, whose
- * `https://n8n.example.com:x@pay.evil.example/` form makes another site look like the first part.
+ * `https://n8n.example.com:x@pay.evil.example/` form makes another site look like the first part;
+ * not to a cloud metadata service, an unspecified or a reserved address, which no sign-in or
+ * payment page lives at (lib/util/addressClass.ts).
+ *
+ * n8n never fetches such a link: the reviewer's browser opens it, in the reviewer's network. So the
+ * host is classified as written (an IP, localhost, a metadata name), not resolved on n8n's side,
+ * and a link into a private network or this computer is shown with a warning, not refused (a
+ * server under development links to localhost).
  */
-function hostOf(url: string): { host: string; href: string; plain: boolean; punycode: boolean } | undefined {
+const NEVER_LINKED = new Set<AddressClass>(['metadata', 'unspecified', 'reserved']);
+
+const INSIDE_WORDS: Partial<Record<AddressClass, string>> = {
+	loopback: 'the computer it is opened on (localhost or 127.x.x.x)',
+	private: 'a private network (such as 10.x, 172.16-31.x, 192.168.x)',
+	'link-local': 'a link-local address (169.254.x.x or fe80::)',
+};
+
+function hostOf(url: string): { host: string; href: string; plain: boolean; punycode: boolean; inside?: string } | 'unusual-address' | undefined {
 	try {
 		const parsed = new URL(url);
 		if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return undefined;
 		if (parsed.username || parsed.password) return undefined;
-		return { host: parsed.host, href: parsed.href, plain: parsed.protocol === 'http:', punycode: parsed.hostname.split('.').some((label) => label.startsWith('xn--')) };
+		const kind = classifyHostLiteral(parsed.hostname);
+		if (kind && NEVER_LINKED.has(kind)) return 'unusual-address';
+		const inside = kind ? INSIDE_WORDS[kind] : undefined;
+		return {
+			host: parsed.host,
+			href: parsed.href,
+			plain: parsed.protocol === 'http:',
+			punycode: parsed.hostname.split('.').some((label) => label.startsWith('xn--')),
+			...(inside ? { inside } : {}),
+		};
 	} catch {
 		return undefined;
 	}
@@ -154,10 +179,12 @@ function renderRequest(approvalId: string, call: PendingCallView, item: InputReq
 	let kind: 'form' | 'url' = 'form';
 	if (view.kind === 'url') {
 		kind = 'url';
-		const link = hostOf(view.url);
+		const found = hostOf(view.url);
+		const link = typeof found === 'object' ? found : undefined;
 		const extra = link
 			? [
 					link.plain ? '<div class="warn">The link is not encrypted (http, not https): what you enter there can be read on the way.</div>' : '',
+					link.inside ? `<div class="warn">The link points into ${link.inside}, not at a site on the internet. Open it only if you expected this server to send you there.</div>` : '',
 					link.punycode ? '<div class="warn">The site\'s name is written in international characters (shown here as "xn--…"): it may imitate a site you know.</div>' : '',
 				].join('')
 			: '';
@@ -165,7 +192,9 @@ function renderRequest(approvalId: string, call: PendingCallView, item: InputReq
 			? `<div class="warn">This link leads to another site, <strong class="host">${showName(link.host)}</strong>, chosen by the tool server, not by n8n. Open it only if you trust that site, and check the address before you enter anything there.</div>${extra}
 <p>Site: <strong class="host">${showName(link.host)}</strong></p>
 <p>Full link: <a href="${escapeHtml(link.href)}" rel="noopener noreferrer" target="_blank">${showText(view.url)}</a>${hiddenCharacterFlag(view.url)}</p>`
-			: `<div class="warn">The server sent an address that is not a plain web link (not http or https, or with a user name or password before the site, a common disguise), so it is not linked: <code>${showName(view.url)}</code></div>`;
+			: found === 'unusual-address'
+				? `<div class="warn">The server sent a link to a cloud metadata service or a reserved address, where no page for you lives (a common way to reach a computer's internal services), so it is not linked: <code>${showName(view.url)}</code></div>`
+				: `<div class="warn">The server sent an address that is not a plain web link (not http or https, or with a user name or password before the site, a common disguise), so it is not linked: <code>${showName(view.url)}</code></div>`;
 	} else {
 		const fields = view.kind === 'form' ? formFields(view.requestedSchema) : undefined;
 		if (fields) {

@@ -13,6 +13,7 @@ import { ForwardingTransport } from './forwardingTransport';
 import { LeanHttpTransport, proxyConfigured } from './leanHttpTransport';
 import { boundedReconnection, pacedStreamOpens } from './streamReconnect';
 import { limitedFetch, MAX_ANSWER_BYTES } from './streamLimits';
+import { serverNamedUrlPolicy } from './urlPolicy';
 import { PACKAGE_INFO } from '../packageInfo';
 import { MAX_LIST_PAGES } from './pageLimit';
 
@@ -462,14 +463,18 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 	// OAuth: the transport asks for a token before each request and hands 401s (and, for an
 	// interactive session, 403 insufficient_scope) to the provider; see lib/mcp/oauth.
 	const auth = config.auth ? { authProvider: config.auth.provider } : {};
+	// The SDK fetches other origins only for OAuth (the authorization servers the server's metadata
+	// names, their endpoints, a resource_metadata URL in a 401; redirects it follows only within an
+	// origin): those are the server's choice and held to the URL policy. The server's own origin passes untouched.
+	const named = serverNamedUrlPolicy(url.href, 'OAuth');
 	let transport: Transport;
 	if (kind === 'sse') {
 		// Its POSTs (and their error bodies, read whole) are held to the answer limit as well as its stream.
 		transport = new SSEClientTransport(url, {
 			requestInit,
 			...auth,
-			fetch: limitedFetch(),
-			eventSourceInit: { fetch: pacedStreamOpens(limitedFetch(headerFetch(config.headers), MAX_ANSWER_BYTES)) },
+			fetch: limitedFetch(named.fetch()),
+			eventSourceInit: { fetch: pacedStreamOpens(limitedFetch(named.guard(headerFetch(config.headers)), MAX_ANSWER_BYTES)) },
 		});
 	} else {
 		// A POST answer the fetch cuts for its size fails its requests at once, not at their timeout.
@@ -477,7 +482,7 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 		const cut = (ids: Array<string | number>, error: Error) => ids.forEach((id) => answers?.failRequest(id, error.message));
 		const streamable = new StreamableHTTPClientTransport(url, {
 			requestInit,
-			fetch: limitedFetch(undefined, undefined, cut),
+			fetch: limitedFetch(named.fetch(), undefined, cut),
 			reconnectionScheduler: boundedReconnection,
 			...auth,
 			...(config.auth ? { onInsufficientScope: config.auth.onInsufficientScope } : {}),

@@ -17,12 +17,14 @@ export class McpFailure extends McpAgentError {
 		readonly kind: McpFailureKind,
 		readonly serverOutput?: string,
 		httpStatus?: number,
+		/** What to do about it, when there is no server output to show instead. */
+		description?: string,
 	) {
 		super(serverOutput ? `${message}\n\nLast output of the server:\n${serverOutput}` : message, {
 			// A server that is disabled here or a credential that does not parse is the user's to fix; the rest happened on the remote side.
 			code: kind === 'config' || kind === 'disabled' ? 'config' : 'remote',
 			...(httpStatus !== undefined ? { httpStatus } : {}),
-			...(serverOutput ? { description: `Last output of the server:\n${serverOutput}` } : {}),
+			...(serverOutput ? { description: `Last output of the server:\n${serverOutput}` } : description !== undefined ? { description } : {}),
 		});
 		this.name = 'McpFailure';
 	}
@@ -91,7 +93,8 @@ export function redactFailure(failure: McpFailure, redactor: Redactor): McpFailu
 	const summary = redactor.text(failure.summary);
 	const output = failure.serverOutput === undefined ? undefined : redactor.text(failure.serverOutput);
 	if (summary === failure.summary && output === failure.serverOutput) return failure;
-	return new McpFailure(summary, failure.kind, output, failure.httpStatus);
+	const description = output === undefined && failure.description !== undefined ? redactor.text(failure.description) : undefined;
+	return new McpFailure(summary, failure.kind, output, failure.httpStatus, description);
 }
 
 function explainUnredacted(

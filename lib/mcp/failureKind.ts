@@ -20,4 +20,6 @@ export type McpFailureKind =
 	| 'insufficient-scope'
 	/** OAuth: discovery, issuer checks, the token endpoint. */
 	| 'oauth'
+	/** A URL the server named that n8n does not contact (lib/mcp/urlPolicy.ts). */
+	| 'refused-address'
 	| 'unknown';

@@ -1,5 +1,6 @@
 import { ORIGINAL_WAIT } from './modelFetch';
 import { AnswerTooLarge } from '../mcp/streamLimits';
+import { refusalIn } from '../mcp/urlPolicy';
 import type { Redactor } from '../mcp/secrets';
 import { McpAgentError } from '../errors';
 
@@ -84,6 +85,9 @@ export function explainProviderError(error: unknown, provider: string, redactor?
 	// An answer cut for its size (modelFetch): the SDK reports it as a connection error, its cause says why.
 	const cause = (error as { cause?: unknown })?.cause;
 	if (cause instanceof AnswerTooLarge) return new ProviderError(`${provider}: ${cause.message}`);
+	// A redirect the URL policy refused (modelFetch): its message names the host and the reason, its description what to do.
+	const refused = refusalIn(error);
+	if (refused) return new ProviderError(`${provider}: ${refused.message} ${refused.description ?? ''}`.trim());
 	const status = statusOf(error);
 	const detail = redact(bodyMessage(error)).replace(/\s+/g, ' ').slice(0, 400);
 	const name = (error as Error)?.name ?? '';

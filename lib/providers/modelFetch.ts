@@ -1,4 +1,5 @@
 import { hasRebuildableBody, isEventStream, limitedBody, readLimited, withBody } from '../mcp/streamLimits';
+import { fetchWithCheckedRedirects } from '../mcp/checkedRedirects';
 
 /**
  * The provider SDKs' fetch, held to what a model endpoint may ask of n8n. The base URL may point at
@@ -9,7 +10,9 @@ import { hasRebuildableBody, isEventStream, limitedBody, readLimited, withBody }
  * - fill n8n's memory: an answer read whole over MAX_MODEL_ANSWER_BYTES (however it is labelled,
  *   packed or not), one streamed event over MAX_MODEL_EVENT_BYTES, or a streamed answer over
  *   MAX_MODEL_ANSWER_BYTES in all, is cut (the run fails saying so);
- * - stall the event loop: a streamed answer's line ends are written as LF (lineFeedsOnly).
+ * - stall the event loop: a streamed answer's line ends are written as LF (lineFeedsOnly);
+ * - send n8n into its own network: a redirect to another origin is followed only where the URL
+ *   policy allows (lib/mcp/urlPolicy.ts: https, public, or the base URL's own kind of network).
  */
 export const MAX_RETRY_WAIT_SECONDS = 60;
 export const MAX_MODEL_ANSWER_BYTES = 64 * 1024 * 1024;
@@ -45,9 +48,10 @@ function shortenedWait(headers: Headers, now: number): Headers | undefined {
  */
 export type ModelReading = 'whole' | 'stream';
 
-export function modelFetch(base: typeof fetch = fetch, reading: ModelReading = 'whole'): typeof fetch {
+export function modelFetch(base?: typeof fetch, reading: ModelReading = 'whole'): typeof fetch {
+	const send = fetchWithCheckedRedirects(base, 'the model endpoint');
 	return async (input, init) => {
-		const response = await base(input, init);
+		const response = await send(input, init);
 		const waitHeaders = response.status === 429 || response.status >= 500 ? shortenedWait(response.headers, Date.now()) : undefined;
 		if (!hasRebuildableBody(response)) return waitHeaders ? withBody(response, null, waitHeaders) : response;
 		const headers = waitHeaders ?? response.headers;

@@ -25,6 +25,8 @@ export interface OAuthFixtureStats {
 	mcp401: number;
 	mcp403: number;
 	mcpRequests: number;
+	/** Every Host header a request arrived with. */
+	hosts: string[];
 	lastAuthorize: Record<string, string> | null;
 	lastToken: Record<string, string> | null;
 	lastRegistration: Record<string, unknown> | null;
@@ -36,6 +38,8 @@ export interface OAuthFixtureOptions {
 	offlineAccess?: boolean;
 	challengeScope?: string;
 	iss?: 'correct' | 'omit' | 'wrong';
+	/** The protected-resource metadata's authorization_servers (default: the fixture's own origin). */
+	authorizationServers?: string[];
 }
 
 export interface OAuthFixture {

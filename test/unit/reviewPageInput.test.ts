@@ -224,6 +224,22 @@ describe('review page: URL mode, hostile text, integrity, JSON API', () => {
 		expect(html).toContain('written in international characters');
 	});
 
+	it('does not link a metadata service or a reserved address, and warns of links into a private network or this computer (never fetched by n8n)', async () => {
+		const metadata = { method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: 'http://169.254.169.254/latest/meta-data/iam/' } };
+		const unspecified = { method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: 'http://0.0.0.0:5678/rest/workflows' } };
+		const internal = { method: 'elicitation/create', params: { mode: 'url', message: 'Approve', url: 'https://10.0.0.7/approve' } };
+		const local = { method: 'elicitation/create', params: { mode: 'url', message: 'Consent', url: 'http://localhost:3000/consent' } };
+		const { request } = paused({ m: metadata, u: unspecified, i: internal, l: local });
+		const { html } = await hook(request, 'GET');
+		expect(html).not.toContain('href="http://169.254.169.254');
+		expect(html).not.toContain('href="http://0.0.0.0');
+		expect(html).toContain('a cloud metadata service or a reserved address, where no page for you lives (a common way to reach a computer\'s internal services), so it is not linked: <code>http://169.254.169.254/latest/meta-data/iam/</code>');
+		expect(html).toContain('<a href="https://10.0.0.7/approve"');
+		expect(html).toContain('The link points into a private network (such as 10.x, 172.16-31.x, 192.168.x), not at a site on the internet.');
+		expect(html).toContain('<a href="http://localhost:3000/consent"');
+		expect(html).toContain('The link points into the computer it is opened on (localhost or 127.x.x.x)');
+	});
+
 	it('refuses to show requests a node in between changed (a swapped link), like changed arguments', async () => {
 		const { request } = paused({ pay: LINK });
 		const swapped = JSON.parse(JSON.stringify(request)) as ApprovalRequest;

@@ -11,6 +11,7 @@ import {
 import { McpFailure } from '../errors';
 import { describeUrl } from '../secrets';
 import { explainOAuthError } from './oauthErrors';
+import { refusalIn, serverNamedUrlPolicy } from '../urlPolicy';
 import { SecretLedger, type McpAuth } from './types';
 
 /**
@@ -225,9 +226,12 @@ export class OAuthSession implements OAuthClientProvider {
 				serverUrl: this.options.serverUrl,
 				authorizationCode: code,
 				iss: callback.get('iss') ?? undefined,
-				...(this.options.fetchFn ? { fetchFn: this.options.fetchFn } : {}),
+				// The authorization server and its token endpoint are the MCP server's choice (lib/mcp/urlPolicy.ts).
+				fetchFn: serverNamedUrlPolicy(this.options.serverUrl, 'OAuth').fetch(this.options.fetchFn),
 			});
 		} catch (error) {
+			const refused = refusalIn(error);
+			if (refused) throw refused;
 			const explained = explainOAuthError(error, this.auth, describeUrl(this.options.serverUrl), 'redeeming the authorization code');
 			if (explained) throw new McpFailure(explained.message, explained.kind, undefined, explained.httpStatus);
 			throw error;

@@ -4,6 +4,7 @@ import { McpFailure } from '../errors';
 import { describeUrl } from '../secrets';
 import type { HostTokenData } from './hostTokenAuth';
 import { hasRebuildableBody, readLimited, withBody } from '../streamLimits';
+import { AddressRefused, serverNamedUrlPolicy, type ResolveHost } from '../urlPolicy';
 
 /**
  * The issuer checks of MCP 2026-07-28 for a grant the host (n8n) redeemed. n8n does not check the
@@ -17,6 +18,10 @@ import { hasRebuildableBody, readLimited, withBody } from '../streamLimits';
  * now (a server error, a network failure), the check fails closed: the grant waits for a run in
  * which it can be checked, since skipping it is what an attacker who can break the connection
  * would want.
+ *
+ * Every address the discovery fetches other than the MCP server's own (the authorization servers
+ * its protected-resource metadata names, their metadata) is the server's choice: it is held to
+ * lib/mcp/urlPolicy.ts, and a refusal fails the check before anything is sent there.
  */
 
 /** Grants that passed, per process: checked once, not on every execution. */
@@ -30,16 +35,24 @@ const MAX_METADATA_BYTES = 1024 * 1024;
  * deadline and MAX_METADATA_BYTES), and the first trouble kept (no answer, not complete in time, too
  * large, a server error), since the SDK's discovery swallows some failures and goes on.
  */
-function watchedDiscoveryFetch(timeoutMs: number, base: typeof fetch): { fetch: typeof fetch; readonly trouble: string | undefined } {
+function watchedDiscoveryFetch(
+	timeoutMs: number,
+	base: typeof fetch,
+): { fetch: typeof fetch; readonly trouble: string | undefined; readonly refused: AddressRefused | undefined } {
 	const deadline = AbortSignal.timeout(timeoutMs);
 	const watched = {
 		trouble: undefined as string | undefined,
+		refused: undefined as AddressRefused | undefined,
 		fetch: (async (url: string | URL | Request, init?: RequestInit) => {
 			try {
 				const response = await base(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
 				if (response.status >= 500) watched.trouble ??= `HTTP ${response.status}`;
 				return hasRebuildableBody(response) ? withBody(response, await readLimited(response.body, MAX_METADATA_BYTES, 'The OAuth metadata')) : response;
 			} catch (error) {
+				if (error instanceof AddressRefused) {
+					watched.refused ??= error;
+					throw error;
+				}
 				const name = (error as Error | undefined)?.name;
 				watched.trouble ??=
 					name === 'AnswerTooLarge' ? 'an answer larger than 1 MB' : deadline.aborted || name === 'TimeoutError' ? `not complete within ${timeoutMs / 1000} s` : 'no answer';
@@ -56,8 +69,12 @@ const DEFAULT_CHECK_TIMEOUT_MS = 30_000;
 export interface GrantCheckOptions {
 	/** The whole discovery, every request and body included; past it the check fails closed. */
 	timeoutMs?: number;
-	/** Tests: the fetch underneath (still bounded in time and size). */
+	/** Tests: the fetch underneath (still bounded in time and size, and held to the URL policy). */
 	fetchFn?: typeof fetch;
+	/** Tests: the resolver of the URL policy. */
+	resolve?: ResolveHost;
+	/** The environment the URL policy reads (process.env by default). */
+	env?: NodeJS.ProcessEnv;
 }
 
 export async function checkStoredGrantIssuer(serverUrl: string, data: HostTokenData | undefined, options: GrantCheckOptions = {}): Promise<void> {
@@ -67,7 +84,8 @@ export async function checkStoredGrantIssuer(serverUrl: string, data: HostTokenD
 	if (passed.has(key)) return;
 	const where = describeUrl(serverUrl);
 	const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-	const watched = watchedDiscoveryFetch(timeoutMs, options.fetchFn ?? fetch);
+	const policy = serverNamedUrlPolicy(serverUrl, 'OAuth discovery', { ...(options.resolve ? { resolve: options.resolve } : {}), ...(options.env ? { env: options.env } : {}) });
+	const watched = watchedDiscoveryFetch(timeoutMs, policy.fetch(options.fetchFn));
 	const couldNotCheck = (reason: string) =>
 		new McpFailure(
 			`The stored authorization of ${where} could not be checked: the OAuth metadata of its authorization server could not be loaded (${reason}). Its tokens are not used until the check passes; try again later.`,
@@ -77,6 +95,7 @@ export async function checkStoredGrantIssuer(serverUrl: string, data: HostTokenD
 	try {
 		info = await discoverOAuthServerInfo(serverUrl, { fetchFn: watched.fetch });
 	} catch (error) {
+		if (watched.refused) throw watched.refused;
 		if (error instanceof IssuerMismatchError) {
 			throw new McpFailure(`The authorization server of ${where} publishes metadata whose issuer does not match the address it was fetched from (RFC 8414): its tokens are not used. Ask the server's operator; reconnecting does not help.`, 'oauth');
 		}
@@ -91,6 +110,7 @@ export async function checkStoredGrantIssuer(serverUrl: string, data: HostTokenD
 	}
 	// The discovery goes on past a step that failed (the protected-resource metadata, which names the
 	// authorization server, falls back to the server's origin): such a failure still fails closed.
+	if (watched.refused) throw watched.refused;
 	if (watched.trouble) throw couldNotCheck(watched.trouble);
 	const metadata = info.authorizationServerMetadata;
 	if (!metadata) return;
