@@ -21,14 +21,15 @@ import type { ApprovalDecisionItem } from './approvalRequest';
  * straight from an MCP Approval node (n8n records which node produced its input; an item cannot
  * choose that), whose output holds decisions only from its webhook's checks.
  */
-const KEY_LABEL = 'n8n-nodes-mcp-agent/decision-proof/v1';
+/** What the derivation is for: a key derived for anything else differs. */
+const DERIVATION_CONTEXT = 'n8n-nodes-mcp-agent/decision-proof/v1';
 
 /** The field of a decision item that holds its proof. */
 export const PROOF_FIELD = 'proof';
 
 /** The decision key of an approval, from its review secret (hex). */
 export function decisionKeyFor(reviewToken: string): string {
-	return createHmac('sha256', reviewToken).update(KEY_LABEL, 'utf8').digest('hex');
+	return createHmac('sha256', reviewToken).update(DERIVATION_CONTEXT, 'utf8').digest('hex');
 }
 
 function mac(item: Record<string, unknown>, key: string): Buffer {
