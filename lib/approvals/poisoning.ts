@@ -1,3 +1,5 @@
+import { RE2JS } from 're2js';
+import { toRe2Syntax } from '../tools/safeRegExp';
 import { INVISIBLE_CHARACTER } from './invisibleCharacters';
 
 /**
@@ -5,11 +7,15 @@ import { INVISIBLE_CHARACTER } from './invisibleCharacters';
  * reads (tool descriptions, server instructions, tool results). They raise warnings for the
  * reviewer (and can withhold a tool); they never approve anything.
  *
- * The patterns run on JavaScript's backtracking engine over text a server chose, so every one of
- * them is written to stay linear: only bounded repetition ({0,40}, never `*` or `+` before more
- * pattern), no quantifier inside a quantified group, and neighbouring repetitions over disjoint
- * characters where they would otherwise compete. On top of that each field is scanned up to
- * MAX_SCANNED_CHARACTERS only (and flagged when longer).
+ * The text is a server's (or a model's) choice, so the patterns run on RE2 (re2js), whose matching
+ * time is linear in the text: on V8's backtracking engine, near-miss text ("send send to to at at
+ * via via ...") cost 20-50 ms per pattern and field, and a hostile listing froze n8n for minutes.
+ * The patterns are written in ECMA-262 syntax and translated by toRe2Syntax (`.` and `\s` keep
+ * their ECMA-262 meaning); line starts and the one lookahead are spelled so that RE2 means the
+ * same (see LINE_START and neutralizePasswordReset). RE2's case folding is Unicode's, so "ſ"
+ * and the Kelvin sign also match "s" and "k": a superset of what V8 matched, never less. Each
+ * field is scanned up to MAX_SCANNED_CHARACTERS only (and flagged when longer); scanListing scans
+ * a whole listing and yields to the event loop as it goes.
  */
 export interface PoisoningWarning {
 	code: string;
@@ -27,112 +33,170 @@ const SEND = 'send|sends|post|posts|upload|uploads|forward|forwards|e-?mail|tran
 // Words that make the model gather or hand over data.
 const TAKE = 'read|reads|send|upload|include|includes|pass|collect|gather|extract|copy|print|output|dump|reveal|leak|share|attach|append|add|insert|embed|encode|forward|transmit|exfiltrate|steal|grab|harvest|cat|open|access|look up|retrieve|provide|give|fetch|post|e-?mail';
 const SECRET_NOUN =
-	'api[ _-]?keys?|secret[ _-]?keys?|secrets|private[ _-]?keys?|ssh[ _-]?keys?|passwords?(?! reset)|passphrases?|credentials?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer[ _-]?tokens?|session[ _-]?tokens?|refresh[ _-]?tokens?|cookies|environment[ _-]variables?|env[ _-]vars?|process\\.env|\\.env\\b|aws_secret\\w{0,30}|seed[ _-]phrases?|mnemonic|recovery[ _-]phrases?';
+	'api[ _-]?keys?|secret[ _-]?keys?|secrets|private[ _-]?keys?|ssh[ _-]?keys?|passwords?|passphrases?|credentials?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer[ _-]?tokens?|session[ _-]?tokens?|refresh[ _-]?tokens?|cookies|environment[ _-]variables?|env[ _-]vars?|process\\.env|\\.env\\b|aws_secret\\w{0,30}|seed[ _-]phrases?|mnemonic|recovery[ _-]phrases?';
 const SECRECY = 'quietly|silently|secretly|covertly|discreetly|stealthily|invisibly|surreptitiously';
 const ACTION = 'read|reads|send|sends|copy|copies|upload|include|add|append|attach|call|run|execute|invoke|forward|post|fetch|collect|gather|exfiltrate|access|pass|leak|transmit|e-?mail|delete|remove|write|modify|log|store|save|share|sync|grab|open|list|dump';
 
-const CHECKS: Array<{ code: string; pattern: RegExp; message: string }> = [
+// ECMA-262's multiline "^" (start of text or after \n, \r, U+2028, U+2029; RE2's only knows \n).
+// Consuming the terminator is harmless: "^" only ever starts an alternative and the checks only test.
+const LINE_START = '(?:^|[\\r\\u2028\\u2029])';
+
+/**
+ * "password reset" is not a secret: the patterns were written with `passwords?(?! reset)`, and RE2
+ * has no lookahead. Changing the "o" of each "password reset" to "0" stops `passwords?` matching
+ * there and nowhere else (both are word characters, no other pattern names a digit or "passw"),
+ * which is exactly what the lookahead did. The literal pattern has no repetition: linear on V8.
+ */
+function neutralizePasswordReset(text: string): string {
+	return text.replace(/password reset/gi, (found) => `${found.slice(0, 5)}0${found.slice(6)}`);
+}
+
+interface Check {
+	code: string;
+	/** ECMA-262 source and flags ("i", "m"); compiled for RE2 below. */
+	source: string;
+	flags: string;
+	message: string;
+	/** Rewrites the text before the pattern sees it (a linear step that stands in for a lookahead). */
+	prepare?: (text: string) => string;
+}
+
+const SOURCES: Check[] = [
 	{
 		code: 'hidden-instruction-tag',
-		pattern: /<\s{0,3}\/?\s{0,3}(important|system|instructions?|secret|hidden|admin|assistant|developer|system[_-]?prompt|user[_-]?prompt|prompt|note[_-]?to[_-]?(ai|assistant|model|llm))\b[^>\n]{0,200}>/i,
+		source: '<\\s{0,3}\\/?\\s{0,3}(important|system|instructions?|secret|hidden|admin|assistant|developer|system[_-]?prompt|user[_-]?prompt|prompt|note[_-]?to[_-]?(ai|assistant|model|llm))\\b[^>\\n]{0,200}>',
+		flags: 'i',
 		message: 'contains an instruction tag such as <IMPORTANT>',
 	},
 	{
 		code: 'role-impersonation',
-		pattern: new RegExp(
-			[
-				'<\\|\\s{0,2}(im_start|im_end|system|user|assistant|endoftext|start_header_id|end_header_id|eot_id)\\s{0,2}\\|>',
-				'\\[\\/?INST\\]',
-				'<<\\/?SYS>>',
-				// "system:" / "assistant:" at the start of a line, with or without a Markdown heading or bullet.
-				'^[ \\t>#*-]{0,8}(system|assistant|developer)[ \\t]{0,3}(message|prompt|note)?[ \\t]{0,3}:',
-				'\\bthis is an? (system|developer|admin|administrator|security|priority|urgent) (message|instruction|notice|prompt|override)',
-				'\\b(message|instructions?|note|notice|update) from (the |your )?(system|developer|administrator|admin|operator|anthropic|openai)\\b',
-				'\\b(system|admin|developer|security) (override|instruction|notice|directive)s?[ \\t]{0,3}:',
-			].join('|'),
-			'im',
-		),
+		source: [
+			'<\\|\\s{0,2}(im_start|im_end|system|user|assistant|endoftext|start_header_id|end_header_id|eot_id)\\s{0,2}\\|>',
+			'\\[\\/?INST\\]',
+			'<<\\/?SYS>>',
+			// "system:" / "assistant:" at the start of a line, with or without a Markdown heading or bullet.
+			`${LINE_START}[ \\t>#*-]{0,8}(system|assistant|developer)[ \\t]{0,3}(message|prompt|note)?[ \\t]{0,3}:`,
+			'\\bthis is an? (system|developer|admin|administrator|security|priority|urgent) (message|instruction|notice|prompt|override)',
+			'\\b(message|instructions?|note|notice|update) from (the |your )?(system|developer|administrator|admin|operator|anthropic|openai)\\b',
+			'\\b(system|admin|developer|security) (override|instruction|notice|directive)s?[ \\t]{0,3}:',
+		].join('|'),
+		flags: 'im',
 		message: 'pretends to be a system, developer or assistant message',
 	},
 	{
 		code: 'override-instructions',
-		pattern: new RegExp(
-			[
-				`\\b(ignore|ignoring|disregard|forget|override|overrule|bypass|circumvent|discard|abandon|neglect|set aside|pay no (attention|heed|mind) to|take no notice of|do not follow|don't follow|stop following|no longer follow|supersedes?)\\b.{0,40}\\b(previous|prior|above|earlier|preceding|former|all|any|other|original|initial|existing|your|system|developer|safety)\\b.{0,20}\\b(instructions?|prompts?|rules?|messages?|directions?|directives?|guidelines?|guidance|constraints?|policies|polic(y)|restrictions?|orders|commands)\\b`,
-				'\\b(your|the) (new|real|actual|true|updated) (task|instructions?|goal|objective|directive|role) (is|are)\\b',
-				'\\b(new|updated|revised) (system )?instructions[ \\t]{0,3}:',
-				'\\bfrom now on,? you (are|must|will|should)\\b',
-				'\\b(reveal|print|output|repeat|show|share|send|leak|include|return|reply with|respond with|tell me)\\b.{0,30}\\b(the |your )?(system prompt|(hidden|initial|original|secret) (instructions|prompt)|developer message)',
-			].join('|'),
-			'i',
-		),
+		source: [
+			`\\b(ignore|ignoring|disregard|forget|override|overrule|bypass|circumvent|discard|abandon|neglect|set aside|pay no (attention|heed|mind) to|take no notice of|do not follow|don't follow|stop following|no longer follow|supersedes?)\\b.{0,40}\\b(previous|prior|above|earlier|preceding|former|all|any|other|original|initial|existing|your|system|developer|safety)\\b.{0,20}\\b(instructions?|prompts?|rules?|messages?|directions?|directives?|guidelines?|guidance|constraints?|policies|polic(y)|restrictions?|orders|commands)\\b`,
+			'\\b(your|the) (new|real|actual|true|updated) (task|instructions?|goal|objective|directive|role) (is|are)\\b',
+			'\\b(new|updated|revised) (system )?instructions[ \\t]{0,3}:',
+			'\\bfrom now on,? you (are|must|will|should)\\b',
+			'\\b(reveal|print|output|repeat|show|share|send|leak|include|return|reply with|respond with|tell me)\\b.{0,30}\\b(the |your )?(system prompt|(hidden|initial|original|secret) (instructions|prompt)|developer message)',
+		].join('|'),
+		flags: 'i',
 		message: 'asks the model to ignore or reveal its instructions',
 	},
 	{
 		code: 'conceal-from-user',
-		pattern: new RegExp(
-			[
-				"\\b(do not|don't|never|must not|should not)\\b.{0,30}\\b(tell|mention|inform|reveal|show|disclose|notify|alert|report|explain)\\b.{0,30}\\b(user|human|anyone|operator|person)\\b",
-				'\\bwithout (telling|informing|notifying|alerting|asking|showing|mentioning|letting|the user|the human|anyone)',
-				'\\bkeep (this|it|that|these)\\b.{0,20}\\b(secret|hidden|confidential|between us|to yourself)\\b',
-				'\\b(hide|conceal)\\b.{0,30}\\bfrom (the )?(user|human|person|operator)\\b',
-				"\\b(the )?(user|human) (must|should|need|needs to|does not need to|doesn't need to|need not) ?(not )?(know|see|notice|be told)\\b",
-				"\\bbehind the (user|human)'?s back\\b",
-			].join('|'),
-			'i',
-		),
+		source: [
+			"\\b(do not|don't|never|must not|should not)\\b.{0,30}\\b(tell|mention|inform|reveal|show|disclose|notify|alert|report|explain)\\b.{0,30}\\b(user|human|anyone|operator|person)\\b",
+			'\\bwithout (telling|informing|notifying|alerting|asking|showing|mentioning|letting|the user|the human|anyone)',
+			'\\bkeep (this|it|that|these)\\b.{0,20}\\b(secret|hidden|confidential|between us|to yourself)\\b',
+			'\\b(hide|conceal)\\b.{0,30}\\bfrom (the )?(user|human|person|operator)\\b',
+			"\\b(the )?(user|human) (must|should|need|needs to|does not need to|doesn't need to|need not) ?(not )?(know|see|notice|be told)\\b",
+			"\\bbehind the (user|human)'?s back\\b",
+		].join('|'),
+		flags: 'i',
 		message: 'asks the model to hide something from the user',
 	},
 	{
 		code: 'covert-action',
-		pattern: new RegExp(`\\b(${SECRECY})\\b[^.!?\\n]{0,30}\\b(${ACTION})\\b|\\b(${ACTION})\\b[^.!?\\n]{0,40}\\b(${SECRECY})\\b`, 'i'),
+		source: `\\b(${SECRECY})\\b[^.!?\\n]{0,30}\\b(${ACTION})\\b|\\b(${ACTION})\\b[^.!?\\n]{0,40}\\b(${SECRECY})\\b`,
+		flags: 'i',
 		message: 'asks the model to do something quietly or secretly',
 	},
 	{
 		code: 'secrets',
-		pattern: new RegExp(
-			[
-				// Files and places that hold secrets: a tool description has no business naming them.
-				'~\\/\\.(aws|ssh|config|gnupg|kube|docker|netrc|npmrc|pypirc|git-credentials|bash_history|zsh_history|password-store)\\b',
-				'\\.ssh\\/|\\bid_(rsa|dsa|ecdsa|ed25519)\\b|\\/etc\\/(passwd|shadow|sudoers)\\b',
-				'(^|[\\s"\'(/~])\\.(netrc|npmrc|pypirc|git-credentials|pgpass)\\b',
-				'\\.aws\\/(credentials|config)\\b|\\bkube\\/?config\\b|\\.kube\\/|\\.docker\\/config\\.json',
-				'\\b(browser|chrome|chromium|firefox|safari|edge|brave)\\b.{0,20}\\b(cookies|saved passwords|passwords|login data|keychain)\\b',
-				'\\bcookies\\.sqlite\\b|\\bLogin Data\\b|\\bwallet\\.dat\\b|\\bkeychain\\b|\\bkeystore\\b',
-				'\\b(crypto|bitcoin|ethereum|metamask|phantom|solana|wallet)\\b.{0,20}\\b(wallets?|seed|mnemonic|private keys?|recovery)\\b',
-				// Secrets in general, when the text asks for them to be taken or handed over.
-				`\\b(${TAKE})\\b.{0,60}\\b(${SECRET_NOUN})`,
-				`\\b(${SECRET_NOUN}).{0,40}\\b(included|sent|passed|added|appended|attached|uploaded|forwarded|copied|pasted)\\b`,
-				`\\b(user's|users'|your|their|the user's)\\b.{0,10}\\b(${SECRET_NOUN})`,
-			].join('|'),
-			'im',
-		),
+		source: [
+			// Files and places that hold secrets: a tool description has no business naming them.
+			'~\\/\\.(aws|ssh|config|gnupg|kube|docker|netrc|npmrc|pypirc|git-credentials|bash_history|zsh_history|password-store)\\b',
+			'\\.ssh\\/|\\bid_(rsa|dsa|ecdsa|ed25519)\\b|\\/etc\\/(passwd|shadow|sudoers)\\b',
+			'(^|[\\s"\'(/~])\\.(netrc|npmrc|pypirc|git-credentials|pgpass)\\b',
+			'\\.aws\\/(credentials|config)\\b|\\bkube\\/?config\\b|\\.kube\\/|\\.docker\\/config\\.json',
+			'\\b(browser|chrome|chromium|firefox|safari|edge|brave)\\b.{0,20}\\b(cookies|saved passwords|passwords|login data|keychain)\\b',
+			'\\bcookies\\.sqlite\\b|\\bLogin Data\\b|\\bwallet\\.dat\\b|\\bkeychain\\b|\\bkeystore\\b',
+			'\\b(crypto|bitcoin|ethereum|metamask|phantom|solana|wallet)\\b.{0,20}\\b(wallets?|seed|mnemonic|private keys?|recovery)\\b',
+			// Secrets in general, when the text asks for them to be taken or handed over.
+			`\\b(${TAKE})\\b.{0,60}\\b(${SECRET_NOUN})`,
+			`\\b(${SECRET_NOUN}).{0,40}\\b(included|sent|passed|added|appended|attached|uploaded|forwarded|copied|pasted)\\b`,
+			`\\b(user's|users'|your|their|the user's)\\b.{0,10}\\b(${SECRET_NOUN})`,
+		].join('|'),
+		flags: 'im',
 		message: 'asks for secrets, keys, credentials, sensitive files or environment variables',
+		prepare: neutralizePasswordReset,
 	},
 	{
 		code: 'cross-tool',
-		pattern: /\b(before|after|first|instead|also|always)\b.{0,40}\b(call|use|invoke|run|execute)\b.{0,40}\b(tool|function|the [a-z0-9_.-]{1,64} tool)\b|\b(must|should|always) (first )?(call|invoke|use) the\b.{0,64}\btool (first|before)\b/i,
+		source: /\b(before|after|first|instead|also|always)\b.{0,40}\b(call|use|invoke|run|execute)\b.{0,40}\b(tool|function|the [a-z0-9_.-]{1,64} tool)\b|\b(must|should|always) (first )?(call|invoke|use) the\b.{0,64}\btool (first|before)\b/.source,
+		flags: 'i',
 		message: 'tells the model to call other tools',
 	},
 	{
 		code: 'exfiltration',
-		pattern: new RegExp(
-			[
-				`\\b(${SEND})\\b.{0,40}\\b(to|at|via)\\b.{0,20}(https?:\\/\\/|\\b[\\w.+-]{1,64}@[\\w-]{1,64}\\.|\\b[\\w-]{1,63}\\.(com|net|org|io|xyz|ru|cn|site|top|app|dev|info|biz|cc|tk|me)\\b|\\bwebhook)`,
-				// A Markdown image is fetched as soon as it is rendered: its URL carries data out.
-				'!\\[[^\\]\\n]{0,200}\\]\\(\\s{0,3}(https?:)?\\/\\/',
-				// A Markdown link or a bare URL with a query string that takes a placeholder or data.
-				'\\[[^\\]\\n]{0,200}\\]\\(\\s{0,3}https?:\\/\\/[^)\\s?]{1,300}\\?[^)\\s]{1,300}\\)',
-				'https?:\\/\\/[^\\s"\'<>?]{1,300}\\?[^\\s"\'<>]{0,200}(\\{|%7B|\\$\\(|<[a-z_]|\\b(data|content|contents|secret|secrets|token|key|keys|env|file|conv|conversation|chat|history|msg|message|prompt|q)=\\{?)',
-				'\\b(append|add|encode|include|put|insert|embed)\\b.{0,30}\\b(contents?|data|conversation|chat|history|secrets?|keys?|tokens?|files?|messages?|results?|output|it|them)\\b.{0,30}\\b(to|in|into)\\b.{0,10}\\b(the |a |an )?(url|link|query|image|webhook)',
-				`\\b(${TAKE})\\b.{0,30}\\b(contents? of|all|every)\\b.{0,30}\\b(user's|users'|your|their|local|private|home)\\b.{0,20}\\b(files?|documents?|messages?|e-?mails?|conversations?|history|notes|directory|folder)`,
-				'\\b(include|pass|send|add|put|append|attach|copy)\\b.{0,30}\\b(entire|full|whole|complete|previous|prior|all)\\b.{0,10}\\b(conversation|chat history|message history|transcript|context)\\b',
-			].join('|'),
-			'i',
-		),
+		source: [
+			`\\b(${SEND})\\b.{0,40}\\b(to|at|via)\\b.{0,20}(https?:\\/\\/|\\b[\\w.+-]{1,64}@[\\w-]{1,64}\\.|\\b[\\w-]{1,63}\\.(com|net|org|io|xyz|ru|cn|site|top|app|dev|info|biz|cc|tk|me)\\b|\\bwebhook)`,
+			// A Markdown image is fetched as soon as it is rendered: its URL carries data out.
+			'!\\[[^\\]\\n]{0,200}\\]\\(\\s{0,3}(https?:)?\\/\\/',
+			// A Markdown link or a bare URL with a query string that takes a placeholder or data.
+			'\\[[^\\]\\n]{0,200}\\]\\(\\s{0,3}https?:\\/\\/[^)\\s?]{1,300}\\?[^)\\s]{1,300}\\)',
+			'https?:\\/\\/[^\\s"\'<>?]{1,300}\\?[^\\s"\'<>]{0,200}(\\{|%7B|\\$\\(|<[a-z_]|\\b(data|content|contents|secret|secrets|token|key|keys|env|file|conv|conversation|chat|history|msg|message|prompt|q)=\\{?)',
+			'\\b(append|add|encode|include|put|insert|embed)\\b.{0,30}\\b(contents?|data|conversation|chat|history|secrets?|keys?|tokens?|files?|messages?|results?|output|it|them)\\b.{0,30}\\b(to|in|into)\\b.{0,10}\\b(the |a |an )?(url|link|query|image|webhook)',
+			`\\b(${TAKE})\\b.{0,30}\\b(contents? of|all|every)\\b.{0,30}\\b(user's|users'|your|their|local|private|home)\\b.{0,20}\\b(files?|documents?|messages?|e-?mails?|conversations?|history|notes|directory|folder)`,
+			'\\b(include|pass|send|add|put|append|attach|copy)\\b.{0,30}\\b(entire|full|whole|complete|previous|prior|all)\\b.{0,10}\\b(conversation|chat history|message history|transcript|context)\\b',
+		].join('|'),
+		flags: 'i',
 		message: 'asks to send data to an address, a link or an image URL',
 	},
 ];
+
+/** A check compiled for RE2. Exported for the test that no server text meets a backtracking engine. */
+export interface CompiledCheck {
+	code: string;
+	message: string;
+	pattern: RE2JS;
+	prepare?: (text: string) => string;
+}
+
+function re2Flags(flags: string): number {
+	let value = 0;
+	for (const flag of flags) {
+		if (flag === 'i') value |= RE2JS.CASE_INSENSITIVE;
+		else if (flag === 'm') value |= RE2JS.MULTILINE;
+		else throw new Error(`poisoning check: unsupported flag ${flag}`);
+	}
+	return value;
+}
+
+export const CHECKS: readonly CompiledCheck[] = SOURCES.map(({ code, source, flags, message, prepare }) => ({
+	code,
+	message,
+	pattern: RE2JS.compile(toRe2Syntax(source), re2Flags(flags)),
+	...(prepare ? { prepare } : {}),
+}));
+
+/** The field as the checks see it: at most MAX_SCANNED_CHARACTERS. */
+function scannedPart(text: string): string {
+	return text.length > MAX_SCANNED_CHARACTERS ? text.slice(0, MAX_SCANNED_CHARACTERS) : text;
+}
+
+function runCheck(check: CompiledCheck, scanned: string): boolean {
+	return check.pattern.test(check.prepare ? check.prepare(scanned) : scanned);
+}
+
+function notFullyScanned(text: string): PoisoningWarning {
+	return { code: 'not-fully-scanned', message: `is ${text.length} characters long; only the first ${MAX_SCANNED_CHARACTERS} were scanned` };
+}
+
+const INVISIBLE_WARNING: PoisoningWarning = { code: 'invisible-characters', message: 'contains invisible or bidirectional Unicode characters that can hide text' };
 
 /**
  * Scans one text (a tool result, server instructions, a field of a tool definition). Only the
@@ -140,13 +204,11 @@ const CHECKS: Array<{ code: string; pattern: RegExp; message: string }> = [
  */
 export function scanText(text: string): PoisoningWarning[] {
 	if (typeof text !== 'string' || text === '') return [];
-	const scanned = text.length > MAX_SCANNED_CHARACTERS ? text.slice(0, MAX_SCANNED_CHARACTERS) : text;
+	const scanned = scannedPart(text);
 	const warnings: PoisoningWarning[] = [];
-	if (INVISIBLE_CHARACTER.test(scanned)) warnings.push({ code: 'invisible-characters', message: 'contains invisible or bidirectional Unicode characters that can hide text' });
-	for (const check of CHECKS) if (check.pattern.test(scanned)) warnings.push({ code: check.code, message: check.message });
-	if (scanned.length < text.length) {
-		warnings.push({ code: 'not-fully-scanned', message: `is ${text.length} characters long; only the first ${MAX_SCANNED_CHARACTERS} were scanned` });
-	}
+	if (INVISIBLE_CHARACTER.test(scanned)) warnings.push({ ...INVISIBLE_WARNING });
+	for (const check of CHECKS) if (runCheck(check, scanned)) warnings.push({ code: check.code, message: check.message });
+	if (scanned.length < text.length) warnings.push(notFullyScanned(text));
 	return warnings;
 }
 
