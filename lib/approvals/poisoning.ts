@@ -44,8 +44,10 @@ const LINE_START = '(?:^|[\\r\\u2028\\u2029])';
 /**
  * "password reset" is not a secret: the patterns were written with `passwords?(?! reset)`, and RE2
  * has no lookahead. Changing the "o" of each "password reset" to "0" stops `passwords?` matching
- * there and nowhere else (both are word characters, no other pattern names a digit or "passw"),
- * which is exactly what the lookahead did. The literal pattern has no repetition: linear on V8.
+ * there and nowhere else, which is exactly what the lookahead did: both are word characters and
+ * in every class the patterns use, no literal of any check can match across the middle of
+ * "password" (all start at a word boundary), and none names "passw" or a digit there. So every
+ * check sees the rewritten text. The literal pattern has no repetition: linear on V8.
  */
 function neutralizePasswordReset(text: string): string {
 	return text.replace(/password reset/gi, (found) => `${found.slice(0, 5)}0${found.slice(6)}`);
@@ -53,12 +55,13 @@ function neutralizePasswordReset(text: string): string {
 
 interface Check {
 	code: string;
-	/** ECMA-262 source and flags ("i", "m"); compiled for RE2 below. */
-	source: string;
+	/**
+	 * ECMA-262 source and flags ("i", "m"), compiled for RE2 below; the check matches when one of
+	 * the alternatives does. Each alternative is its own RE2 program, so a scan can pause between them.
+	 */
+	source: string | string[];
 	flags: string;
 	message: string;
-	/** Rewrites the text before the pattern sees it (a linear step that stands in for a lookahead). */
-	prepare?: (text: string) => string;
 }
 
 const SOURCES: Check[] = [
@@ -79,7 +82,7 @@ const SOURCES: Check[] = [
 			'\\bthis is an? (system|developer|admin|administrator|security|priority|urgent) (message|instruction|notice|prompt|override)',
 			'\\b(message|instructions?|note|notice|update) from (the |your )?(system|developer|administrator|admin|operator|anthropic|openai)\\b',
 			'\\b(system|admin|developer|security) (override|instruction|notice|directive)s?[ \\t]{0,3}:',
-		].join('|'),
+		],
 		flags: 'im',
 		message: 'pretends to be a system, developer or assistant message',
 	},
@@ -91,7 +94,7 @@ const SOURCES: Check[] = [
 			'\\b(new|updated|revised) (system )?instructions[ \\t]{0,3}:',
 			'\\bfrom now on,? you (are|must|will|should)\\b',
 			'\\b(reveal|print|output|repeat|show|share|send|leak|include|return|reply with|respond with|tell me)\\b.{0,30}\\b(the |your )?(system prompt|(hidden|initial|original|secret) (instructions|prompt)|developer message)',
-		].join('|'),
+		],
 		flags: 'i',
 		message: 'asks the model to ignore or reveal its instructions',
 	},
@@ -104,13 +107,13 @@ const SOURCES: Check[] = [
 			'\\b(hide|conceal)\\b.{0,30}\\bfrom (the )?(user|human|person|operator)\\b',
 			"\\b(the )?(user|human) (must|should|need|needs to|does not need to|doesn't need to|need not) ?(not )?(know|see|notice|be told)\\b",
 			"\\bbehind the (user|human)'?s back\\b",
-		].join('|'),
+		],
 		flags: 'i',
 		message: 'asks the model to hide something from the user',
 	},
 	{
 		code: 'covert-action',
-		source: `\\b(${SECRECY})\\b[^.!?\\n]{0,30}\\b(${ACTION})\\b|\\b(${ACTION})\\b[^.!?\\n]{0,40}\\b(${SECRECY})\\b`,
+		source: [`\\b(${SECRECY})\\b[^.!?\\n]{0,30}\\b(${ACTION})\\b`, `\\b(${ACTION})\\b[^.!?\\n]{0,40}\\b(${SECRECY})\\b`],
 		flags: 'i',
 		message: 'asks the model to do something quietly or secretly',
 	},
@@ -129,14 +132,16 @@ const SOURCES: Check[] = [
 			`\\b(${TAKE})\\b.{0,60}\\b(${SECRET_NOUN})`,
 			`\\b(${SECRET_NOUN}).{0,40}\\b(included|sent|passed|added|appended|attached|uploaded|forwarded|copied|pasted)\\b`,
 			`\\b(user's|users'|your|their|the user's)\\b.{0,10}\\b(${SECRET_NOUN})`,
-		].join('|'),
+		],
 		flags: 'im',
 		message: 'asks for secrets, keys, credentials, sensitive files or environment variables',
-		prepare: neutralizePasswordReset,
 	},
 	{
 		code: 'cross-tool',
-		source: /\b(before|after|first|instead|also|always)\b.{0,40}\b(call|use|invoke|run|execute)\b.{0,40}\b(tool|function|the [a-z0-9_.-]{1,64} tool)\b|\b(must|should|always) (first )?(call|invoke|use) the\b.{0,64}\btool (first|before)\b/.source,
+		source: [
+			/\b(before|after|first|instead|also|always)\b.{0,40}\b(call|use|invoke|run|execute)\b.{0,40}\b(tool|function|the [a-z0-9_.-]{1,64} tool)\b/.source,
+			/\b(must|should|always) (first )?(call|invoke|use) the\b.{0,64}\btool (first|before)\b/.source,
+		],
 		flags: 'i',
 		message: 'tells the model to call other tools',
 	},
@@ -152,7 +157,7 @@ const SOURCES: Check[] = [
 			'\\b(append|add|encode|include|put|insert|embed)\\b.{0,30}\\b(contents?|data|conversation|chat|history|secrets?|keys?|tokens?|files?|messages?|results?|output|it|them)\\b.{0,30}\\b(to|in|into)\\b.{0,10}\\b(the |a |an )?(url|link|query|image|webhook)',
 			`\\b(${TAKE})\\b.{0,30}\\b(contents? of|all|every)\\b.{0,30}\\b(user's|users'|your|their|local|private|home)\\b.{0,20}\\b(files?|documents?|messages?|e-?mails?|conversations?|history|notes|directory|folder)`,
 			'\\b(include|pass|send|add|put|append|attach|copy)\\b.{0,30}\\b(entire|full|whole|complete|previous|prior|all)\\b.{0,10}\\b(conversation|chat history|message history|transcript|context)\\b',
-		].join('|'),
+		],
 		flags: 'i',
 		message: 'asks to send data to an address, a link or an image URL',
 	},
@@ -162,8 +167,8 @@ const SOURCES: Check[] = [
 export interface CompiledCheck {
 	code: string;
 	message: string;
-	pattern: RE2JS;
-	prepare?: (text: string) => string;
+	/** One RE2 program per alternative. */
+	patterns: RE2JS[];
 }
 
 function re2Flags(flags: string): number {
@@ -176,40 +181,67 @@ function re2Flags(flags: string): number {
 	return value;
 }
 
-export const CHECKS: readonly CompiledCheck[] = SOURCES.map(({ code, source, flags, message, prepare }) => ({
-	code,
-	message,
-	pattern: RE2JS.compile(toRe2Syntax(source), re2Flags(flags)),
-	...(prepare ? { prepare } : {}),
+const alternativesOf = (check: Check): string[] => (Array.isArray(check.source) ? check.source : [check.source]);
+
+export const CHECKS: readonly CompiledCheck[] = SOURCES.map((check) => ({
+	code: check.code,
+	message: check.message,
+	patterns: alternativesOf(check).map((alternative) => RE2JS.compile(toRe2Syntax(alternative), re2Flags(check.flags))),
 }));
 
-/** The field as the checks see it: at most MAX_SCANNED_CHARACTERS. */
-function scannedPart(text: string): string {
-	return text.length > MAX_SCANNED_CHARACTERS ? text.slice(0, MAX_SCANNED_CHARACTERS) : text;
+/**
+ * Every alternative of every check in one RE2 program: one pass over the text tells whether any
+ * check matches. RE2's cost per character hardly depends on how many alternatives are still
+ * alive on benign text, so on short fields this is several times faster than a pass per
+ * alternative; the per-check programs then only run on text that matched.
+ */
+export const ANY_CHECK: RE2JS = RE2JS.compile(SOURCES.flatMap((check) => alternativesOf(check).map((alternative) => `(?${check.flags}:${toRe2Syntax(alternative)})`)).join('|'));
+
+/** Fields up to this length are tested with ANY_CHECK first (one pass costs well under a millisecond there). */
+const ONE_PASS_LENGTH = 4096;
+
+/**
+ * The scan of one text as steps, one RE2 program each (at most a few tens of milliseconds on 64 KB
+ * of hostile text): scanText runs them in one go, scanToolDescriptions pauses between them.
+ */
+function* textScan(text: string): Generator<void, PoisoningWarning[]> {
+	if (typeof text !== 'string' || text === '') return [];
+	const scanned = text.length > MAX_SCANNED_CHARACTERS ? text.slice(0, MAX_SCANNED_CHARACTERS) : text;
+	const warnings: PoisoningWarning[] = [];
+	// One character class, no repetition: linear on V8's engine too.
+	if (INVISIBLE_CHARACTER.test(scanned)) warnings.push({ code: 'invisible-characters', message: 'contains invisible or bidirectional Unicode characters that can hide text' });
+	const input = neutralizePasswordReset(scanned);
+	const anyMatch = input.length > ONE_PASS_LENGTH || ANY_CHECK.test(input);
+	yield;
+	for (const check of anyMatch ? CHECKS : []) {
+		for (const pattern of check.patterns) {
+			const found = pattern.test(input);
+			yield;
+			if (found) {
+				warnings.push({ code: check.code, message: check.message });
+				break;
+			}
+		}
+	}
+	if (scanned.length < text.length) {
+		warnings.push({ code: 'not-fully-scanned', message: `is ${text.length} characters long; only the first ${MAX_SCANNED_CHARACTERS} were scanned` });
+	}
+	return warnings;
 }
 
-function runCheck(check: CompiledCheck, scanned: string): boolean {
-	return check.pattern.test(check.prepare ? check.prepare(scanned) : scanned);
+function runToEnd<T>(steps: Generator<void, T>): T {
+	for (;;) {
+		const step = steps.next();
+		if (step.done) return step.value;
+	}
 }
-
-function notFullyScanned(text: string): PoisoningWarning {
-	return { code: 'not-fully-scanned', message: `is ${text.length} characters long; only the first ${MAX_SCANNED_CHARACTERS} were scanned` };
-}
-
-const INVISIBLE_WARNING: PoisoningWarning = { code: 'invisible-characters', message: 'contains invisible or bidirectional Unicode characters that can hide text' };
 
 /**
  * Scans one text (a tool result, server instructions, a field of a tool definition). Only the
  * first MAX_SCANNED_CHARACTERS are scanned; longer text is flagged for that.
  */
 export function scanText(text: string): PoisoningWarning[] {
-	if (typeof text !== 'string' || text === '') return [];
-	const scanned = scannedPart(text);
-	const warnings: PoisoningWarning[] = [];
-	if (INVISIBLE_CHARACTER.test(scanned)) warnings.push({ ...INVISIBLE_WARNING });
-	for (const check of CHECKS) if (runCheck(check, scanned)) warnings.push({ code: check.code, message: check.message });
-	if (scanned.length < text.length) warnings.push(notFullyScanned(text));
-	return warnings;
+	return runToEnd(textScan(text));
 }
 
 /** Adds the warnings of `more` whose code is not in `all` yet (the first of each code is kept). */
@@ -217,16 +249,58 @@ export function mergeInto(all: PoisoningWarning[], more: PoisoningWarning[]): vo
 	for (const warning of more) if (!all.some((w) => w.code === warning.code)) all.push(warning);
 }
 
+export interface ScannedTool {
+	name: string;
+	title?: string;
+	description?: string;
+	inputSchema?: unknown;
+}
+
+function* toolScan(tool: ScannedTool): Generator<void, PoisoningWarning[]> {
+	const description = typeof tool.description === 'string' ? tool.description : '';
+	const warnings: PoisoningWarning[] = [];
+	mergeInto(warnings, yield* textScan(typeof tool.title === 'string' ? tool.title : ''));
+	mergeInto(warnings, yield* textScan(description));
+	mergeInto(warnings, yield* textScan(tool.inputSchema ? JSON.stringify(tool.inputSchema) : ''));
+	if (description.length > MAX_DESCRIPTION_LENGTH) warnings.push({ code: 'extreme-length', message: `has an unusually long description (${description.length} characters)` });
+	return warnings;
+}
+
 /**
  * A tool's title, description and input schema (parameter descriptions are read by the model
  * too), each scanned on its own so a long schema cannot push the description out of the window.
  */
-export function scanToolDescription(tool: { name: string; title?: string; description?: string; inputSchema?: unknown }): PoisoningWarning[] {
-	const description = typeof tool.description === 'string' ? tool.description : '';
-	const warnings: PoisoningWarning[] = [];
-	mergeInto(warnings, scanText(typeof tool.title === 'string' ? tool.title : ''));
-	mergeInto(warnings, scanText(description));
-	mergeInto(warnings, scanText(tool.inputSchema ? JSON.stringify(tool.inputSchema) : ''));
-	if (description.length > MAX_DESCRIPTION_LENGTH) warnings.push({ code: 'extreme-length', message: `has an unusually long description (${description.length} characters)` });
-	return warnings;
+export function scanToolDescription(tool: ScannedTool): PoisoningWarning[] {
+	return runToEnd(toolScan(tool));
+}
+
+/** Work done between two yields to the event loop while a listing is scanned. */
+export const SCAN_SLICE_MS = 15;
+
+/** The warnings of each tool, by the tool's object (as listed); what buildCatalog reads instead of scanning again. */
+export type ToolScans = ReadonlyMap<object, PoisoningWarning[]>;
+
+/**
+ * scanToolDescription for every tool of a listing, yielding to the event loop (setImmediate)
+ * whenever SCAN_SLICE_MS of work is done: a server may list 2,000 tools of 64 KB near-miss text
+ * each, and n8n must go on answering (webhooks, /healthz, other executions) while they are scanned.
+ */
+export async function scanToolDescriptions(tools: readonly ScannedTool[], sliceMs = SCAN_SLICE_MS): Promise<Map<ScannedTool, PoisoningWarning[]>> {
+	const scans = new Map<ScannedTool, PoisoningWarning[]>();
+	let sliceStart = performance.now();
+	for (const tool of tools) {
+		const steps = toolScan(tool);
+		for (;;) {
+			const step = steps.next();
+			if (step.done) {
+				scans.set(tool, step.value);
+				break;
+			}
+			if (performance.now() - sliceStart >= sliceMs) {
+				await new Promise<void>((resolve) => setImmediate(resolve));
+				sliceStart = performance.now();
+			}
+		}
+	}
+	return scans;
 }
