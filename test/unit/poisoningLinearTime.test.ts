@@ -39,10 +39,7 @@ async function ticksDuring<T>(work: () => Promise<T>): Promise<{ result: T; tick
 describe('poisoning scan in linear time', () => {
 	it('runs every check on RE2, never on a backtracking engine', () => {
 		expect(CHECKS.length).toBeGreaterThan(0);
-		for (const check of CHECKS) {
-			expect(check.patterns.length).toBeGreaterThan(0);
-			for (const pattern of check.patterns) expect(pattern).toBeInstanceOf(RE2JS);
-		}
+		for (const check of CHECKS) expect(check.pattern).toBeInstanceOf(RE2JS);
 	});
 
 	it('keeps what the lookahead and the multiline line start meant', () => {
