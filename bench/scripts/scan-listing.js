@@ -48,7 +48,7 @@ async function withStallMeter(work) {
 			catalog.push(await withStallMeter(() => buildCatalogYielding([{ id: 'bench', name: 'bench', tools, trustAnnotations: false }])));
 			listTools.push(await withStallMeter(() => flagListedTools(hostileListing(COUNT, kind))));
 		}
-		const summary = (list) => ({ totalMs: median(list.map((r) => r.totalMs)), maxStallMs: Math.max(...list.map((r) => r.maxStallMs)), firstTotalMs: list[0].totalMs });
+		const summary = (list) => ({ totalMs: median(list.map((r) => r.totalMs)), maxStallMs: Math.max(...list.map((r) => r.maxStallMs)), firstTotalMs: list[0].totalMs, firstMaxStallMs: list[0].maxStallMs, laterMaxStallMs: list.length > 1 ? Math.max(...list.slice(1).map((r) => r.maxStallMs)) : null });
 		runs[kind] = { catalog: summary(catalog), listTools: summary(listTools) };
 	}
 	emitResult({
