@@ -15,7 +15,7 @@
 //
 // Benchmarks, not tests: numbers come from one run on one machine; nothing here asserts timings.
 // Options:
-//   --only=callTool,agent,manyTools,pausedState,warm,oneItem,agentN8n   run some parts (default: all)
+//   --only=callTool,agent,manyTools,scanListing,pausedState,warm,oneItem,agentN8n   run some parts (default: all)
 //   --variants=key,key                            Call Tool variants to run (see suites/callTool.js)
 //   --quick                                       fewer repetitions (a smoke run; numbers are rough)
 //   --profile                                     run n8n with --cpu-prof; summary in the partial folder's profile.md
@@ -39,7 +39,7 @@ const { profileMarkdown, summarizeProfile } = require('./lib/profile');
 const { runCallToolSuite } = require('./suites/callTool');
 const { runOneExecutionSuite } = require('./suites/oneExecution');
 
-const PARTS = ['callTool', 'agent', 'manyTools', 'pausedState', 'warm', 'oneItem', 'agentN8n'];
+const PARTS = ['callTool', 'agent', 'manyTools', 'scanListing', 'pausedState', 'warm', 'oneItem', 'agentN8n'];
 /** Measured runs of each one-execution variant (n8n, one item or one Agent run), after a warm-up. */
 const ONE_EXECUTION_REPS = { full: 60, quick: 2 };
 
@@ -185,6 +185,10 @@ async function main() {
 	if (options.only.includes('manyTools')) {
 		log('part 3: a server with 1,000 tools');
 		results.manyTools = await tracked(() => runScript(n8n.node24, 'many-tools.js', { tools: 1000, quick: options.quick }, { env: childEnv }));
+	}
+	if (options.only.includes('scanListing')) {
+		log('part 3b: the poisoning scan of a 2,000-tool listing, benign and hostile (near-miss text)');
+		results.scanListing = await tracked(() => runScript(n8n.node24, 'scan-listing.js', { tools: 2000, quick: options.quick }, { env: childEnv }));
 	}
 	if (options.only.includes('pausedState')) {
 		log('part 4: stored size of a paused agent run with large tool results');

@@ -177,6 +177,24 @@ function manyToolsSection(many) {
 	return out.join('\n');
 }
 
+function scanListingSection(scan) {
+	const out = [`### Poisoning scan of a ${scan.tools.toLocaleString('en')}-tool listing`, ''];
+	const rows = [];
+	for (const kind of ['benign', 'hostile']) {
+		for (const [key, label] of [['catalog', 'Agent catalog (`buildCatalogYielding`)'], ['listTools', 'MCP List Tools (`flagListedTools`)']]) {
+			const run = scan.runs[kind][key];
+			rows.push([`${kind === 'benign' ? 'Benign' : 'Hostile (near-miss)'}: ${label}`, ms(run.totalMs), ms(run.firstMaxStallMs ?? run.maxStallMs), run.laterMaxStallMs == null ? '' : ms(run.laterMaxStallMs)]);
+		}
+	}
+	out.push(table(['Listing', 'Total (median)', 'Longest stall, first pass', 'Longest stall, later passes'], rows, ['l']), '');
+	out.push(
+		`Each tool has a 200-character title, a ${chars(scan.fieldChars)}-character description and a parameter description of the same length (\`test/fixtures/hostile-listing-server.js\`). ` +
+			`Hostile/benign: ${scan.hostileToBenign.toFixed(1)}×. The scan runs on RE2 and yields to the event loop every 15 ms, so a stall is one step of the scan (the first pass in a process includes the JIT's warm-up of re2js) or the catalog's own synchronous work after the scan (fingerprints and provider names of 2,000 tools), never the whole listing.`,
+		'',
+	);
+	return out.join('\n');
+}
+
 function memorySection(results) {
 	const out = ['### Memory', ''];
 	const call = results.callTool;
@@ -388,6 +406,7 @@ function renderMarkdown(results) {
 	if (results.callTool) out.push(callToolSection(results.callTool));
 	if (results.agent) out.push(agentSection(results.agent));
 	if (results.manyTools) out.push(manyToolsSection(results.manyTools));
+	if (results.scanListing) out.push(scanListingSection(results.scanListing));
 	if (results.warm) out.push(warmSection(results.warm));
 	if (results.oneExecution) out.push(oneExecutionSection(results.oneExecution));
 	if (results.callTool || results.pausedState) out.push(memorySection(results));

@@ -1,4 +1,4 @@
-import { scanText, scanToolDescription } from '../approvals/poisoning';
+import { scanText, scanToolDescription, scanToolDescriptions, type ToolScans } from '../approvals/poisoning';
 import { parseJsonParameter } from '../util/jsonParameter';
 import { toProviderToolName } from '../tools/providerNames';
 import { fingerprintInstructions, fingerprintTool, INSTRUCTIONS_PIN_NAME } from '../tools/fingerprint';
@@ -141,8 +141,10 @@ function driftReason(pins: Map<string, Set<string>>, name: string): string {
  * model unchanged (or through the reversible provider-name mapping); a name offered by several
  * servers is prefixed with its server so each call resolves to exactly one server. Sorted by
  * provider name so the tool list is byte-identical between runs (prompt-cache hits).
+ * `scans` holds the poisoning warnings scanToolDescriptions found (buildCatalogYielding); a tool
+ * missing from it is scanned here.
  */
-export function buildCatalog(servers: ServerTools[], options: CatalogOptions = {}): CatalogResult {
+export function buildCatalog(servers: ServerTools[], options: CatalogOptions = {}, scans?: ToolScans): CatalogResult {
 	const withheld: WithheldEntry[] = [];
 	const pinsOf = options.pinned ? pinsByServer(servers, options.pinned) : undefined;
 	const admitted: Array<{ server: ServerTools; tool: ToolDefinition; fingerprint: string; warnings: string[]; forceReview: boolean }> = [];
@@ -163,7 +165,7 @@ export function buildCatalog(servers: ServerTools[], options: CatalogOptions = {
 				continue;
 			}
 			const fingerprint = fingerprintTool(tool);
-			const warnings = scanToolDescription(tool).map((w) => `Description ${w.message}.`);
+			const warnings = (scans?.get(tool) ?? scanToolDescription(tool)).map((w) => `Description ${w.message}.`);
 			const description = typeof tool.description === 'string' ? tool.description : undefined;
 			if (description !== undefined && description.length > MAX_CATALOG_DESCRIPTION_LENGTH) warnings.push(lengthWarning('Description', description.length));
 			let forceReview = false;
@@ -205,6 +207,16 @@ export function buildCatalog(servers: ServerTools[], options: CatalogOptions = {
 	});
 	const instructions = options.appendInstructions === false ? [] : admitInstructions(servers, options, pinsOf, withheld);
 	return { tools: withProviderNames(tools), withheld, instructions };
+}
+
+/**
+ * buildCatalog after scanning every tool with scanToolDescriptions, which yields to the event loop
+ * as it goes: the scan is most of the catalog's cost, and a hostile listing would otherwise hold
+ * n8n's event loop for as long as it takes.
+ */
+export async function buildCatalogYielding(servers: ServerTools[], options: CatalogOptions = {}): Promise<CatalogResult> {
+	const scans = await scanToolDescriptions(servers.flatMap((server) => server.tools));
+	return buildCatalog(servers, options, scans);
 }
 
 /**

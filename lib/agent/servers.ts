@@ -5,7 +5,7 @@ import type { ConnectionPool, McpLease } from '../mcp/pool/connectionPool';
 import { sharedPool } from '../mcp/pool/sharedPool';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { createNameMatcher } from '../tools/nameFilter';
-import { buildCatalog, type CatalogOptions, type CatalogResult, type ServerInstructions, type ServerTools } from './catalog';
+import { buildCatalogYielding, type CatalogOptions, type CatalogResult, type ServerInstructions, type ServerTools } from './catalog';
 import type { ServerHandle } from './serverHandle';
 import type { CatalogTool } from './types';
 
@@ -87,7 +87,7 @@ export async function connectServers(handles: ServerHandle[], catalogOptions: Ca
 			}),
 		);
 		// Only kept connections outlive this run; a catalog over a connection of its own is never asked for again.
-		return catalogFor(handles, connections, listed, catalogOptions, leases.every((lease) => lease.pooled));
+		return await catalogFor(handles, connections, listed, catalogOptions, leases.every((lease) => lease.pooled));
 	};
 	try {
 		const servers: ConnectedServers = {
@@ -118,7 +118,7 @@ type BuiltCatalog = Pick<ConnectedServers, 'catalog' | 'outputSchemas' | 'withhe
 const catalogCache = new Map<string, BuiltCatalog>();
 const CATALOG_CACHE_SIZE = 32;
 
-function catalogFor(handles: ServerHandle[], connections: Map<string, McpConnection>, listed: ToolDefinition[][], catalogOptions: CatalogOptions, pooled: boolean): BuiltCatalog {
+async function catalogFor(handles: ServerHandle[], connections: Map<string, McpConnection>, listed: ToolDefinition[][], catalogOptions: CatalogOptions, pooled: boolean): Promise<BuiltCatalog> {
 	const key = JSON.stringify([
 		catalogOptions,
 		handles.map((handle, index) => {
@@ -152,7 +152,7 @@ function catalogFor(handles: ServerHandle[], connections: Map<string, McpConnect
 		});
 		for (const tool of tools) if (tool.outputSchema) outputSchemas.set(outputSchemaKey(handle.name, tool.name), tool.outputSchema);
 	});
-	const { tools: catalog, withheld, instructions } = buildCatalog(servers, catalogOptions);
+	const { tools: catalog, withheld, instructions } = await buildCatalogYielding(servers, catalogOptions);
 	const built = { catalog, outputSchemas, withheld, instructions };
 	if (cacheable) {
 		catalogCache.set(key, built);

@@ -274,9 +274,39 @@ function completeWithAnswer(state: AgentState, stop: StopKind): AgentState {
 	return { ...state, transcript: [...state.transcript, ...adapterFor(state.provider).userTextItems(correction)], phase: { name: 'call_model' } };
 }
 
+/** ECMA-262 `\s` for one UTF-16 unit: trim() strips exactly WhiteSpace and LineTerminator. */
+const isSpace = (unit: string) => unit.trim() === '';
+
+/**
+ * The body of a final answer fenced as ```json ... ``` (or ``` ... ```), else the text as it is.
+ * What `/^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/` returns as its group, by hand: on V8
+ * that pattern took minutes on a model's answer of a few thousand lines (every newline of the
+ * header run times every one before the closing fence). Here each run is walked once.
+ */
 export function stripCodeFence(text: string): string {
-	const match = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text);
-	return match ? match[1] : text;
+	let at = 0;
+	while (at < text.length && isSpace(text[at])) at += 1;
+	if (!text.startsWith('```', at)) return text;
+	at += 3;
+	if (text.startsWith('json', at)) at += 4;
+	let headerEnd = at;
+	while (headerEnd < text.length && isSpace(text[headerEnd])) headerEnd += 1;
+	let end = text.length;
+	while (end > 0 && isSpace(text[end - 1])) end -= 1;
+	const fence = end - 3;
+	if (fence <= at || !text.startsWith('```', fence)) return text;
+	let tailStart = fence;
+	while (tailStart > 0 && isSpace(text[tailStart - 1])) tailStart -= 1;
+	// The newline that ends the body: one in the whitespace right before the closing fence.
+	const lastBreak = text.lastIndexOf('\n', fence - 1);
+	if (lastBreak < tailStart) return text;
+	// The newline that ends the header: the last one in its whitespace that leaves room for the body's end.
+	let headerBreak = Math.min(headerEnd, lastBreak) - 1;
+	while (headerBreak >= at && text[headerBreak] !== '\n') headerBreak -= 1;
+	if (headerBreak < at) return text;
+	const bodyStart = headerBreak + 1;
+	const bodyEnd = text.indexOf('\n', Math.max(bodyStart, tailStart));
+	return text.slice(bodyStart, bodyEnd);
 }
 
 function continueOrStop(state: AgentState): AgentState {

@@ -1,4 +1,4 @@
-import { globToRegExp } from '../tools/nameFilter';
+import { globToRegExp, type NamePattern } from '../tools/nameFilter';
 
 /**
  * Which tool calls a person must approve. Serializable (it travels in the run state).
@@ -33,9 +33,9 @@ export function parseToolPattern(pattern: string): { server?: string; tool: stri
 	return server ? { server, tool: pattern.slice(split + 1) } : { tool: pattern.slice(split + 1) };
 }
 
-const compiled = new Map<string, { server?: RegExp; tool: RegExp }>();
+const compiled = new Map<string, { server?: NamePattern; tool: NamePattern }>();
 
-function compile(pattern: string): { server?: RegExp; tool: RegExp } {
+function compile(pattern: string): { server?: NamePattern; tool: NamePattern } {
 	let entry = compiled.get(pattern);
 	if (!entry) {
 		const { server, tool } = parseToolPattern(pattern);

@@ -1,5 +1,8 @@
 import type { McpServerConfig } from './serverConfig';
 
+// Linear time (issue 25): the patterns here are character classes, literals, `\s+` runs and one
+// anchored `^(\S+)\s+(\S.*)$` over a credential value; none can backtrack over more than a run.
+
 /**
  * The one place that knows which values of a configuration are secrets and removes them from text
  * that leaves the package (error messages, stderr tails, tool results and listings, provider

@@ -1,4 +1,4 @@
-import { scanText, scanToolDescription } from '../approvals/poisoning';
+import { scanText, scanToolDescription, scanToolDescriptions, type ScannedTool } from '../approvals/poisoning';
 import { fingerprintInstructions, INSTRUCTIONS_PIN_NAME } from './fingerprint';
 import { toolNameProblem } from './toolNameRule';
 
@@ -14,9 +14,19 @@ export interface ToolFlags {
 	warnings?: string[];
 }
 
-export function flagListedTool(tool: { name: string; title?: string; description?: string; inputSchema?: unknown }): ToolFlags {
+export function flagListedTool(tool: ScannedTool): ToolFlags {
+	return toolFlags(tool, scanToolDescription(tool));
+}
+
+/** flagListedTool for a whole listing, yielding to the event loop while the descriptions are scanned. */
+export async function flagListedTools(tools: readonly ScannedTool[]): Promise<ToolFlags[]> {
+	const scans = await scanToolDescriptions(tools);
+	return tools.map((tool) => toolFlags(tool, scans.get(tool) ?? scanToolDescription(tool)));
+}
+
+function toolFlags(tool: ScannedTool, scan: Array<{ message: string }>): ToolFlags {
 	const nameProblem = toolNameProblem(tool.name);
-	const warnings = scanToolDescription(tool).map((w) => `Description ${w.message}.`);
+	const warnings = scan.map((w) => `Description ${w.message}.`);
 	return { ...(nameProblem ? { nameProblem } : {}), ...(warnings.length ? { warnings } : {}) };
 }
 

@@ -1,3 +1,6 @@
+// Linear time on server and model text (issue 25): every pattern here is a literal, one character
+// class or one run of a class with nothing after it to backtrack into: V8 runs it in one pass.
+
 /**
  * The MCP rule for tool names (specification 2025-11-25, "Tool names"; the SDK's own check uses the
  * same expression): 1 to 128 characters, only ASCII letters, digits, "_", "-" and ".". The rule is a

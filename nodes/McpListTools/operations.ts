@@ -4,7 +4,7 @@ import type { McpConnection } from '../../lib/mcp/connection';
 import { listAllPrompts, listAllResources, listAllResourceTemplates, listAllTools } from '../../lib/mcp/listing';
 import { extractResourceContents } from '../../lib/tools/callResult';
 import { createNameMatcher, parsePatternList } from '../../lib/tools/nameFilter';
-import { flagListedTool, listedInstructions } from '../../lib/tools/listingReport';
+import { flagListedTools, listedInstructions } from '../../lib/tools/listingReport';
 import { describeTools } from '../../lib/tools/listedTools';
 import { parseJsonParameter } from '../../lib/util/jsonParameter';
 import { toBinaryData } from '../shared/binaryData';
@@ -44,10 +44,11 @@ const listTools: Operation = async function (itemIndex, connection, once) {
 	const options = this.getNodeParameter('options', itemIndex, {}) as { providerFormats?: boolean };
 	const matches = nameMatcher(this, itemIndex);
 	const kept = tools.filter((tool) => matches(tool.name));
+	const flags = await flagListedTools(kept);
 	const described: object[] = describeTools(kept, connection.server, {
 		trustAnnotations: connection.config.trustAnnotations,
 		providerFormats: options.providerFormats === true,
-	}).map((entry, i) => ({ ...entry, ...flagListedTool(kept[i]) }));
+	}).map((entry, i) => ({ ...entry, ...flags[i] }));
 	// The server's instructions, with the fingerprint the Agent's Pinned Fingerprints accept for them.
 	const instructions = listedInstructions(connection.instructions);
 	if (instructions && matches(instructions.name)) described.push({ ...instructions, server: connection.server });

@@ -16,7 +16,7 @@ const { startEverythingHttp, EVERYTHING_ENTRY, REPO } = require('../lib/everythi
 const { startScriptedLlm } = require('../lib/scriptedLlm');
 const { startModernHttp, MODERN_SERVER } = require('../lib/modernServer');
 const { startInbox } = require('./inbox');
-const { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, leakWorkflow } = require('./workflows');
+const { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, listingFreezeWorkflow, leakWorkflow } = require('./workflows');
 const hardeningCases = require('./hardeningCases');
 const inputCases = require('./inputCases');
 const { plan, call, finalResults, reviewPage, decide, assertRecorded, fieldName, inputFieldName, browserForm, submitForm, nextMessage } = require('./review');
@@ -25,6 +25,7 @@ const { latestExecutionStatus } = require('../lib/executionStatuses');
 
 const COUNTER_SERVER = path.join(REPO, 'test', 'fixtures', 'counter-server.js');
 const HOSTILE_SERVER = path.join(REPO, 'test', 'fixtures', 'hostile-server.js');
+const HOSTILE_LISTING_SERVER = path.join(REPO, 'test', 'fixtures', 'hostile-listing-server.js');
 const LEGACY_SERVER = path.join(REPO, 'test', 'fixtures', 'legacy-server.js');
 const FILESYSTEM_ENTRY = path.join(REPO, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
 
@@ -71,6 +72,8 @@ function credentials() {
 		stdio(CREDENTIALS.files, [FILESYSTEM_ENTRY, ctx.filesDir]),
 		// Issue 10: a server with a catastrophic schema pattern, and secrets that must never show.
 		stdio(CREDENTIALS.hostile, [HOSTILE_SERVER], `HOSTILE_CALLS_FILE=${ctx.hostileCallsFile}`),
+		// Issue 25: 2,000 tools of near-miss text for the poisoning scan.
+		stdio(CREDENTIALS.hostileListing, [HOSTILE_LISTING_SERVER, '2000']),
 		{ ...CREDENTIALS.leakHttp, type: 'mcpServerHttpApi', data: { url: ctx.everything.url, transport: 'streamableHttp', authentication: 'bearer', token: hardeningCases.HTTP_TOKEN, headers: '', trustAnnotations: false, connectTimeout: 30000, requestTimeout: 60000 } },
 		stdio(CREDENTIALS.leakStdio, [HOSTILE_SERVER], 'HOSTILE_LEAK_VARIABLE=HOSTILE_SECRET', `HOSTILE_SECRET=${hardeningCases.STDIO_SECRET}`),
 		// Issue 11: a 2026-07-28 server on the v2 server package (stdio and HTTP), a 2025-11-25 one on the v1 SDK.
@@ -98,6 +101,7 @@ function workflows() {
 		approvalWorkflow({ name: 'waitset', inboxUrl, approval: 'waitset' }),
 		approvalWorkflow({ name: 'login', inboxUrl, approvalParameters: { requireLogin: true } }),
 		freezeWorkflow({ name: 'freeze', inboxUrl, text: hardeningCases.HOSTILE_TEXT }),
+		listingFreezeWorkflow({ name: 'scanfreeze', inboxUrl }),
 		approvalWorkflow({ name: 'waitget', inboxUrl, approval: 'wait', waitMethod: 'GET' }),
 		leakWorkflow({ name: 'leak' }),
 		approvalWorkflow({ name: 'input', inboxUrl, requireApprovalFor: 'none', server: CREDENTIALS.modernStdio, serverName: 'Modern' }),

@@ -11,6 +11,7 @@ const CREDENTIALS = {
 	everythingHttp: { id: 'e2eAgentEverything2', name: 'Everything (HTTP) for agent' },
 	files: { id: 'e2eAgentFiles000001', name: 'Filesystem (stdio)' },
 	hostile: { id: 'e2eHostileStdio0001', name: 'Hostile server (stdio)' },
+	hostileListing: { id: 'e2eHostileListing01', name: 'Hostile 2,000-tool listing (stdio)' },
 	leakHttp: { id: 'e2eLeakHttpToken001', name: 'Bearer token with a line break' },
 	leakStdio: { id: 'e2eLeakStdioSecret1', name: 'Server printing its secret' },
 	// Issue 11: a 2026-07-28 server (stdio and Streamable HTTP) and a 2025-11-25 one.
@@ -177,6 +178,34 @@ function freezeWorkflow({ name, inboxUrl, text }) {
 }
 
 /**
+ * The scan freeze (issue 25): Webhook -> MCP List Tools over a server listing 2,000 tools of
+ * near-miss text (every tool scanned for poisoning) -> POST /done/<name> with the count only.
+ */
+function listingFreezeWorkflow({ name, inboxUrl }) {
+	const nodes = [
+		webhook('Webhook', `agent-${name}`, 0),
+		{
+			id: `${name}-list`,
+			name: 'MCP List Tools',
+			type: 'n8n-nodes-mcp-agent.mcpListTools',
+			typeVersion: 1,
+			position: [300, 0],
+			parameters: { connection: 'stdio', operation: 'listTools', outputMode: 'single', include: '', exclude: '', options: {} },
+			credentials: { mcpServerStdioApi: CREDENTIALS.hostileListing },
+		},
+		{
+			...post('Report', `${inboxUrl}/done/${name}`, 0),
+			parameters: { method: 'POST', url: `${inboxUrl}/done/${name}`, sendBody: true, specifyBody: 'json', jsonBody: '={{ JSON.stringify({ count: $json.count, flagged: $json.tools.filter((t) => t.warnings).length }) }}', options: {} },
+		},
+	];
+	const connections = {
+		Webhook: { main: [[{ node: 'MCP List Tools', type: 'main', index: 0 }]] },
+		'MCP List Tools': { main: [[{ node: 'Report', type: 'main', index: 0 }]] },
+	};
+	return { id: id(name), name: `E2E agent: ${name}`, active: false, settings: { executionOrder: 'v1' }, nodes, connections };
+}
+
+/**
  * The leak (issue 10): two webhooks (`agent-<name>-http`, `agent-<name>-stdio`, answering when the
  * run ends), each -> MCP List Tools with a credential holding a secret that must never show.
  * Neither continues on fail: the node error is what n8n stores and logs.
@@ -204,4 +233,4 @@ function leakWorkflow({ name }) {
 	return { id: id(name), name: `E2E agent: ${name}`, active: false, settings: { executionOrder: 'v1' }, nodes, connections };
 }
 
-module.exports = { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, leakWorkflow, workflowId: id };
+module.exports = { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, listingFreezeWorkflow, leakWorkflow, workflowId: id };
