@@ -280,6 +280,33 @@ describe('client-credentials grant', () => {
 		expect(fixture.stats().lastToken).toMatchObject({ grant_type: 'client_credentials', resource: fixture.urls.mcpUrl, ...(method === 'client_secret_post' ? { client_id } : {}) });
 	});
 
+	it('a configured Scope wider than the 401 challenge\'s is what the token request asks for', async () => {
+		await withFixture({ challengeScope: 'mcp:read' });
+		const { client_id, client_secret } = fixture.urls.clients.secret; // allowed mcp:read mcp:write
+		const auth = clientCredentialsAuth({ clientId: client_id, authentication: { method: 'client_secret_basic', clientSecret: client_secret }, scope: 'mcp:read mcp:write' });
+		const connection = await McpConnection.open(config(auth));
+		try {
+			expect(await callText(connection, 'write_note', { text: 'cc' })).toBe('Saved: cc');
+		} finally {
+			await connection.close();
+		}
+		expect(fixture.stats().lastToken).toMatchObject({ grant_type: 'client_credentials', scope: 'mcp:read mcp:write' });
+		expect(fixture.stats().token.client_credentials).toBe(1);
+	});
+
+	it('with Scope empty, the challenge\'s scope is asked for (as before)', async () => {
+		await withFixture({ challengeScope: 'mcp:read' });
+		const { client_id, client_secret } = fixture.urls.clients.secret;
+		const auth = clientCredentialsAuth({ clientId: client_id, authentication: { method: 'client_secret_basic', clientSecret: client_secret }, scope: '  ' });
+		const connection = await McpConnection.open(config(auth));
+		try {
+			expect(JSON.parse(await callText(connection, 'whoami')).scope).toBe('mcp:read');
+		} finally {
+			await connection.close();
+		}
+		expect(fixture.stats().lastToken).toMatchObject({ grant_type: 'client_credentials', scope: 'mcp:read' });
+	});
+
 	it('private_key_jwt (ES256), pinned to the issuer', async () => {
 		await withFixture();
 		const { client_id, private_key_pem, algorithm } = fixture.urls.clients.jwt;
