@@ -216,6 +216,24 @@ module.exports = function oauthCases(e2e, ctx) {
 		});
 	}
 
+	// Issue 26, point 4: the fixture's 401 challenge names only mcp:read; the SDK would ask for that.
+	e2e('client credentials with a configured Scope wider than the server\'s challenge: the token carries it and a tool needing mcp:write works', async () => {
+		const { secret } = urls().clients; // allowed mcp:read mcp:write
+		const editor = await ctx.editor();
+		const credential = await editor.createCredential({
+			name: 'OAuth fixture (client credentials, wide scope)',
+			type: 'mcpServerHttpApi',
+			data: { url: urls().mcpUrl, authentication: 'oauthClientCredentials', issuer: urls().issuer, token: '', headers: '', clientId: secret.client_id, clientAuthMethod: 'client_secret_basic', clientSecret: secret.client_secret, scope: 'mcp:read mcp:write', ...COMMON },
+		});
+		await publish('e2eOAuthCcScope1', 'ccscope', 'http', 'mcpServerHttpApi', credential);
+		const before = await fixtureStats(ctx.fixture);
+		assert.equal((await callTool('ccscope', 'write_note', { text: 'wide' })).text, 'Saved: wide');
+		const after = await fixtureStats(ctx.fixture);
+		assert.ok(after.token.client_credentials > before.token.client_credentials, 'the client-credentials grant was used');
+		assert.equal(after.lastToken.grant_type, 'client_credentials');
+		assert.equal(after.lastToken.scope, 'mcp:read mcp:write', 'the token request asks for the configured Scope, not the challenge\'s mcp:read');
+	});
+
 	e2e('a tool needing a scope the client was not granted fails naming the scope', async () => {
 		assert.ok(state.ccjwt, 'needs the JWT client-credentials workflow (scope mcp:read only)');
 		const error = await failedRun('ccjwt', 'call', { tool: 'write_note', args: { text: 'denied' } }, state.workflowIds.ccjwt);
