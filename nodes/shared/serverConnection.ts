@@ -150,8 +150,10 @@ export async function mcpServerConnectionTest(
 		connection = await McpConnection.open(config);
 		const tools = serverOffers(connection, 'tools') ? await listAllTools(connection) : [];
 		const { name, version } = connection.server;
+		// A server may give an empty version string ("sdk-orders , protocol ..." otherwise).
+		const named = version.trim() ? `${name} ${version.trim()}` : name;
 		const protocol = connection.protocolVersion ? `, protocol ${connection.protocolVersion}` : '';
-		return { status: 'OK', message: `Connected to ${name} ${version}${protocol}: ${tools.length} tool${tools.length === 1 ? '' : 's'}.` };
+		return { status: 'OK', message: `Connected to ${named}${protocol}: ${tools.length} tool${tools.length === 1 ? '' : 's'}.` };
 	} catch (error) {
 		// Failures from McpConnection are redacted already; a credential that did not parse has no
 		// config, and its parsing errors never quote a value.
