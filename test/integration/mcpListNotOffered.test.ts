@@ -39,7 +39,11 @@ describe('MCP List Tools: a listing the server does not offer', () => {
 
 	it('One Item With All Entries: the empty list with a notice', async () => {
 		const [[item]] = await list(context(TOOLS_ONLY, { operation: 'listResourceTemplates', outputMode: 'single' }));
-		expect(item.json).toEqual({ resourceTemplates: [], count: 0, notice: 'The MCP server "sdk-orders" does not offer resource templates: its initialize answer has no "resources" capability.' });
+		expect(item.json).toEqual({
+			resourceTemplates: [],
+			count: 0,
+			notice: 'The MCP server "sdk-orders" does not offer resource templates: its initialize answer has no "resources" capability.',
+		});
 	});
 
 	it('a server that offers prompts still lists them (server-everything)', async () => {
