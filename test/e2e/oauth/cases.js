@@ -7,7 +7,8 @@
 //    (a short lifetime), each time with the refresh token n8n stored last (the fixture rotates them).
 // 5. The server echoes the bearer token it received: the output shows it redacted.
 // 6. A revoked grant fails with a message saying to reconnect; connecting again works.
-// 7. Client credentials on the HTTP credential (client secret, and a private-key JWT).
+// 7. Client credentials on the HTTP credential (client secret, and a private-key JWT), and a
+//    configured Scope wider than the scope the server's 401 challenge names (issue 26, point 4).
 // 8. No token, refresh token or client secret appears in n8n's database, log or any output.
 
 const assert = require('node:assert/strict');
