@@ -42,7 +42,8 @@ export class McpServerOAuthApi implements ICredentialType {
 			name: 'useDynamicClientRegistration',
 			type: 'boolean',
 			default: true,
-			description: 'Whether n8n registers itself with the authorization server (dynamic client registration). Turn off for servers that need a client registered beforehand: register the OAuth Redirect URL shown above there, then enter its endpoints, client ID and secret below.',
+			description:
+				'Whether n8n registers itself with the authorization server (dynamic client registration); it then asks for exactly the scopes the MCP server publishes. Turn off for servers that need a client registered beforehand, when Connect my account fails with "Request failed with status code 400" (the registration was refused), or to set Scope (e.g. add offline_access to get a refresh token): register the OAuth Redirect URL shown above there, then enter its endpoints, client ID, secret and scope below.',
 		},
 		{
 			displayName: 'Grant Type',

@@ -274,7 +274,7 @@ export class McpConnection {
 		// (a timeout, a dropped stream) makes the pool ping before handing it out again.
 		if (!answeredByServer(error)) this.lastFailureAt = Date.now();
 		const stdio = this.session.stdio;
-		return explainMcpError(error, this.config, phase, stdio ? serverOutputOf(stdio) : undefined, stdio?.exitDescription);
+		return explainMcpError(error, this.config, phase, stdio ? serverOutputOf(stdio) : undefined, stdio?.exitDescription, this.session.client.getServerVersion()?.name);
 	}
 
 	/** Ends the HTTP session (DELETE) or the local process tree. Safe to call twice. */
@@ -326,7 +326,7 @@ export class McpConnection {
 	}
 
 	private closedFailure(): McpFailure {
-		return new McpFailure(`The connection to MCP server ${describeServer(this.config)} was closed.`, 'protocol');
+		return new McpFailure(`The connection to MCP server ${describeServer(this.config, this.session.client.getServerVersion()?.name)} was closed.`, 'protocol');
 	}
 }
 

@@ -110,6 +110,8 @@ export function oauthConfigFromCredential(data: CredentialData, host: HostTokens
 		auth: hostTokenAuth(host, {
 			credentialLabel: host.label,
 			clientSecret: text(data, 'clientSecret'),
+			// The credential's default is on; n8n may leave a default out of the stored data.
+			registration: data.useDynamicClientRegistration === false ? 'manual' : 'automatic',
 			checkGrant: host.skipGrantCheck ? undefined : (tokens) => checkStoredGrantIssuer(url, tokens, { timeoutMs: base.connectTimeoutMs }),
 		}),
 	};

@@ -11,6 +11,13 @@ import { McpAgentError } from '../errors';
  */
 export type { McpFailureKind };
 
+/** A JSON-RPC error the server answered with: its own code, message and data (redacted). */
+export interface ServerErrorAnswer {
+	code: number;
+	message: string;
+	data?: unknown;
+}
+
 export class McpFailure extends McpAgentError {
 	constructor(
 		message: string,
@@ -19,6 +26,12 @@ export class McpFailure extends McpAgentError {
 		httpStatus?: number,
 		/** What to do about it, when there is no server output to show instead. */
 		description?: string,
+		/**
+		 * Set when the server itself answered the request with a JSON-RPC error over a working
+		 * connection (a bad query, unknown parameters); never for timeouts, transport, auth or
+		 * process failures. MCP Call Tool's "On Tool Error: Return as Data" outputs it as an item.
+		 */
+		readonly serverError?: ServerErrorAnswer,
 	) {
 		super(serverOutput ? `${message}\n\nLast output of the server:\n${serverOutput}` : message, {
 			// A server that is disabled here or a credential that does not parse is the user's to fix; the rest happened on the remote side.
@@ -56,7 +69,8 @@ const NETWORK_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'ECONNR
 
 /**
  * Turns anything thrown while connecting or talking to a server into an McpFailure. `phase` says
- * what we were doing ("connecting", "calling tool echo"); `serverOutput` is the stderr tail.
+ * what we were doing ("connecting", "calling tool echo"); `serverOutput` is the stderr tail;
+ * `serverName` the name the server gave in its handshake, when it got that far.
  */
 export function explainMcpError(
 	error: unknown,
@@ -64,13 +78,14 @@ export function explainMcpError(
 	phase: string,
 	serverOutput?: string,
 	exitDescription?: string,
+	serverName?: string,
 ): McpFailure {
 	const redactor = redactorForServer(config);
 	// Our own failures may come back wrapped by the client (an OAuth refresh failing inside the
 	// transport, a connect that wraps its cause): the innermost explanation is the useful one.
 	const own = ownFailureIn(error);
 	if (own) return redactor.active ? redactFailure(own, redactor) : own;
-	const failure = explainUnredacted(error, config, phase, redactor.text, serverOutput, exitDescription);
+	const failure = explainUnredacted(error, config, phase, redactor.text, serverOutput, exitDescription, serverName);
 	// The inputs were redacted before being cut or joined (a cut secret no longer matches); this
 	// second pass covers anything else that reached the message.
 	return redactor.active ? redactFailure(failure, redactor) : failure;
@@ -92,9 +107,10 @@ function ownFailureIn(error: unknown): McpFailure | undefined {
 export function redactFailure(failure: McpFailure, redactor: Redactor): McpFailure {
 	const summary = redactor.text(failure.summary);
 	const output = failure.serverOutput === undefined ? undefined : redactor.text(failure.serverOutput);
-	if (summary === failure.summary && output === failure.serverOutput) return failure;
+	const serverError = failure.serverError && redactor.value(failure.serverError);
+	if (summary === failure.summary && output === failure.serverOutput && serverError === failure.serverError) return failure;
 	const description = output === undefined && failure.description !== undefined ? redactor.text(failure.description) : undefined;
-	return new McpFailure(summary, failure.kind, output, failure.httpStatus, description);
+	return new McpFailure(summary, failure.kind, output, failure.httpStatus, description, serverError);
 }
 
 function explainUnredacted(
@@ -104,8 +120,9 @@ function explainUnredacted(
 	redact: (text: string) => string,
 	rawServerOutput?: string,
 	rawExitDescription?: string,
+	serverName?: string,
 ): McpFailure {
-	const where = describeServer(config);
+	const where = describeServer(config, serverName);
 	const serverOutput = rawServerOutput === undefined ? undefined : redact(rawServerOutput);
 	const exitDescription = rawExitDescription === undefined ? undefined : redact(rawExitDescription);
 	const output = serverOutput?.trim() ? serverOutput : undefined;
@@ -169,7 +186,7 @@ function explainUnredacted(
 		return new McpFailure(`The connection to MCP server ${where} closed while ${phase}.`, 'protocol', output);
 	}
 	if (isJsonRpcError(error)) {
-		return new McpFailure(`MCP server ${where} returned an error while ${phase}: ${trimDetail(redact((error as Error).message))}`, 'protocol', output);
+		return new McpFailure(`MCP server ${where} returned an error while ${phase}: ${trimDetail(redact((error as Error).message))}`, 'protocol', output, undefined, undefined, serverErrorOf(error));
 	}
 	if (name === 'SyntaxError' || /JSON/.test(firstMessage)) {
 		return new McpFailure(`${where} sent a reply that is not valid MCP JSON while ${phase}: ${trimDetail(firstMessage)}`, 'not-mcp', output);
@@ -178,6 +195,17 @@ function explainUnredacted(
 	const causes = chain.slice(1).map((e) => redact(String(e.message ?? ''))).filter((m) => m && m !== firstMessage);
 	const detail = causes.length ? `${firstMessage} (${causes.join(': ')})` : firstMessage;
 	return new McpFailure(`Error talking to MCP server ${where} while ${phase}: ${trimDetail(detail)}`, 'unknown', output);
+}
+
+/** The server's own code, message and data of a JSON-RPC error (secrets are removed with the failure's). */
+function serverErrorOf(error: unknown): ServerErrorAnswer {
+	const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
+	return {
+		code: typeof code === 'number' ? code : 0,
+		// The SDK prefixes "MCP error <code>: " to the server's words.
+		message: String(message ?? '').replace(/^MCP error -?\d+: /, ''),
+		...(data !== undefined ? { data } : {}),
+	};
 }
 
 /** JSON-RPC error codes of the 2025 SDK (v1 McpError) for the same two local conditions. */

@@ -109,13 +109,28 @@ export function describeUrl(raw: string): string {
 	return `${url.protocol}//${url.host}${path}`;
 }
 
+/** A name a server gave itself (`serverInfo.name`), fit to quote in one line, or undefined. */
+function quotableName(name: string | undefined): string | undefined {
+	const oneLine = name?.replace(/[\s"]+/g, ' ').trim();
+	if (!oneLine) return undefined;
+	return oneLine.length > 80 ? `${oneLine.slice(0, 80)}…` : oneLine;
+}
+
 /**
- * A short, secret-free label for messages: scheme, host, port and path (token-looking segments
- * replaced, describeUrl), never user-info or query; or the command.
+ * A short, secret-free label for messages. A URL: scheme, host, port and path (token-looking
+ * segments replaced, describeUrl), never user-info or query. A local command: the server's own
+ * name (`serverName`, once the handshake told it) and the credential's name (`config.label`),
+ * since the command (`node`, `python`, `uvx`) is the same for many servers; the command only when
+ * neither is known.
  */
-export function describeServer(config: McpServerConfig): string {
-	if (config.kind === 'stdio') return `local command "${config.command}"`;
-	return describeUrl(config.url);
+export function describeServer(config: McpServerConfig, serverName?: string): string {
+	if (config.kind !== 'stdio') return describeUrl(config.url);
+	const server = quotableName(serverName);
+	const credential = quotableName(config.label);
+	if (server && credential) return `"${server}" (credential "${credential}")`;
+	if (credential) return `of credential "${credential}"`;
+	if (server) return `"${server}" (local command "${config.command}")`;
+	return `local command "${config.command}"`;
 }
 
 /** Headers that carry no credential by their nature: their values stay readable in results. */

@@ -55,6 +55,11 @@ export interface PoolingSettings {
 }
 
 export type McpServerConfig = (HttpServerConfig | StdioServerConfig) & {
+	/**
+	 * The credential's name as n8n shows it (never a value from it): messages name a local-command
+	 * server by it, as every node, python or uvx server shares its command path.
+	 */
+	label?: string;
 	pooling?: PoolingSettings;
 	/**
 	 * Keep Server Running off for a stored credential: its identity (type and id), so that a

@@ -119,15 +119,20 @@ export const callToolProperties: INodeProperties[] = [
 				description: 'What to do when the server asks for input (elicitation) during the call: nobody can answer here, use the MCP Agent with MCP Approval to let a person answer. Requests for a model completion (sampling) are always declined.',
 			},
 			{
-				displayName: 'On Tool Error (IsError)',
+				displayName: 'On Tool Error',
 				name: 'isErrorHandling',
 				type: 'options',
 				default: 'fail',
 				options: [
 					{ name: 'Fail the Item', value: 'fail', description: 'Treat it like any other error (Continue On Fail applies)' },
-					{ name: 'Return as Data', value: 'data', description: 'Output the result with isError: true' },
+					{
+						name: 'Return as Data',
+						value: 'data',
+						description: 'Output the result with isError: true; a JSON-RPC error the server answers with becomes such an item too (its message as text, the error as jsonRpcError)',
+					},
 				],
-				description: 'What to do when the tool reports a failure in its result',
+				description:
+					'What to do when the tool reports a failure: an isError result, or a JSON-RPC error the server answers the call with (a bad query, say). Timeouts, connection, authorization and argument-validation failures always fail the item.',
 			},
 			{
 				displayName: 'Timeout (Ms)',

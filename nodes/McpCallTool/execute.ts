@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { listToolsCached } from '../../lib/mcp/listing';
 import type { McpConnection } from '../../lib/mcp/connection';
 import { callToolAnsweringInput, InputRequestRefused } from '../../lib/mcp/toolCall';
+import { McpFailure, type ServerErrorAnswer } from '../../lib/mcp/errors';
 import { extractToolResult } from '../../lib/tools/callResult';
 import { coerceFieldValues } from '../../lib/tools/schemaFields';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
@@ -139,28 +140,42 @@ async function callForItem(
 		});
 	}
 	const args = readArguments.call(this, itemIndex, tool, params);
-	const { result, notes } = await callToolAnsweringInput(connection, tool, args, {
+	const returnErrorsAsData = options.isErrorHandling === 'data';
+	const answered = await callToolAnsweringInput(connection, tool, args, {
 		timeoutMs: options.timeout && options.timeout > 0 ? options.timeout : undefined,
 		resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? true,
 		onInputRequest: options.onInputRequest === 'fail' ? 'fail' : 'decline',
 	}).catch((error: unknown) => {
+		// The server answered the call with a JSON-RPC error (a bad query): a tool error in other words.
+		if (returnErrorsAsData && error instanceof McpFailure && error.serverError) return { serverError: error.serverError };
 		if (!(error instanceof InputRequestRefused)) throw error;
 		throw new NodeOperationError(this.getNode(), error.message, {
 			itemIndex,
 			description: 'Set Options > On Input Request to "Decline" to let the server finish without the input, or use the MCP Agent with MCP Approval so a person can answer.',
 		});
 	});
+	if ('serverError' in answered) return serverErrorItem(tool.name, answered.serverError, itemIndex);
+	const { result, notes } = answered;
 	const output = extractToolResult(tool.name, result, options.binaryPropertyPrefix || 'data');
 	// After the result's own notes (binaries not stored, ...), which must not be lost.
 	if (notes) (output.json as unknown as IDataObject).notes = [...(output.json.notes ?? []), ...notes];
 	if (output.json.isError && (options.isErrorHandling ?? 'fail') === 'fail') {
 		throw new NodeOperationError(this.getNode(), `Tool ${quoteToolName(tool.name)} reported an error: ${output.json.text || 'no message'}`, {
 			itemIndex,
-			description: 'Set Options > On Tool Error to "Return as Data" to receive such results as items.',
+			description: 'Set Options > On Tool Error to "Return as Data" to receive such results (and JSON-RPC errors the server answers with) as items.',
 		});
 	}
 	const binary = await toBinaryData(this, output.binaries);
 	return { json: output.json as unknown as IDataObject, ...(binary ? { binary } : {}), pairedItem: { item: itemIndex } };
+}
+
+/**
+ * "Return as Data" for a JSON-RPC error the server answered the call with: shaped like an isError
+ * result (`isError: true`, the server's message as `text`), with the error itself as `jsonRpcError`.
+ */
+function serverErrorItem(tool: string, serverError: ServerErrorAnswer, itemIndex: number): INodeExecutionData {
+	const json = { tool, isError: true, text: serverError.message, content: [], jsonRpcError: serverError };
+	return { json: json as unknown as IDataObject, pairedItem: { item: itemIndex } };
 }
 
 function readArguments(this: IExecuteFunctions, itemIndex: number, tool: ToolDefinition, params: ItemParameters): unknown {

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import type { McpConnection } from '../../lib/mcp/connection';
-import { listAllPrompts, listAllResources, listAllResourceTemplates, listAllTools } from '../../lib/mcp/listing';
+import { listAllPrompts, listAllResources, listAllResourceTemplates, listAllTools, serverOffers } from '../../lib/mcp/listing';
 import { extractResourceContents } from '../../lib/tools/callResult';
 import { createNameMatcher, parsePatternList } from '../../lib/tools/nameFilter';
 import { flagListedTools, listedInstructions } from '../../lib/tools/listingReport';
@@ -39,6 +39,30 @@ function shape(context: IExecuteFunctions, itemIndex: number, key: string, entri
 	return entries.map((entry) => ({ json: entry as IDataObject, pairedItem }));
 }
 
+/**
+ * A listing the server does not offer (no such capability in its initialize answer) would be zero
+ * items without a word: One Item per Entry fails the item saying so (Continue On Fail applies);
+ * One Item With All Entries gets its empty list with a `notice`.
+ */
+function notOffered(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	connection: McpConnection,
+	capability: 'resources' | 'prompts',
+	key: string,
+	what: string,
+): INodeExecutionData[] | undefined {
+	if (serverOffers(connection, capability)) return undefined;
+	const message = `The MCP server "${connection.server.name}" does not offer ${what}`;
+	if (context.getNodeParameter('outputMode', itemIndex, 'perTool') === 'single') {
+		return [{ json: { [key]: [], count: 0, notice: `${message}: its initialize answer has no "${capability}" capability.` }, pairedItem: { item: itemIndex } }];
+	}
+	throw new NodeOperationError(context.getNode(), message, {
+		itemIndex,
+		description: `Its initialize answer has no "${capability}" capability, so there is nothing to list. Pick an operation the server offers, or set Output to "One Item With All Entries" to get an empty list with a notice.`,
+	});
+}
+
 const listTools: Operation = async function (itemIndex, connection, once) {
 	const tools = await once.get('tools', () => listAllTools(connection, { refresh: true }));
 	const options = this.getNodeParameter('options', itemIndex, {}) as { providerFormats?: boolean };
@@ -56,16 +80,22 @@ const listTools: Operation = async function (itemIndex, connection, once) {
 };
 
 const listResources: Operation = async function (itemIndex, connection, once) {
+	const absent = notOffered(this, itemIndex, connection, 'resources', 'resources', 'resources');
+	if (absent) return absent;
 	const resources = await once.get('resources', () => listAllResources(connection));
 	const matches = nameMatcher(this, itemIndex);
 	return shape(this, itemIndex, 'resources', resources.filter((r) => matches(r.name)));
 };
 
 const listResourceTemplates: Operation = async function (itemIndex, connection, once) {
+	const absent = notOffered(this, itemIndex, connection, 'resources', 'resourceTemplates', 'resource templates');
+	if (absent) return absent;
 	return shape(this, itemIndex, 'resourceTemplates', await once.get('templates', () => listAllResourceTemplates(connection)));
 };
 
 const listPrompts: Operation = async function (itemIndex, connection, once) {
+	const absent = notOffered(this, itemIndex, connection, 'prompts', 'prompts', 'prompts');
+	if (absent) return absent;
 	const prompts = await once.get('prompts', () => listAllPrompts(connection));
 	const matches = nameMatcher(this, itemIndex);
 	return shape(this, itemIndex, 'prompts', prompts.filter((p) => matches(p.name)));

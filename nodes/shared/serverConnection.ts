@@ -96,12 +96,18 @@ export function serverConfigForNode(
 	type: string,
 	data: Record<string, unknown>,
 ): McpServerConfig {
-	const config = serverConfigFromCredential(type, data, type === OAUTH_CREDENTIAL ? hostTokensOf(context, data) : undefined);
-	const credential = { type, id: nodeOf(context).credentials?.[type]?.id ?? undefined };
+	const named = nodeOf(context).credentials?.[type];
+	const config = withLabel(serverConfigFromCredential(type, data, type === OAUTH_CREDENTIAL ? hostTokensOf(context, data) : undefined), named?.name);
+	const credential = { type, id: named?.id ?? undefined };
 	const pooling = poolingFor(credential, data);
 	if (pooling) return { ...config, pooling };
 	const unkeptIdentity = credentialIdentity(credential);
 	return unkeptIdentity ? { ...config, unkeptIdentity } : config;
+}
+
+/** The credential's name on the config, for messages (lib/mcp/secrets.ts describeServer). */
+function withLabel(config: McpServerConfig, name: string | undefined): McpServerConfig {
+	return name?.trim() ? { ...config, label: name.trim() } : config;
 }
 
 export async function resolveServerConfig(context: NodeContext): Promise<McpServerConfig> {
@@ -140,12 +146,14 @@ export async function mcpServerConnectionTest(
 	let config: McpServerConfig | undefined;
 	try {
 		const data = (credential.data ?? {}) as Record<string, unknown>;
-		config = serverConfigFromCredential(credential.type, data, credential.type === OAUTH_CREDENTIAL ? storedTokensOnly(data) : undefined);
+		config = withLabel(serverConfigFromCredential(credential.type, data, credential.type === OAUTH_CREDENTIAL ? storedTokensOnly(data) : undefined), credential.name);
 		connection = await McpConnection.open(config);
 		const tools = serverOffers(connection, 'tools') ? await listAllTools(connection) : [];
 		const { name, version } = connection.server;
+		// A server may give an empty version string ("sdk-orders , protocol ..." otherwise).
+		const named = version.trim() ? `${name} ${version.trim()}` : name;
 		const protocol = connection.protocolVersion ? `, protocol ${connection.protocolVersion}` : '';
-		return { status: 'OK', message: `Connected to ${name} ${version}${protocol}: ${tools.length} tool${tools.length === 1 ? '' : 's'}.` };
+		return { status: 'OK', message: `Connected to ${named}${protocol}: ${tools.length} tool${tools.length === 1 ? '' : 's'}.` };
 	} catch (error) {
 		// Failures from McpConnection are redacted already; a credential that did not parse has no
 		// config, and its parsing errors never quote a value.

@@ -1,7 +1,8 @@
 import type { ICredentialTestFunctions } from 'n8n-workflow';
 import { mcpServerConnectionTest } from '../../nodes/shared/serverConnection';
 import { collectToolSources } from '../../nodes/McpAgent/execute';
-import { EVERYTHING_BIN, freePort, startEverythingHttp } from '../support/servers';
+import * as path from 'node:path';
+import { EVERYTHING_BIN, FIXTURES_DIR, freePort, startEverythingHttp } from '../support/servers';
 
 process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
 const context = {} as ICredentialTestFunctions;
@@ -14,6 +15,14 @@ describe('credential Test button (mcpServerConnectionTest)', () => {
 		});
 		expect(result.status).toBe('OK');
 		expect(result.message).toMatch(/^Connected to .*everything.* protocol \d{4}-\d{2}-\d{2}: \d+ tools\.$/);
+	});
+
+	it('a server with an empty version string: no stray space or comma (issue 26, point 5)', async () => {
+		const result = await mcpServerConnectionTest.call(context, {
+			id: '1', name: 'Orders DB', type: 'mcpServerStdioApi',
+			data: { command: process.execPath, args: JSON.stringify([path.join(FIXTURES_DIR, 'db-error-server.js')]) },
+		});
+		expect(result).toEqual({ status: 'OK', message: expect.stringMatching(/^Connected to sdk-orders, protocol \d{4}-\d{2}-\d{2}: 2 tools\.$/) });
 	});
 
 	it('reports the same over Streamable HTTP', async () => {

@@ -197,6 +197,49 @@ describe('host-held tokens (n8n "Connect my account")', () => {
 		expect(failure.message).not.toContain('at_not-known-to-the-server-0123456789');
 	});
 
+	/** The OAuth credential as the nodes read it (issue 26, point 5: the advice follows Register Client Automatically). */
+	function credentialConfig(tokens: HostTokenData, useDynamicClientRegistration: boolean) {
+		return oauthConfigFromCredential(
+			{ serverUrl: fixture.urls.mcpUrl, useDynamicClientRegistration, connectTimeout: 10_000, requestTimeout: 10_000 },
+			{ initial: tokens, label: 'My MCP', skipGrantCheck: true, refresh: async () => { throw new Error('the host has no refresh token to use'); } },
+		);
+	}
+
+	const AUTOMATIC = /with Register Client Automatically on, n8n asks for exactly the scopes the MCP server publishes.*turn Register Client Automatically off.*put "(offline_access|mcp:write)" with the other scopes you need in Scope, and click "Connect my account" again\.$/;
+
+	it.each([
+		['on', true, AUTOMATIC],
+		['off', false, /: open the credential, add "offline_access" to Scope, and click "Connect my account" again\.$/],
+	])('no refresh token (Register Client Automatically %s): the 401 says how to get one with offline_access', async (_label, automatic, advice) => {
+		await withFixture();
+		const { tokens } = await connectLikeN8n(fixture, 'mcp:read');
+		// An authorization server that issues refresh tokens only for offline_access gave none.
+		const { refresh_token: _none, ...withoutRefresh } = tokens;
+		fixture.expireAccessTokens();
+		const failure = await mcpFailureOf(McpConnection.open(credentialConfig(withoutRefresh, automatic)));
+		expect(failure.kind).toBe('reconnect');
+		expect(failure.message).toMatch(/^The OAuth credential "My MCP" was refused by the MCP server .*holds no refresh token.*only when the scope includes "offline_access"/);
+		expect(failure.message).toMatch(advice);
+		expect(failure.message).not.toContain(tokens.access_token);
+	});
+
+	it.each([
+		['on', true, AUTOMATIC],
+		['off', false, /A person has to approve more access: open the credential, add "mcp:write" to Scope, and click "Connect my account" again\.$/],
+	])('403 insufficient_scope (Register Client Automatically %s): the advice fits the registration mode', async (_label, automatic, advice) => {
+		await withFixture();
+		const { tokens } = await connectLikeN8n(fixture, 'mcp:read');
+		const connection = await McpConnection.open(credentialConfig(tokens, automatic));
+		try {
+			const failure = await mcpFailureOf(callText(connection, 'write_note', { text: 'x' }));
+			expect(failure.kind).toBe('insufficient-scope');
+			expect(failure.message).toMatch(advice);
+			expect(failure.message).not.toContain('where the field is shown');
+		} finally {
+			await connection.close();
+		}
+	});
+
 	it('403 insufficient_scope fails the call naming the missing scope and asking to reconnect', async () => {
 		await withFixture();
 		const { tokens, refresh } = await connectLikeN8n(fixture, 'mcp:read');
@@ -278,6 +321,33 @@ describe('client-credentials grant', () => {
 		}
 		expect(fixture.stats().token.client_credentials).toBe(1);
 		expect(fixture.stats().lastToken).toMatchObject({ grant_type: 'client_credentials', resource: fixture.urls.mcpUrl, ...(method === 'client_secret_post' ? { client_id } : {}) });
+	});
+
+	it('a configured Scope wider than the 401 challenge\'s is what the token request asks for', async () => {
+		await withFixture({ challengeScope: 'mcp:read' });
+		const { client_id, client_secret } = fixture.urls.clients.secret; // allowed mcp:read mcp:write
+		const auth = clientCredentialsAuth({ clientId: client_id, authentication: { method: 'client_secret_basic', clientSecret: client_secret }, scope: 'mcp:read mcp:write' });
+		const connection = await McpConnection.open(config(auth));
+		try {
+			expect(await callText(connection, 'write_note', { text: 'cc' })).toBe('Saved: cc');
+		} finally {
+			await connection.close();
+		}
+		expect(fixture.stats().lastToken).toMatchObject({ grant_type: 'client_credentials', scope: 'mcp:read mcp:write' });
+		expect(fixture.stats().token.client_credentials).toBe(1);
+	});
+
+	it('with Scope empty, the challenge\'s scope is asked for (as before)', async () => {
+		await withFixture({ challengeScope: 'mcp:read' });
+		const { client_id, client_secret } = fixture.urls.clients.secret;
+		const auth = clientCredentialsAuth({ clientId: client_id, authentication: { method: 'client_secret_basic', clientSecret: client_secret }, scope: '  ' });
+		const connection = await McpConnection.open(config(auth));
+		try {
+			expect(JSON.parse(await callText(connection, 'whoami')).scope).toBe('mcp:read');
+		} finally {
+			await connection.close();
+		}
+		expect(fixture.stats().lastToken).toMatchObject({ grant_type: 'client_credentials', scope: 'mcp:read' });
 	});
 
 	it('private_key_jwt (ES256), pinned to the issuer', async () => {

@@ -47,6 +47,16 @@ describe('describeServer / describeUrl', () => {
 	it('names a local command without its arguments or environment', () => {
 		expect(describeServer(stdio)).toBe('local command "npx"');
 	});
+
+	it('names a local command by the credential and the server\'s own name when known, not by the command (issue 26, point 5)', () => {
+		const labelled = { ...stdio, label: 'Orders DB' };
+		expect(describeServer(labelled, 'sdk-orders')).toBe('"sdk-orders" (credential "Orders DB")');
+		expect(describeServer(labelled)).toBe('of credential "Orders DB"');
+		expect(describeServer(stdio, 'sdk-orders')).toBe('"sdk-orders" (local command "npx")');
+		// A server's name is its own text: one line, no quotes, bounded.
+		expect(describeServer(labelled, `a"b\nc${'x'.repeat(100)}`)).toBe(`"a b c${'x'.repeat(75)}…" (credential "Orders DB")`);
+		expect(describeServer({ ...http, label: 'Remote' }, 'srv')).toBe(WHERE);
+	});
 });
 
 describe('McpFailure', () => {

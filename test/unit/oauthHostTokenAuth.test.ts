@@ -157,7 +157,7 @@ describe('OAuth errors explained (lib/mcp/errors.ts)', () => {
 		const explained = explainMcpError(new InsufficientScopeError({ requiredScope: 'issues:write' }), config, 'calling tool create_issue');
 		expect(explained.kind).toBe('insufficient-scope');
 		expect(explained.message).toBe(
-			'https://mcp.example.com/mcp answered 403 insufficient_scope while calling tool create_issue: the access token lacks the scope "issues:write". A person has to approve more access: open the credential, add "issues:write" to Scope where the field is shown, and click "Connect my account" again. The next connect asks for the union of the scopes.',
+			'https://mcp.example.com/mcp answered 403 insufficient_scope while calling tool create_issue: the access token lacks the scope "issues:write". A person has to approve more access: with Register Client Automatically on, n8n asks for exactly the scopes the MCP server publishes (its scopes_supported) and shows no Scope field, so either the server\'s operator publishes "issues:write" there, or you turn Register Client Automatically off, register a client with the authorization server (for the OAuth Redirect URL shown in the credential), enter its endpoints, client ID and secret, put "issues:write" with the other scopes you need in Scope, and click "Connect my account" again.',
 		);
 	});
 

@@ -22,7 +22,10 @@ export type ClientAuthentication =
 export interface ClientCredentialsOptions {
 	clientId: string;
 	authentication: ClientAuthentication;
-	/** Space-separated scopes to ask for; empty lets the SDK pick (challenge, then scopes_supported). */
+	/**
+	 * Space-separated scopes to ask for, whatever the server's 401 challenge names (the SDK would
+	 * ask for the challenge's); empty lets the SDK pick (challenge, then scopes_supported).
+	 */
 	scope?: string;
 	/**
 	 * The authorization server's issuer these credentials belong to. Given, the secret is sent to no
@@ -51,6 +54,19 @@ function unpinned(provider: OAuthClientProvider): void {
 		const { issuer: _issuer, ...rest } = info;
 		return (ctx?.issuer ? { ...rest, issuer: ctx.issuer } : rest) as ReturnType<OAuthClientProvider['clientInformation']>;
 	};
+}
+
+/**
+ * The SDK asks for the scope of the server's 401 challenge ahead of the client's own (its
+ * determineScope: challenge, then the resource's scopes_supported, then clientMetadata.scope), so
+ * a challenge naming `mcp:read` would narrow a configured `mcp:read mcp:write` and the first tool
+ * needing `mcp:write` would fail. A configured Scope is what the person asked for: the token
+ * request carries it as entered.
+ */
+function requestConfiguredScope(provider: OAuthClientProvider, scope: string): void {
+	const prepare = provider.prepareTokenRequest?.bind(provider);
+	if (!prepare) return;
+	provider.prepareTokenRequest = () => prepare(scope);
 }
 
 /** Keeps the issued tokens in the ledger, so redaction knows them the moment they exist. */
@@ -99,6 +115,7 @@ export function clientCredentialsAuth(options: ClientCredentialsOptions): McpAut
 		}
 	}
 	if (!pinned) unpinned(provider);
+	if (scope) requestConfiguredScope(provider, scope);
 	recordTokens(provider, ledger);
 	return {
 		kind: 'client-credentials',

@@ -1,6 +1,7 @@
 import type { AuthProvider } from '@modelcontextprotocol/client';
 import { McpFailure } from '../errors';
 import { SecretLedger, type McpAuth } from './types';
+import { howToAskForScope, type ClientRegistration } from './scopeAdvice';
 
 /**
  * OAuth tokens held by the host: n8n stores them (encrypted) after "Connect my account" and is
@@ -40,6 +41,8 @@ export interface HostTokenAuthOptions {
 	checkGrant?: (data: HostTokenData | undefined) => Promise<void>;
 	/** The credential's own OAuth client secret: never a token, but redacted like one (a failed refresh may quote it). */
 	clientSecret?: string;
+	/** How the credential's client was registered (Register Client Automatically), for scope advice. */
+	registration?: ClientRegistration;
 	now?: () => number;
 }
 
@@ -108,6 +111,15 @@ export function hostTokenAuth(source: HostTokenSource, options: HostTokenAuthOpt
 
 	const reconnect = (why: string) => new McpFailure(`${label} ${why}. ${RECONNECT_REMEDY}`, 'reconnect');
 
+	// The authorization server gave no refresh token with the grant; many (oidc-provider's default)
+	// give one only for offline_access, which n8n does not ask for unless Scope holds it.
+	const noRefreshToken = () =>
+		new McpFailure(
+			`${label} was refused by the MCP server (its access token expired or was revoked) and holds no refresh token to renew it, so every expiry needs a person. ` +
+				`Many authorization servers issue a refresh token only when the scope includes "offline_access": ${howToAskForScope('"offline_access"', options.registration)}.`,
+			'reconnect',
+		);
+
 	const refresh = (): Promise<void> => {
 		// One refresh at a time: parallel requests that all hit an expiring token share it (the host
 		// also locks across processes; this saves the round trips within one).
@@ -154,7 +166,7 @@ export function hostTokenAuth(source: HostTokenSource, options: HostTokenAuthOpt
 		async onUnauthorized() {
 			if (inFlight) return inFlight;
 			if (refreshedAt !== undefined && now() - refreshedAt < RECENT_REFRESH_MS) return;
-			if (!refreshTokenOf(data)) throw reconnect('was refused by the MCP server and holds no refresh token to renew it');
+			if (!refreshTokenOf(data)) throw noRefreshToken();
 			await refresh();
 		},
 	};
@@ -162,6 +174,7 @@ export function hostTokenAuth(source: HostTokenSource, options: HostTokenAuthOpt
 	return {
 		kind: 'host',
 		provider,
+		...(options.registration ? { registration: options.registration } : {}),
 		onInsufficientScope: 'throw',
 		remedy: RECONNECT_REMEDY,
 		secrets: () => [...ledger.list(), ...clientSecret],

@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { McpFailureKind } from '../failureKind';
 import type { McpAuth } from './types';
+import { howToAskForScope } from './scopeAdvice';
 
 /**
  * OAuth failures explained for a person, from what the v2 client throws: what was refused, by
@@ -35,7 +36,7 @@ function scopeAdvice(auth: McpAuth | undefined, scope: string | undefined): stri
 	if (auth?.kind === 'client-credentials') {
 		return `Add ${named} to Scope in the credential, and make sure the authorization server allows it for this client.`;
 	}
-	return `A person has to approve more access: open the credential, add ${named} to Scope where the field is shown, and click "Connect my account" again. The next connect asks for the union of the scopes.`;
+	return `A person has to approve more access: ${howToAskForScope(named, auth?.registration)}.`;
 }
 
 /** The first error in the cause chain that `test` accepts. */

@@ -1,4 +1,5 @@
 import type { AuthProvider, OAuthClientProvider } from '@modelcontextprotocol/client';
+import type { ClientRegistration } from './scopeAdvice';
 
 /**
  * How an HTTP connection authenticates with OAuth, whatever the grant behind it: tokens held by
@@ -18,6 +19,8 @@ export interface McpAuth {
 	 * the error names the scope) or `reauthorize` (an interactive session asks for the union).
 	 */
 	readonly onInsufficientScope: 'throw' | 'reauthorize';
+	/** Host-held tokens: how the credential's OAuth client was registered, for scope advice. */
+	readonly registration?: ClientRegistration;
 	/** What a person should do when the server keeps refusing the credential, one sentence. */
 	readonly remedy: string;
 	/**

@@ -7,7 +7,8 @@
 //    (a short lifetime), each time with the refresh token n8n stored last (the fixture rotates them).
 // 5. The server echoes the bearer token it received: the output shows it redacted.
 // 6. A revoked grant fails with a message saying to reconnect; connecting again works.
-// 7. Client credentials on the HTTP credential (client secret, and a private-key JWT).
+// 7. Client credentials on the HTTP credential (client secret, and a private-key JWT), and a
+//    configured Scope wider than the scope the server's 401 challenge names (issue 26, point 4).
 // 8. No token, refresh token or client secret appears in n8n's database, log or any output.
 
 const assert = require('node:assert/strict');
@@ -215,6 +216,24 @@ module.exports = function oauthCases(e2e, ctx) {
 			assert.deepEqual(await editor.testCredential(credential.id), { status: 'OK', message: 'Connected to oauth-fixture 1.0.0, protocol 2026-07-28: 4 tools.' });
 		});
 	}
+
+	// Issue 26, point 4: the fixture's 401 challenge names only mcp:read; the SDK would ask for that.
+	e2e('client credentials with a configured Scope wider than the server\'s challenge: the token carries it and a tool needing mcp:write works', async () => {
+		const { secret } = urls().clients; // allowed mcp:read mcp:write
+		const editor = await ctx.editor();
+		const credential = await editor.createCredential({
+			name: 'OAuth fixture (client credentials, wide scope)',
+			type: 'mcpServerHttpApi',
+			data: { url: urls().mcpUrl, authentication: 'oauthClientCredentials', issuer: urls().issuer, token: '', headers: '', clientId: secret.client_id, clientAuthMethod: 'client_secret_basic', clientSecret: secret.client_secret, scope: 'mcp:read mcp:write', ...COMMON },
+		});
+		await publish('e2eOAuthCcScope1', 'ccscope', 'http', 'mcpServerHttpApi', credential);
+		const before = await fixtureStats(ctx.fixture);
+		assert.equal((await callTool('ccscope', 'write_note', { text: 'wide' })).text, 'Saved: wide');
+		const after = await fixtureStats(ctx.fixture);
+		assert.ok(after.token.client_credentials > before.token.client_credentials, 'the client-credentials grant was used');
+		assert.equal(after.lastToken.grant_type, 'client_credentials');
+		assert.equal(after.lastToken.scope, 'mcp:read mcp:write', 'the token request asks for the configured Scope, not the challenge\'s mcp:read');
+	});
 
 	e2e('a tool needing a scope the client was not granted fails naming the scope', async () => {
 		assert.ok(state.ccjwt, 'needs the JWT client-credentials workflow (scope mcp:read only)');
