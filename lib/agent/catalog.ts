@@ -1,4 +1,5 @@
 import { scanText, scanToolDescription, scanToolDescriptions, type ToolScans } from '../approvals/poisoning';
+import { mapYielding } from '../util/yielding';
 import { parseJsonParameter } from '../util/jsonParameter';
 import { toProviderToolName } from '../tools/providerNames';
 import { fingerprintInstructions, fingerprintTool, INSTRUCTIONS_PIN_NAME } from '../tools/fingerprint';
@@ -141,10 +142,11 @@ function driftReason(pins: Map<string, Set<string>>, name: string): string {
  * model unchanged (or through the reversible provider-name mapping); a name offered by several
  * servers is prefixed with its server so each call resolves to exactly one server. Sorted by
  * provider name so the tool list is byte-identical between runs (prompt-cache hits).
- * `scans` holds the poisoning warnings scanToolDescriptions found (buildCatalogYielding); a tool
- * missing from it is scanned here.
+ * `prepared` holds the poisoning warnings and fingerprints buildCatalogYielding computed; a tool
+ * missing from it is scanned and fingerprinted here.
  */
-export function buildCatalog(servers: ServerTools[], options: CatalogOptions = {}, scans?: ToolScans): CatalogResult {
+export function buildCatalog(servers: ServerTools[], options: CatalogOptions = {}, prepared: PreparedTools = {}): CatalogResult {
+	const { scans, fingerprints } = prepared;
 	const withheld: WithheldEntry[] = [];
 	const pinsOf = options.pinned ? pinsByServer(servers, options.pinned) : undefined;
 	const admitted: Array<{ server: ServerTools; tool: ToolDefinition; fingerprint: string; warnings: string[]; forceReview: boolean }> = [];
@@ -164,7 +166,7 @@ export function buildCatalog(servers: ServerTools[], options: CatalogOptions = {
 				withheld.push({ server: server.name, tool: tool.name, reason: 'the server lists this name more than once, with no way to tell which definition a call runs' });
 				continue;
 			}
-			const fingerprint = fingerprintTool(tool);
+			const fingerprint = fingerprints?.get(tool) ?? fingerprintTool(tool);
 			const warnings = (scans?.get(tool) ?? scanToolDescription(tool)).map((w) => `Description ${w.message}.`);
 			const description = typeof tool.description === 'string' ? tool.description : undefined;
 			if (description !== undefined && description.length > MAX_CATALOG_DESCRIPTION_LENGTH) warnings.push(lengthWarning('Description', description.length));
@@ -209,14 +211,23 @@ export function buildCatalog(servers: ServerTools[], options: CatalogOptions = {
 	return { tools: withProviderNames(tools), withheld, instructions };
 }
 
+/** Per-tool work done ahead of buildCatalog, keyed by the tool's definition object. */
+export interface PreparedTools {
+	scans?: ToolScans;
+	fingerprints?: ReadonlyMap<ToolDefinition, string>;
+}
+
 /**
- * buildCatalog after scanning every tool with scanToolDescriptions, which yields to the event loop
- * as it goes: the scan is most of the catalog's cost, and a hostile listing would otherwise hold
- * n8n's event loop for as long as it takes.
+ * buildCatalog after scanning and fingerprinting every tool in steps that yield to the event loop:
+ * those two are nearly all of the catalog's cost (a 2,000-tool listing of 4 KB tools takes about
+ * 300 ms to fingerprint alone), and a hostile listing would otherwise hold n8n's event loop for as
+ * long as they take.
  */
 export async function buildCatalogYielding(servers: ServerTools[], options: CatalogOptions = {}): Promise<CatalogResult> {
-	const scans = await scanToolDescriptions(servers.flatMap((server) => server.tools));
-	return buildCatalog(servers, options, scans);
+	const tools = servers.flatMap((server) => server.tools);
+	const scans = await scanToolDescriptions(tools);
+	const fingerprints = await mapYielding(tools, fingerprintTool);
+	return buildCatalog(servers, options, { scans, fingerprints });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { RE2JS } from 're2js';
 import { toRe2Syntax } from '../tools/safeRegExp';
 import { INVISIBLE_CHARACTER } from './invisibleCharacters';
+import { YIELD_SLICE_MS, yieldToEventLoop } from '../util/yielding';
 
 /**
  * Heuristics for tool poisoning and prompt injection: instructions hidden in text the user never
@@ -290,7 +291,7 @@ export function scanToolDescription(tool: ScannedTool): PoisoningWarning[] {
 }
 
 /** Work done between two yields to the event loop while a listing is scanned. */
-export const SCAN_SLICE_MS = 15;
+export const SCAN_SLICE_MS = YIELD_SLICE_MS;
 
 /** The warnings of each tool, by the tool's object (as listed); what buildCatalog reads instead of scanning again. */
 export type ToolScans = ReadonlyMap<object, PoisoningWarning[]>;
@@ -312,7 +313,7 @@ export async function scanToolDescriptions(tools: readonly ScannedTool[], sliceM
 				break;
 			}
 			if (performance.now() - sliceStart >= sliceMs) {
-				await new Promise<void>((resolve) => setImmediate(resolve));
+				await yieldToEventLoop();
 				sliceStart = performance.now();
 			}
 		}
