@@ -26,8 +26,11 @@ export type EffectiveSchema =
 
 /** References and wrappers followed for one property before it counts as a loop. */
 const MAX_HOPS = 16;
-/** Keywords that only describe a value: a `$ref` or `allOf` beside them still means the target alone. */
-const ANNOTATIONS = new Set(['title', 'description', '$comment', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly']);
+/**
+ * Keywords that only describe a value (or hold definitions, as a root schema's `$defs` beside its
+ * `$ref`): a `$ref` or `allOf` beside them still means the target alone.
+ */
+const ANNOTATIONS = new Set(['title', 'description', '$comment', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly', '$defs', 'definitions', '$schema']);
 
 const own = (object: JsonSchema, key: string): unknown => (Object.hasOwn(object, key) ? object[key] : undefined);
 const onlyAnnotationsBeside = (schema: JsonSchema, keyword: string) => Object.keys(schema).every((key) => key === keyword || ANNOTATIONS.has(key));
