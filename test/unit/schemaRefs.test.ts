@@ -9,7 +9,6 @@ import { effectiveSchema, resolveLocalRef } from '../../lib/tools/schemaRefs';
  * `$defs`, optional models as `anyOf` with null): the fields MCP Call Tool generates, how it parses
  * what is typed into them, the review page's edit form and input-request forms (issue 26, point 2).
  */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const pydantic = require('../fixtures/pydanticSchemas.js') as {
 	createOrderSchema(): Record<string, unknown>;
 	plantTreeSchema(): Record<string, unknown>;
