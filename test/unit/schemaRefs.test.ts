@@ -139,14 +139,19 @@ describe("MCP Call Tool's fields from a Pydantic schema (resource mapper)", () =
 	it('a reference it cannot follow is a text field saying why; nothing is fetched and the validator refuses the call', () => {
 		const schema = { type: 'object', properties: { customer: { $ref: 'https://schemas.example.com/customer.json' }, ghost: { $ref: '#/$defs/Ghost' } }, required: ['customer'] };
 		expect(schemaToFields(schema)).toEqual([
-			{ id: 'customer', displayName: 'customer (type unknown: its $ref "https://schemas.example.com/customer.json" points outside the schema and is not followed)', required: true, kind: 'string' },
+			{
+				id: 'customer',
+				displayName: 'customer (type unknown: its $ref "https://schemas.example.com/customer.json" points outside the schema and is not followed)',
+				required: true,
+				kind: 'string',
+			},
 			{ id: 'ghost', displayName: 'ghost (type unknown: its $ref "#/$defs/Ghost" points to nothing in the schema)', required: false, kind: 'string' },
 		]);
 		expect(coerceFieldValues(schema, { customer: '{"a": 1}' })).toEqual({ customer: '{"a": 1}' });
 		expect(validateArguments(schema, { customer: '{"a": 1}' }).valid).toBe(false);
 	});
 
-	it('an inputSchema that is itself a $ref into its $defs gives the referred model\'s fields', () => {
+	it("an inputSchema that is itself a $ref into its $defs gives the referred model's fields", () => {
 		const schema = { $defs: { Args: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } }, $ref: '#/$defs/Args' };
 		expect(schemaToFields(schema)).toEqual([{ id: 'n', displayName: 'n', required: true, kind: 'number' }]);
 		expect(coerceFieldValues(schema, { n: '3' })).toEqual({ n: 3 });
@@ -157,7 +162,8 @@ describe("the review page's edit form from a Pydantic schema", () => {
 	const find = (node: EditNode, ...path: Array<string | number>): EditNode => {
 		let current = node;
 		for (const part of path) {
-			const next = current.kind === 'object' ? current.properties.find((p) => p.path[p.path.length - 1] === part) : current.kind === 'array' ? current.items[part as number] : undefined;
+			const next =
+				current.kind === 'object' ? current.properties.find((p) => p.path[p.path.length - 1] === part) : current.kind === 'array' ? current.items[part as number] : undefined;
 			if (!next) throw new Error(`no ${String(part)} under ${current.path.join('.')}`);
 			current = next;
 		}
@@ -197,14 +203,39 @@ describe('input-request forms from a Pydantic model (ctx.elicit with schema=Book
 		expect(formFields(pydantic.bookingSchema())).toEqual([
 			{ name: 'date', label: 'Date', required: true, type: 'string' },
 			{ name: 'seats', label: 'Seats', required: false, type: 'integer', default: 2 },
-			{ name: 'seating', label: 'seating', required: false, type: 'choice', options: [{ value: 'window', label: 'window' }, { value: 'aisle', label: 'aisle' }], default: 'window' },
+			{
+				name: 'seating',
+				label: 'seating',
+				required: false,
+				type: 'choice',
+				options: [
+					{ value: 'window', label: 'window' },
+					{ value: 'aisle', label: 'aisle' },
+				],
+				default: 'window',
+			},
 			{ name: 'notes', label: 'Notes', required: false, type: 'string' },
 		]);
 	});
 
 	it('a list of enums behind a $ref is a multiple choice; a reference it cannot follow makes it a JSON answer', () => {
-		const schema = { $defs: { Tag: { enum: ['a', 'b'], title: 'Tag', type: 'string' } }, type: 'object', properties: { tags: { items: { $ref: '#/$defs/Tag' }, title: 'Tags', type: 'array' } } };
-		expect(formFields(schema)).toEqual([{ name: 'tags', label: 'Tags', required: false, type: 'choices', options: [{ value: 'a', label: 'a' }, { value: 'b', label: 'b' }] }]);
+		const schema = {
+			$defs: { Tag: { enum: ['a', 'b'], title: 'Tag', type: 'string' } },
+			type: 'object',
+			properties: { tags: { items: { $ref: '#/$defs/Tag' }, title: 'Tags', type: 'array' } },
+		};
+		expect(formFields(schema)).toEqual([
+			{
+				name: 'tags',
+				label: 'Tags',
+				required: false,
+				type: 'choices',
+				options: [
+					{ value: 'a', label: 'a' },
+					{ value: 'b', label: 'b' },
+				],
+			},
+		]);
 		expect(formFields({ type: 'object', properties: { tag: { $ref: 'https://example.com/tag.json' } } })).toBeUndefined();
 	});
 });
