@@ -1,8 +1,10 @@
+import { editFieldName, readEditFields, renderEditFields } from '../../lib/approvals/editForm';
 import { buildEditTree, type EditNode } from '../../lib/approvals/editTree';
 import { formFields } from '../../lib/approvals/inputSchemaFields';
 import { validateArguments } from '../../lib/tools/argumentValidator';
 import { coerceFieldValues, schemaToFields } from '../../lib/tools/schemaFields';
 import { effectiveSchema, resolveLocalRef } from '../../lib/tools/schemaRefs';
+import { formPost } from '../support/browserFormPost';
 
 /**
  * Tool and form schemas as the Python SDK and FastMCP write them (Pydantic v2: models and enums in
@@ -187,6 +189,24 @@ describe("the review page's edit form from a Pydantic schema", () => {
 			expect(find(tree, 'items', 0, 'color')).toMatchObject({ kind: 'enum', options: ['red', 'green', 'blue'], original: 'blue' });
 			expect(find(tree, 'color')).toMatchObject({ kind: 'enum', options: ['red', 'green', 'blue'] });
 		}
+	});
+
+	it("posts back exactly the model's arguments untouched (optional models left out stay out), and the fields a person changed", () => {
+		const schema = pydantic.createOrderSchema();
+		const args = { customer: { name: 'Ada', email: 'ada@example.com' }, items: [{ sku: 'A-1', quantity: 2, color: 'blue' }], color: 'green' };
+		const html = renderEditFields('ap1', 'c1', schema, args, { previous: {} });
+		if (html === undefined) throw new Error('no edit form');
+		const form = `<form>${html}</form>`;
+		const name = (...path: Array<string | number>) => editFieldName('editvalue', 'ap1', 'c1', path);
+		expect(readEditFields(formPost(form), 'ap1', 'c1', schema, args)).toEqual({ ok: true, arguments: args });
+		const changed = formPost(form, { set: { [name('customer', 'email')]: 'ada@example.org', [name('items', 0, 'color')]: '0', [name('items', 0, 'quantity')]: '3' } });
+		expect(readEditFields(changed, 'ap1', 'c1', schema, args)).toEqual({
+			ok: true,
+			arguments: { ...args, customer: { name: 'Ada', email: 'ada@example.org' }, items: [{ sku: 'A-1', quantity: 3, color: 'red' }] },
+		});
+		// The shipping address the model left out comes in only when a person fills it in.
+		const shipped = formPost(form, { set: { [name('shipping', 'street')]: '2 Side St', [name('shipping', 'city')]: 'Porto' } });
+		expect(readEditFields(shipped, 'ap1', 'c1', schema, args)).toEqual({ ok: true, arguments: { ...args, shipping: { street: '2 Side St', city: 'Porto' } } });
 	});
 
 	it('a recursive model is followed as fields, and the part where it refers to itself again is JSON', () => {
