@@ -3,6 +3,7 @@ import { escapeHtml, hiddenCharacterFlag, showName, showText } from './html';
 import { allNodes, buildEditTree, pathLabel, type EditNode, type EditPath } from './editTree';
 import { visibleJson } from './summaryFormat';
 import { setEntry } from '../agent/ownEntry';
+import { isJsonObject } from '../util/jsonObject';
 
 /**
  * Renders the edit tree (editTree.ts) as form fields and reads them back from a POST. The page
@@ -201,6 +202,11 @@ function readLeaf(node: EditNode, context: ReadContext): unknown {
 	}
 }
 
+/** What the fields of a left-out object read as when nobody typed into them. */
+function isBlank(value: unknown): boolean {
+	return value === undefined || value === '' || (isJsonObject(value) && Object.values(value).every(isBlank));
+}
+
 function readNode(node: EditNode, context: ReadContext): unknown {
 	if (node.kind === 'object') {
 		const result: Record<string, unknown> = {};
@@ -212,7 +218,10 @@ function readNode(node: EditNode, context: ReadContext): unknown {
 			// Property names come from the server ("__proto__" included): define, never assign.
 			setEntry(result, String(child.path[child.path.length - 1]), value);
 		}
-		return !any && !node.required && node.original === undefined ? undefined : result;
+		// An optional object the model left out (Pydantic's `Address | None = None`) is shown with
+		// empty fields: left empty, its required text fields read as "" and must not bring it in.
+		if (!node.required && node.original === undefined && (!any || isBlank(result))) return undefined;
+		return result;
 	}
 	if (node.kind === 'array') {
 		const result: unknown[] = [];

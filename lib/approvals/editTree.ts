@@ -1,5 +1,6 @@
 import { INVISIBLE_CHARACTER } from './invisibleCharacters';
 import { isJsonObject } from '../util/jsonObject';
+import { effectiveSchema } from '../tools/schemaRefs';
 
 /**
  * The review page's "Edit" form for a call's arguments, as a tree built from the tool's input schema
@@ -9,8 +10,9 @@ import { isJsonObject } from '../util/jsonObject';
  *
  * Strings, numbers, integers, booleans and enums become inputs; objects with `properties` become
  * groups; arrays become a list of items, each with a "keep" box, plus one empty slot to add an item;
- * `$ref` into the schema's own `$defs` / `definitions` is followed (a reference that loops is shown
- * as JSON). Anything else (`oneOf` of objects, tuples, maps, values that do not fit the schema, text
+ * `$ref` into the schema's own `$defs` / `definitions`, `allOf` of one and "X or null" are followed
+ * (lib/tools/schemaRefs.ts, shared with MCP Call Tool's fields; a reference that loops is shown as
+ * JSON). Anything else (`oneOf` of objects, tuples, maps, values that do not fit the schema, text
  * with characters a browser would change or hide) is a JSON box for that part only. Posting an
  * untouched form gives back exactly the original arguments (the argument hash is over them).
  */
@@ -48,57 +50,10 @@ const own = (object: Json, key: string): unknown => (Object.hasOwn(object, key) 
 
 class TooManyFields extends Error {}
 
-/** A JSON pointer inside the schema ("#/$defs/Address"); external references are never followed. */
-function resolvePointer(root: Json, ref: string): Json | undefined {
-	if (ref === '#') return root;
-	if (!ref.startsWith('#/')) return undefined;
-	let node: unknown = root;
-	for (const raw of ref.slice(2).split('/')) {
-		let part: string;
-		try {
-			part = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-		} catch {
-			return undefined;
-		}
-		if (!isJsonObject(node) && !Array.isArray(node)) return undefined;
-		node = Array.isArray(node) ? node[Number(part)] : own(node, part);
-	}
-	return isJsonObject(node) ? node : undefined;
-}
-
-/** The schema a property stands for: references followed, `allOf` of one and "X or null" unwrapped. */
+/** The schema a property stands for (schemaRefs.ts); undefined when it cannot be followed (edited as JSON). */
 function effective(schema: unknown, root: Json, refs: string[]): { schema: Json; refs: string[] } | undefined {
-	let current: unknown = schema;
-	let seen = refs;
-	for (let hops = 0; hops < 16; hops++) {
-		if (current === true) return { schema: {}, refs: seen };
-		if (!isJsonObject(current)) return undefined;
-		const ref = own(current, '$ref');
-		if (typeof ref === 'string') {
-			// A reference already being expanded on this path loops: that part is edited as JSON.
-			const siblings = Object.keys(current).filter((k) => !['$ref', 'description', 'title', '$comment'].includes(k));
-			const target = seen.includes(ref) || siblings.length ? undefined : resolvePointer(root, ref);
-			if (!target) return undefined;
-			seen = [...seen, ref];
-			current = target;
-			continue;
-		}
-		const allOf = own(current, 'allOf');
-		if (Array.isArray(allOf) && allOf.length === 1 && Object.keys(current).every((k) => ['allOf', 'description', 'title'].includes(k))) {
-			current = allOf[0];
-			continue;
-		}
-		const variants = own(current, 'anyOf') ?? own(current, 'oneOf');
-		if (Array.isArray(variants) && variants.length === 2) {
-			const others = variants.filter((v) => !(isJsonObject(v) && v.type === 'null'));
-			if (others.length === 1) {
-				current = others[0];
-				continue;
-			}
-		}
-		return { schema: current, refs: seen };
-	}
-	return undefined;
+	const resolved = effectiveSchema(schema, root, refs);
+	return 'problem' in resolved ? undefined : resolved;
 }
 
 function typeOf(schema: Json): string | undefined {

@@ -1,10 +1,13 @@
 import { isJsonObject } from '../util/jsonObject';
+import { annotation, effectiveSchema } from '../tools/schemaRefs';
 /**
  * The fields of an elicitation's `requestedSchema`, for the review page's form. MCP restricts that
  * schema to a flat object of primitive properties: strings (with `format` email, uri, date or
  * date-time, and length limits), numbers and integers (with bounds), booleans, single-choice enums
  * (`enum`, with legacy `enumNames` titles, or `oneOf` of `{const, title}`) and multi-choice arrays
- * of such enums (`items.enum` or `items.anyOf`). A schema outside that shape is not rendered as a
+ * of such enums (`items.enum` or `items.anyOf`). Python servers describe the form with a Pydantic
+ * model: an enum is a `$ref` into the schema's `$defs`, an optional field `anyOf` with null; both
+ * are followed (lib/tools/schemaRefs.ts). A schema outside that shape is not rendered as a
  * form (the page then takes the answer as JSON); the validator has the last word either way.
  *
  * Form values always arrive as text; `valueFromForm` turns them back into the schema's types, so
@@ -55,10 +58,14 @@ function optionsOf(schema: Json, listKey: 'oneOf' | 'anyOf'): FieldOption[] | un
 	return undefined;
 }
 
-function fieldOf(name: string, schema: unknown, required: boolean): FormField | undefined {
-	if (!isJsonObject(schema)) return undefined;
-	const base: FieldBase = { name, label: text(schema.title) ?? name, required, ...(text(schema.description) ? { description: schema.description as string } : {}) };
-	const def = schema.default;
+function fieldOf(name: string, property: unknown, required: boolean, root: Json): FormField | undefined {
+	const resolved = effectiveSchema(property, root);
+	if ('problem' in resolved) return undefined;
+	const { schema } = resolved;
+	const description = annotation('description', property, schema);
+	const base: FieldBase = { name, label: annotation('title', property, {}) ?? name, required, ...(description ? { description } : {}) };
+	// Pydantic puts a field's default beside its `$ref` or `anyOf`, not in the enum it refers to.
+	const def = isJsonObject(property) && Object.hasOwn(property, 'default') ? property.default : schema.default;
 	if (schema.type === 'string') {
 		const options = optionsOf(schema, 'oneOf');
 		if (options) return { ...base, type: 'choice', options, ...(typeof def === 'string' && options.some((o) => o.value === def) ? { default: def } : {}) };
@@ -75,7 +82,8 @@ function fieldOf(name: string, schema: unknown, required: boolean): FormField | 
 	}
 	if (schema.type === 'boolean') return { ...base, type: 'boolean', ...(typeof def === 'boolean' ? { default: def } : {}) };
 	if (schema.type === 'array' && isJsonObject(schema.items)) {
-		const options = optionsOf(schema.items, 'anyOf');
+		const items = effectiveSchema(schema.items, root, resolved.refs);
+		const options = 'problem' in items ? undefined : optionsOf(items.schema, 'anyOf');
 		if (!options) return undefined;
 		const minItems = count(schema.minItems);
 		const maxItems = count(schema.maxItems);
@@ -95,7 +103,7 @@ export function formFields(requestedSchema: unknown): FormField[] | undefined {
 	const required = new Set(Array.isArray(requestedSchema.required) ? requestedSchema.required.filter((r): r is string => typeof r === 'string') : []);
 	const fields: FormField[] = [];
 	for (const name of names) {
-		const field = fieldOf(name, properties[name], required.has(name));
+		const field = fieldOf(name, properties[name], required.has(name), requestedSchema);
 		if (!field) return undefined;
 		fields.push(field);
 	}

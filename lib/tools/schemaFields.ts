@@ -1,6 +1,10 @@
+import { annotation, effectiveSchema } from './schemaRefs';
+
 /**
  * Maps a tool's inputSchema to simple form fields (n8n's resource mapper shows one input per
- * property) and turns the values typed into those fields back into typed arguments.
+ * property) and turns the values typed into those fields back into typed arguments. A property
+ * that is a `$ref` into the schema's own `$defs` (or an optional one, `anyOf` with null) takes the
+ * type it refers to: a model is a JSON field parsed before the call, an enum a list of options.
  */
 export type FieldKind = 'string' | 'number' | 'boolean' | 'options' | 'object' | 'array';
 
@@ -15,22 +19,30 @@ export interface SchemaField {
 
 type Schema = Record<string, unknown>;
 
-function primaryType(schema: Schema): string | undefined {
+/** The property's schema with local `$ref`s and "X or null" followed; an empty schema and a note when they cannot be. */
+function resolved(property: unknown, root: Schema): { schema: Schema; note?: string } {
+	const effective = effectiveSchema(property, root);
+	if ('problem' in effective) return { schema: {}, note: `type unknown: ${effective.problem}` };
+	return { schema: effective.schema };
+}
+
+function primaryType(schema: Schema, root: Schema, depth = 0): string | undefined {
 	const type = schema.type;
 	if (typeof type === 'string') return type;
 	if (Array.isArray(type)) return (type as string[]).find((t) => t !== 'null');
-	if (Array.isArray(schema.anyOf)) {
-		for (const variant of schema.anyOf as Schema[]) {
-			const t = primaryType(variant ?? {});
+	if (Array.isArray(schema.anyOf) && depth < 4) {
+		for (const variant of schema.anyOf as unknown[]) {
+			const t = primaryType(resolved(variant, root).schema, root, depth + 1);
 			if (t && t !== 'null') return t;
 		}
 	}
+	if (schema.properties && typeof schema.properties === 'object') return 'object';
 	return undefined;
 }
 
-function kindOf(schema: Schema): FieldKind {
+function kindOf(schema: Schema, root: Schema): FieldKind {
 	if (Array.isArray(schema.enum) && schema.enum.every((v) => ['string', 'number', 'boolean'].includes(typeof v))) return 'options';
-	switch (primaryType(schema)) {
+	switch (primaryType(schema, root)) {
 		case 'integer':
 		case 'number':
 			return 'number';
@@ -45,19 +57,28 @@ function kindOf(schema: Schema): FieldKind {
 	}
 }
 
+/** The properties of a tool's inputSchema (itself possibly a `$ref` into its own `$defs`) and its required names. */
+function argumentProperties(inputSchema: Schema | undefined): { properties: Record<string, unknown>; required: Set<string>; root: Schema } {
+	const root = inputSchema ?? {};
+	const schema = resolved(root, root).schema;
+	const properties = schema.properties && typeof schema.properties === 'object' && !Array.isArray(schema.properties) ? (schema.properties as Record<string, unknown>) : {};
+	const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]).filter((r): r is string => typeof r === 'string') : []);
+	return { properties, required, root };
+}
+
 export function schemaToFields(inputSchema: Schema | undefined): SchemaField[] {
-	const properties = (inputSchema?.properties ?? {}) as Record<string, Schema>;
-	const required = new Set(Array.isArray(inputSchema?.required) ? (inputSchema?.required as string[]) : []);
+	const { properties, required, root } = argumentProperties(inputSchema);
 	return Object.entries(properties).map(([id, property]) => {
-		const schema = property && typeof property === 'object' ? property : {};
-		const kind = kindOf(schema);
-		const title = typeof schema.title === 'string' ? schema.title : id;
+		const { schema, note } = resolved(property, root);
+		const kind = kindOf(schema, root);
+		const title = annotation('title', property, {}) ?? id;
+		const description = annotation('description', property, schema);
 		return {
 			id,
-			displayName: title,
+			displayName: note ? `${title} (${note})` : title,
 			required: required.has(id),
 			kind,
-			...(typeof schema.description === 'string' ? { description: schema.description } : {}),
+			...(description ? { description } : {}),
 			...(kind === 'options'
 				? { options: (schema.enum as Array<string | number | boolean>).map((value) => ({ name: String(value), value })) }
 				: {}),
@@ -72,12 +93,12 @@ export function schemaToFields(inputSchema: Schema | undefined): SchemaField[] {
  * the user did not fill are not sent.
  */
 export function coerceFieldValues(inputSchema: Schema | undefined, values: Record<string, unknown>): Record<string, unknown> {
-	const properties = (inputSchema?.properties ?? {}) as Record<string, Schema>;
+	const { properties, root } = argumentProperties(inputSchema);
 	const out: Record<string, unknown> = {};
 	for (const [key, value] of Object.entries(values)) {
 		if (value === null || value === undefined) continue;
-		const schema = properties[key] ?? {};
-		out[key] = coerce(primaryType(schema), value);
+		const schema = Object.hasOwn(properties, key) ? resolved(properties[key], root).schema : {};
+		out[key] = coerce(primaryType(schema, root), value);
 	}
 	return out;
 }

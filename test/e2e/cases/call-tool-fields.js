@@ -36,4 +36,19 @@ module.exports = function callToolFieldsCases(e2eTest, env) {
 		assert.match(body[1].error, /arguments\.message must be string/, describeBody(body[1]));
 		assert.match(body[2].error, /arguments\.message is required/, describeBody(body[2]));
 	});
+
+	e2eTest('MCP Call Tool with schema fields from Pydantic models ($ref into $defs): the customer typed as JSON text reaches the server as an object', async () => {
+		// test/fixtures/pydantic-server.js: create_order's arguments as the Python SDK describes them.
+		const { status, body } = await env.n8n.trigger('mcp-e2e-call-fields-ref', {});
+		assert.equal(status, 200, describeBody(body));
+		const item = Array.isArray(body) ? body[0] : body;
+		assert.equal(item.tool, 'create_order', describeBody(item));
+		assert.equal(item.isError, false, describeBody(item));
+		assert.match(item.text, /^received: /, describeBody(item));
+		assert.deepEqual(JSON.parse(item.text.slice('received: '.length)), {
+			customer: { name: 'Ada', email: 'ada@example.com', address: { street: '1 Loop Rd', city: 'Lisboa' } },
+			items: [{ sku: 'A-1', quantity: 2, color: 'blue' }, { sku: 'B-2' }],
+			color: 'green',
+		});
+	});
 };

@@ -7,12 +7,15 @@ const path = require('node:path');
 const { EVERYTHING_ENTRY } = require('./everything');
 
 const WORKFLOWS_DIR = path.resolve(__dirname, '..', 'workflows');
+/** Tools whose arguments are Pydantic models in `$defs`, as Python servers describe them (issue 26). */
+const PYDANTIC_SERVER = path.resolve(__dirname, '..', '..', 'fixtures', 'pydantic-server.js');
 
 const CREDENTIAL_IDS = {
 	stdioEverything: 'e2eStdioEverything01',
 	httpEverything: 'e2eHttpEverything001',
 	stdioDead: 'e2eStdioDeadServer01',
 	httpDead: 'e2eHttpDeadServer001',
+	stdioPydantic: 'e2eStdioPydantic0001',
 };
 
 function httpCredential(id, name, url, overrides = {}) {
@@ -57,6 +60,11 @@ function buildCredentials({ everythingUrl, deadPort, runMarker }) {
 			environment: runMarker,
 		}),
 		httpCredential(CREDENTIAL_IDS.httpEverything, 'E2E everything (HTTP)', everythingUrl),
+		stdioCredential(CREDENTIAL_IDS.stdioPydantic, 'E2E Pydantic schemas (stdio)', {
+			command: 'node',
+			args: JSON.stringify([PYDANTIC_SERVER, 'stdio']),
+			environment: runMarker,
+		}),
 		stdioCredential(CREDENTIAL_IDS.stdioDead, 'E2E dead server (stdio)', {
 			command: 'node',
 			// Shell-style form of args.
