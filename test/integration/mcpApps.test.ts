@@ -40,7 +40,7 @@ afterAll(async () => {
 	rmSync(dir, { recursive: true, force: true });
 });
 
-it('the Agent offers the model none of server-pdf\'s app-only tools', () => {
+it("the Agent offers the model none of server-pdf's app-only tools", () => {
 	const { tools: offered, withheld } = buildCatalog([{ id: 'pdf', name: 'pdf', tools }]);
 	expect(offered.map((t) => t.mcpName).sort()).toEqual(['display_pdf', 'interact', 'list_pdfs']);
 	expect(withheld).toEqual(APP_ONLY.map((tool) => ({ server: 'pdf', tool, reason: APP_ONLY_REASON })));
@@ -87,7 +87,7 @@ it('MCP List Tools (the node) outputs _meta and appOnly', async () => {
 	expect(items.find((item) => item.json.name === 'display_pdf')?.json).toMatchObject({ uiResourceUri: VIEWER });
 });
 
-it('MCP Call Tool\'s picker marks app-only tools', async () => {
+it("MCP Call Tool's picker marks app-only tools", async () => {
 	const context = nodeContext('mcpCallTool', { connection: 'stdio' });
 	const { results } = await searchTools.call(context as unknown as ILoadOptionsFunctions);
 	const save = results.find((r) => r.value === 'save_pdf');
@@ -101,7 +101,7 @@ it('MCP Call Tool as a node calls an app-only tool by explicit choice', async ()
 	expect(item.json).toMatchObject({ tool: 'read_pdf_bytes', isError: false });
 });
 
-it('MCP Call Tool as a tool of n8n\'s AI Agent refuses an app-only tool, and still calls the others', async () => {
+it("MCP Call Tool as a tool of n8n's AI Agent refuses an app-only tool, and still calls the others", async () => {
 	await expect(executeCallTool.call(callToolContext('n8n-nodes-mcp-agent.mcpCallToolTool', 'save_pdf', { url: path.join(dir, 'doc.pdf'), data: '' }))).rejects.toThrow(
 		'Tool "save_pdf" is an app-only tool (MCP Apps: its _meta.ui.visibility leaves out "model"), so it is not called for a model',
 	);

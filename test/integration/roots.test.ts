@@ -128,7 +128,7 @@ describe('server-filesystem over stdio', () => {
 		expect(read).toMatchObject({ isError: false, text: 'in the other directory' });
 	});
 
-	it('with both, the roots replace the command-line directories (the server\'s rule)', async () => {
+	it("with both, the roots replace the command-line directories (the server's rule)", async () => {
 		const connection = await connect(credential(FILESYSTEM_BIN, [other], pdfs));
 		expect(await allowed(connection, [pdfs])).toBe(`Allowed directories:\n${pdfs}`);
 		const refused = await call(connection, 'read_text_file', { path: path.join(other, 'readme.txt') });

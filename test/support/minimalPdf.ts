@@ -3,11 +3,7 @@
  * they list (server-pdf).
  */
 export function minimalPdf(): Buffer {
-	const objects = [
-		'<< /Type /Catalog /Pages 2 0 R >>',
-		'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-		'<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>',
-	];
+	const objects = ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>'];
 	let body = '%PDF-1.4\n';
 	const offsets: number[] = [];
 	objects.forEach((object, index) => {

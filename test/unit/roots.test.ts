@@ -15,10 +15,7 @@ describe('parseRoots', () => {
 	});
 
 	it('keeps file:// URIs, normalized', () => {
-		expect(parseRoots('file:///data/my%20pdfs | Mine\nFILE://localhost/srv/x')).toEqual([
-			{ uri: 'file:///data/my%20pdfs', name: 'Mine' },
-			{ uri: 'file:///srv/x' },
-		]);
+		expect(parseRoots('file:///data/my%20pdfs | Mine\nFILE://localhost/srv/x')).toEqual([{ uri: 'file:///data/my%20pdfs', name: 'Mine' }, { uri: 'file:///srv/x' }]);
 	});
 
 	it('is empty for an empty field', () => {
