@@ -21,7 +21,8 @@ const NAME_SEPARATOR = ' | ';
  * One root per line: an absolute path or a `file://` URI, optionally followed by ` | ` and a name.
  * Paths become `file://` URIs (percent-encoded); a URI is checked and kept in its normalized form.
  * Empty lines are skipped; nothing else is guessed (a relative path or `~` is refused, since the
- * server's working directory is not the user's).
+ * server's working directory is not the user's). Errors name the field and line, never the value,
+ * as every credential parsing error does.
  */
 export function parseRoots(text: string, field = 'Roots'): McpRoot[] {
 	const roots: McpRoot[] = [];
@@ -46,15 +47,15 @@ function rootUri(location: string, where: string): string {
 			// Refuses a host other than localhost and encoded slashes, as servers would.
 			fileURLToPath(url);
 		} catch {
-			throw new ConfigFormatError(`${where}: "${location}" is not a valid file:// URI (write file:///absolute/path, or the path itself)`);
+			throw new ConfigFormatError(`${where}: not a valid file:// URI (write file:///absolute/path, or the path itself)`);
 		}
 		return url.href;
 	}
 	if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) {
-		throw new ConfigFormatError(`${where}: "${location}" is not a file:// URI; roots are directories, given as an absolute path or a file:// URI`);
+		throw new ConfigFormatError(`${where}: not a file:// URI; roots are directories, given as an absolute path or a file:// URI`);
 	}
 	if (!path.isAbsolute(location)) {
-		throw new ConfigFormatError(`${where}: "${location}" is not an absolute path; give the full path (such as /data/pdfs) or a file:// URI`);
+		throw new ConfigFormatError(`${where}: not an absolute path; give the full path (such as /data/pdfs) or a file:// URI`);
 	}
 	return pathToFileURL(location).href;
 }
