@@ -1,5 +1,5 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
-import { mcpServerCommonProperties } from './mcpServerCommonProperties';
+import { mcpServerCommonProperties, mcpServerRootsProperty } from './mcpServerCommonProperties';
 import { mcpServerTransportProperty } from './mcpServerTransportProperty';
 import { clientCredentialsProperties } from './mcpServerClientCredentialsProperties';
 
@@ -63,6 +63,7 @@ export class McpServerHttpApi implements ICredentialType {
 			description: 'One "Name: value" per line, or a JSON object. Values are stored encrypted and never shown in outputs or errors.',
 		},
 		...clientCredentialsProperties,
+		mcpServerRootsProperty("Paths are on the server's machine."),
 		...mcpServerCommonProperties('How long to wait for the connection and handshake'),
 	];
 }

@@ -1,5 +1,5 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
-import { mcpServerCommonProperties } from './mcpServerCommonProperties';
+import { mcpServerCommonProperties, mcpServerRootsProperty } from './mcpServerCommonProperties';
 
 /**
  * A local MCP server started as a process on the n8n host. Disabled unless the administrator
@@ -64,6 +64,7 @@ export class McpServerStdioApi implements ICredentialType {
 			default: '',
 			description: 'Directory to start the command in; empty means n8n\'s own',
 		},
+		mcpServerRootsProperty('Paths are on the n8n host.'),
 		...mcpServerCommonProperties('How long to wait for the process to start and answer the handshake (npx downloads count)'),
 	];
 }

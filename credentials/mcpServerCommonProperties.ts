@@ -45,3 +45,19 @@ export function mcpServerCommonProperties(connectHint: string): INodeProperties[
 		},
 	];
 }
+
+/**
+ * Roots (lib/mcp/roots.ts). Empty by default, and then the roots capability is not declared at all:
+ * servers that take the client's roots as their allowed directories keep their own.
+ */
+export function mcpServerRootsProperty(whereHint: string): INodeProperties {
+	return {
+		displayName: 'Roots',
+		name: 'roots',
+		type: 'string',
+		typeOptions: { rows: 3 },
+		default: '',
+		placeholder: '/data/pdfs | PDFs',
+		description: `Directories to give the server as the client's roots (MCP roots/list): one absolute path or file:// URI per line, optionally followed by " | " and a name. ${whereHint} Servers such as server-filesystem and server-pdf then allow exactly these directories instead of the ones on their command line. Empty: no roots are declared, and the server keeps its own.`,
+	};
+}

@@ -5,6 +5,7 @@ import { toProviderToolName } from '../tools/providerNames';
 import { fingerprintInstructions, fingerprintTool, INSTRUCTIONS_PIN_NAME } from '../tools/fingerprint';
 import { displayToolName, quoteToolName, toolNameProblem } from '../tools/toolNameRule';
 import type { ToolDefinition } from '../tools/toolDefinition';
+import { APP_ONLY_REASON, isAppOnlyTool } from '../tools/mcpApps';
 import type { CatalogTool, PlannedCall } from './types';
 
 export { INSTRUCTIONS_PIN_NAME };
@@ -159,6 +160,11 @@ export function buildCatalog(servers: ServerTools[], options: CatalogOptions = {
 			const nameProblem = toolNameProblem(tool.name);
 			if (nameProblem) {
 				withheld.push({ server: server.name, tool: displayToolName(tool.name), reason: `${nameProblem}; the Agent refuses tool names that break the MCP tool name rule` });
+				continue;
+			}
+			// MCP Apps: a tool for the app alone is never offered to a model (the extension's rule).
+			if (isAppOnlyTool(tool)) {
+				withheld.push({ server: server.name, tool: tool.name, reason: APP_ONLY_REASON });
 				continue;
 			}
 			// Two definitions under one name: calls go by name, so which one runs is the server's choice.

@@ -16,6 +16,7 @@ import { limitedFetch, MAX_ANSWER_BYTES } from './streamLimits';
 import { serverNamedUrlPolicy } from './urlPolicy';
 import { PACKAGE_INFO } from '../packageInfo';
 import { MAX_LIST_PAGES } from './pageLimit';
+import { hasRoots } from './roots';
 
 /** How this client introduces itself to servers (initialize's clientInfo): the installed release. */
 export const CLIENT_INFO = { name: PACKAGE_INFO.name, version: PACKAGE_INFO.version };
@@ -360,8 +361,9 @@ function serverOutputOf(stdio: ProcessStdioTransport): string | undefined {
 /**
  * Capabilities: elicitation (form and URL), so 2026-07-28 servers may ask a person through the
  * Agent; on 2025-era connections such requests are declined at once with a note (LegacyInputRequests).
- * Roots, always answered with an empty list (we expose no directories; servers such as
- * server-filesystem keep their configured ones then). No sampling: we offer no model to servers.
+ * Roots only when the credential names some (lib/mcp/roots.ts): servers such as server-pdf and
+ * server-filesystem replace their command-line directories with the client's roots, so declaring
+ * the capability with an empty list would take those away. No sampling: we offer no model to servers.
  */
 interface NewClient {
 	client: Client;
@@ -369,10 +371,11 @@ interface NewClient {
 	events: SessionEvents;
 }
 
-function newClient(options: OpenOptions, probeTimeoutMs?: number): NewClient {
+function newClient(config: McpServerConfig, options: OpenOptions, probeTimeoutMs?: number): NewClient {
 	const events: SessionEvents = {};
 	const client = new Client(CLIENT_INFO, {
-		capabilities: { elicitation: { form: {}, url: {} }, roots: {} },
+		// listChanged false: a credential's roots change only by editing it, which starts a new connection.
+		capabilities: { elicitation: { form: {}, url: {} }, ...(hasRoots(config) ? { roots: { listChanged: false } } : {}) },
 		versionNegotiation: { mode: 'auto', ...(probeTimeoutMs ? { probe: { timeoutMs: probeTimeoutMs } } : {}) },
 		inputRequired: { autoFulfill: false },
 		listMaxPages: MAX_LIST_PAGES,
@@ -381,7 +384,7 @@ function newClient(options: OpenOptions, probeTimeoutMs?: number): NewClient {
 	});
 	client.onclose = () => events.lost?.();
 	const legacyInput = new LegacyInputRequests();
-	legacyInput.install(client);
+	legacyInput.install(client, hasRoots(config) ? config.roots : undefined);
 	return { client, legacyInput, events };
 }
 
@@ -434,7 +437,7 @@ type StdioAttempt = { session: LiveSession } | { failure: McpFailure; diedDuring
 
 async function connectStdio(config: StdioServerConfig, mode: 'negotiate' | 'legacy', options: OpenOptions): Promise<StdioAttempt> {
 	const stdio = newStdioTransport(config);
-	const { client, legacyInput, events } = newClient(options, Math.min(STDIO_PROBE_TIMEOUT_MS, config.connectTimeoutMs));
+	const { client, legacyInput, events } = newClient(config, options, Math.min(STDIO_PROBE_TIMEOUT_MS, config.connectTimeoutMs));
 	try {
 		await client.connect(stdio, { timeout: config.connectTimeoutMs, ...(mode === 'legacy' ? { prior: { kind: 'legacy' as const } } : {}) });
 	} catch (error) {
@@ -491,7 +494,7 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 		answers = new ResultTypeDefaulting(config.auth || proxyConfigured() ? streamable : new LeanHttpTransport(streamable, url, config.headers));
 		transport = answers;
 	}
-	const { client, legacyInput, events } = newClient(options);
+	const { client, legacyInput, events } = newClient(config, options);
 	try {
 		// HTTP+SSE is the 2024-11-05 transport: no server speaking 2026-07-28 serves it, so skip the probe.
 		await client.connect(transport, { timeout: config.connectTimeoutMs, ...(kind === 'sse' ? { prior: { kind: 'legacy' as const } } : {}) });

@@ -10,6 +10,7 @@ import {
 import { clientCredentialsAuth, type ClientAuthentication } from './oauth/clientCredentials';
 import { hostTokenAuth, type HostTokenSource } from './oauth/hostTokenAuth';
 import { checkStoredGrantIssuer } from './oauth/storedGrantCheck';
+import { parseRoots, type McpRoot } from './roots';
 
 /** The credential type names, shared by nodes and credential tests. */
 export const HTTP_CREDENTIAL = 'mcpServerHttpApi';
@@ -63,6 +64,7 @@ function httpBase(data: CredentialData, url: string): HttpServerConfig {
 		url,
 		transport: ['streamableHttp', 'sse', 'auto'].includes(transport) ? transport : 'streamableHttp',
 		headers: {},
+		...rootsOf(data),
 		trustAnnotations: data.trustAnnotations === true,
 		connectTimeoutMs: positiveNumber(data, 'connectTimeout', DEFAULT_CONNECT_TIMEOUT_MS),
 		requestTimeoutMs: positiveNumber(data, 'requestTimeout', DEFAULT_REQUEST_TIMEOUT_MS),
@@ -134,10 +136,17 @@ export function stdioConfigFromCredential(data: CredentialData): StdioServerConf
 		env,
 		secretEnvNames: Object.keys(secretEnv),
 		cwd: cwd || undefined,
+		...rootsOf(data),
 		trustAnnotations: data.trustAnnotations === true,
 		connectTimeoutMs: positiveNumber(data, 'connectTimeout', DEFAULT_CONNECT_TIMEOUT_MS),
 		requestTimeoutMs: positiveNumber(data, 'requestTimeout', DEFAULT_REQUEST_TIMEOUT_MS),
 	};
+}
+
+/** The Roots field (both credentials): absent from the config when empty, so nothing is declared. */
+function rootsOf(data: CredentialData): { roots?: McpRoot[] } {
+	const roots = parseRoots(text(data, 'roots'), 'Roots (credential)');
+	return roots.length ? { roots } : {};
 }
 
 export function serverConfigFromCredential(type: string, data: CredentialData, host?: HostTokens): McpServerConfig {

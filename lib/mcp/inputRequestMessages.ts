@@ -30,6 +30,9 @@ export function describeInputRequest(method: string, params: Record<string, unkn
 export const SAMPLING_DECLINED =
 	'The server asked the client to sample from a model, which n8n-nodes-mcp-agent does not offer; the request was declined.';
 
+export const ROOTS_NOT_GIVEN =
+	'The server asked the client for its roots (directories), but the credential names none, so the roots capability is not declared; the call was ended. Give the directories under Roots in the credential if the server needs them.';
+
 /** Legacy (2025) servers ask in the middle of an open call, where no person can answer in time. */
 export function legacyInputDeclinedNote(request: string): string {
 	return `The server asked for input (${request}) during this call; it was declined because input requests can only be answered by a person when the server supports MCP 2026-07-28.`;

@@ -3,7 +3,8 @@ import type { McpServerConfig } from './serverConfig';
 import type { Redactor } from './secrets';
 import type { InteractiveCallOptions, ServerInputRequest, ToolCallCompleted, ToolInputRequired } from './inputRequests';
 import type { DeclinedRequest } from './legacyInputRequests';
-import { SAMPLING_DECLINED } from './inputRequestMessages';
+import { ROOTS_NOT_GIVEN, SAMPLING_DECLINED } from './inputRequestMessages';
+import { hasRoots, rootsListResult } from './roots';
 import { checkToolOutput } from './toolOutput';
 import { callToolOnLegacySession } from './legacyToolCall';
 import type { ToolDefinition } from '../tools/toolDefinition';
@@ -28,8 +29,6 @@ export interface CallChannel {
  */
 export const MAX_AUTOMATIC_ROUNDS = 8;
 
-/** We expose no roots: every roots/list request gets this answer. */
-const EMPTY_ROOTS = { roots: [] };
 
 interface InputRequiredAnswer {
 	resultType: 'input_required';
@@ -127,7 +126,12 @@ export function callInteractively(
 			const automaticEntries: Array<[string, unknown]> = [];
 			for (const [key, request] of Object.entries(requests)) {
 				if (request?.method === 'sampling/createMessage') return samplingDeclined();
-				if (request?.method === 'roots/list') automaticEntries.push([key, EMPTY_ROOTS]);
+				if (request?.method === 'roots/list') {
+					// Without roots the capability is not declared: a server asking anyway gets no
+					// made-up empty list (that would take its own directories away), the call ends.
+					if (!hasRoots(connection.config)) return rootsNotGiven();
+					automaticEntries.push([key, rootsListResult(connection.config.roots)]);
+				}
 				else personEntries.push([key, { method: String(request?.method ?? ''), ...(request?.params ? { params: request.params } : {}) }]);
 			}
 			const forPerson: Record<string, ServerInputRequest> = Object.fromEntries(personEntries);
@@ -142,6 +146,11 @@ export function callInteractively(
 		}
 		throw new Error(`the server kept answering with input requests that need no person (roots or state only) for more than ${MAX_AUTOMATIC_ROUNDS} rounds`);
 	});
+}
+
+/** Roots asked of a connection that declared none: an error result saying so, as for sampling. */
+function rootsNotGiven(): CompletedCall {
+	return { kind: 'result', result: { content: [{ type: 'text', text: ROOTS_NOT_GIVEN }], isError: true }, notes: [ROOTS_NOT_GIVEN] };
 }
 
 /** Sampling is never offered: the call ends with an error result saying so, nothing is sent back. */

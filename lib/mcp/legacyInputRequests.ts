@@ -1,11 +1,13 @@
 import { ProtocolError, ProtocolErrorCode, type Client } from '@modelcontextprotocol/client';
 import { describeInputRequest, legacyInputDeclinedNote, SAMPLING_DECLINED } from './inputRequestMessages';
+import { rootsListResult, type McpRoot } from './roots';
 
 /**
  * Server-to-client requests in the middle of an open call, as 2025-era servers send them
  * (`elicitation/create`, `sampling/createMessage`). Nobody can answer within the call, so every
  * such request is answered at once: elicitation declined, sampling refused with a JSON-RPC error,
- * roots listed as none, anything else "method not found". Each refusal leaves a note on the calls
+ * roots/list answered with the credential's roots when it names some (else, as for anything else
+ * undeclared, "method not found"). Each refusal leaves a note on the calls
  * open at that moment, for the caller to show. The protocol does not say which call a request
  * belongs to: with one call open the note lands on exactly that call and quotes the request; with
  * several (executions sharing a kept connection) each gets a note that does not quote it.
@@ -45,7 +47,7 @@ export class LegacyInputRequests {
 	redact: (text: string) => string = (text) => text;
 
 	/** Registers the answering handlers on a client (before it connects). */
-	install(client: Client): void {
+	install(client: Client, roots?: readonly McpRoot[]): void {
 		client.setRequestHandler('elicitation/create', (request) => {
 			const params = request.params as Record<string, unknown> | undefined;
 			const message = typeof params?.message === 'string' ? this.redact(params.message) : params?.message;
@@ -53,8 +55,9 @@ export class LegacyInputRequests {
 			this.record({ request: asked, note: legacyInputDeclinedNote(asked) });
 			return { action: 'decline' };
 		});
-		// We expose no roots; answering (rather than "method not found") lets servers that ask carry on.
-		client.setRequestHandler('roots/list', () => ({ roots: [] }));
+		// Only with the capability declared: a server asking anyway gets "method not found" below, and
+		// servers such as server-filesystem then keep their command-line directories.
+		if (roots) client.setRequestHandler('roots/list', () => rootsListResult(roots));
 		client.fallbackRequestHandler = async (request) => {
 			if (request.method === 'sampling/createMessage') {
 				this.record({ request: describeInputRequest(request.method, undefined), note: SAMPLING_DECLINED });

@@ -1,4 +1,5 @@
 import type { McpAuth } from './oauth/types';
+import type { McpRoot } from './roots';
 
 /**
  * A resolved MCP server connection setting, independent of n8n: the credential glue turns
@@ -18,6 +19,11 @@ export interface HttpServerConfig {
 	 * refresh on a 401. Not serializable; made again from the credential for every execution.
 	 */
 	auth?: McpAuth;
+	/**
+	 * The client's roots (lib/mcp/roots.ts): given, the `roots` capability is declared and
+	 * `roots/list` answered with them; absent or empty, neither (servers keep their own directories).
+	 */
+	roots?: McpRoot[];
 	trustAnnotations: boolean;
 	connectTimeoutMs: number;
 	requestTimeoutMs: number;
@@ -36,6 +42,11 @@ export interface StdioServerConfig {
 	 */
 	secretEnvNames?: string[];
 	cwd?: string;
+	/**
+	 * The client's roots (lib/mcp/roots.ts): given, the `roots` capability is declared and
+	 * `roots/list` answered with them; absent or empty, neither (servers keep their own directories).
+	 */
+	roots?: McpRoot[];
 	trustAnnotations: boolean;
 	connectTimeoutMs: number;
 	requestTimeoutMs: number;

@@ -2,6 +2,7 @@ import type { ServerIdentity } from '../mcp/connection';
 import { fingerprintTool } from './fingerprint';
 import { toAnthropicTool, toOpenAiChatTool, toOpenAiResponsesTool } from './providerFormats';
 import type { ToolDefinition } from './toolDefinition';
+import { mcpAppsUi } from './mcpApps';
 
 /** One tool as the MCP List Tools node outputs it. */
 export interface ListedTool {
@@ -11,6 +12,12 @@ export interface ListedTool {
 	inputSchema: Record<string, unknown>;
 	outputSchema?: Record<string, unknown>;
 	annotations?: Record<string, unknown>;
+	/** The tool's `_meta` as listed (redacted as every server answer is): MCP Apps settings among others. */
+	_meta?: Record<string, unknown>;
+	/** MCP Apps: the tool is for the app alone (`_meta.ui.visibility` leaves out "model"); the Agent never offers it to a model. */
+	appOnly?: true;
+	/** MCP Apps: the `ui://` resource the tool belongs to (`_meta.ui.resourceUri`). */
+	uiResourceUri?: string;
 	/** Whether the credential says this server's annotations may be believed. */
 	annotationsTrusted: boolean;
 	fingerprint: string;
@@ -32,6 +39,7 @@ export function describeTools(
 		inputSchema: structuredClone(tool.inputSchema),
 		...(tool.outputSchema !== undefined ? { outputSchema: structuredClone(tool.outputSchema) } : {}),
 		...(tool.annotations !== undefined ? { annotations: structuredClone(tool.annotations) } : {}),
+		...appsFields(tool),
 		annotationsTrusted: options.trustAnnotations,
 		fingerprint: fingerprintTool(tool),
 		server,
@@ -39,4 +47,14 @@ export function describeTools(
 			? { formats: { anthropic: toAnthropicTool(tool), openAiChat: toOpenAiChatTool(tool), openAiResponses: toOpenAiResponsesTool(tool) } }
 			: {}),
 	}));
+}
+
+function appsFields(tool: ToolDefinition): Pick<ListedTool, '_meta' | 'appOnly' | 'uiResourceUri'> {
+	if (tool._meta === undefined) return {};
+	const ui = mcpAppsUi(tool);
+	return {
+		_meta: structuredClone(tool._meta),
+		...(ui.appOnly ? { appOnly: true as const } : {}),
+		...(ui.resourceUri !== undefined ? { uiResourceUri: ui.resourceUri } : {}),
+	};
 }

@@ -15,4 +15,6 @@ export interface ToolDefinition {
 	inputSchema: Record<string, unknown>;
 	outputSchema?: Record<string, unknown>;
 	annotations?: ToolAnnotations;
+	/** The tool's `_meta` as listed (MCP Apps settings among others: lib/tools/mcpApps.ts). */
+	_meta?: Record<string, unknown>;
 }

@@ -7,6 +7,7 @@ import { McpFailure, type ServerErrorAnswer } from '../../lib/mcp/errors';
 import { extractToolResult } from '../../lib/tools/callResult';
 import { coerceFieldValues } from '../../lib/tools/schemaFields';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
+import { isAppOnlyTool } from '../../lib/tools/mcpApps';
 import { mapWithConcurrency } from '../../lib/util/mapWithConcurrency';
 import { parseJsonParameter } from '../../lib/util/jsonParameter';
 import { quoteToolName } from '../../lib/tools/toolNameRule';
@@ -139,6 +140,14 @@ async function callForItem(
 			description: `Tools on this server: ${known.slice(0, 50).join(', ')}${known.length > 50 ? ', …' : ''}`,
 		});
 	}
+	// MCP Apps: a tool for the app alone is never a model's to call; as a tool of n8n's AI Agent,
+	// this node's call is the model's (the person chose the tool, the model when to call it).
+	if (isAppOnlyTool(tool) && runsAsAiAgentTool(this)) {
+		throw new NodeOperationError(this.getNode(), `Tool ${quoteToolName(tool.name)} is an app-only tool (MCP Apps: its _meta.ui.visibility leaves out "model"), so it is not called for a model`, {
+			itemIndex,
+			description: 'MCP Call Tool calls such a tool only as a regular node in a workflow, not as a tool of an AI Agent. Choose another tool, or call this one from a workflow step.',
+		});
+	}
 	const args = readArguments.call(this, itemIndex, tool, params);
 	const returnErrorsAsData = options.isErrorHandling === 'data';
 	const answered = await callToolAnsweringInput(connection, tool, args, {
@@ -176,6 +185,15 @@ async function callForItem(
 function serverErrorItem(tool: string, serverError: ServerErrorAnswer, itemIndex: number): INodeExecutionData {
 	const json = { tool, isError: true, text: serverError.message, content: [], jsonRpcError: serverError };
 	return { json: json as unknown as IDataObject, pairedItem: { item: itemIndex } };
+}
+
+/**
+ * Whether this run is a tool call of n8n's AI Agent: n8n gives a node used as a tool the type
+ * `<type>Tool` (here `…mcpCallToolTool`) and, where it runs the tool as a sub-node, says so itself.
+ */
+function runsAsAiAgentTool(context: IExecuteFunctions): boolean {
+	// isToolExecution is new in n8n 2.x: older hosts (and test doubles) may lack it.
+	return context.getNode().type.endsWith('mcpCallToolTool') || context.isToolExecution?.() === true;
 }
 
 function readArguments(this: IExecuteFunctions, itemIndex: number, tool: ToolDefinition, params: ItemParameters): unknown {

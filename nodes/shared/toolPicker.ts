@@ -9,6 +9,9 @@ import { schemaToFields } from '../../lib/tools/schemaFields';
 import { acquireServerConnection } from './serverConnection';
 import { toNodeError } from './nodeErrors';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
+import { isAppOnlyTool } from '../../lib/tools/mcpApps';
+
+const APP_ONLY_NOTE = 'App-only tool (MCP Apps): the server meant it for its app, not for a model; the MCP Agent never offers it.';
 
 async function loadTools(context: ILoadOptionsFunctions): Promise<ToolDefinition[]> {
 	const lease = await acquireServerConnection(context);
@@ -30,11 +33,12 @@ export async function searchTools(this: ILoadOptionsFunctions, filter?: string):
 		? tools.filter((tool) => [tool.name, tool.title, tool.description].some((text) => text?.toLowerCase().includes(needle)))
 		: tools;
 	return {
-		results: matching.map((tool) => ({
-			name: tool.title && tool.title !== tool.name ? `${tool.title} (${tool.name})` : tool.name,
-			value: tool.name,
-			description: tool.description,
-		})),
+		results: matching.map((tool) => {
+			const label = tool.title && tool.title !== tool.name ? `${tool.title} (${tool.name})` : tool.name;
+			// MCP Apps: a person may still pick a tool meant for the app, knowing it is one.
+			if (!isAppOnlyTool(tool)) return { name: label, value: tool.name, description: tool.description };
+			return { name: `${label} [app-only]`, value: tool.name, description: `${APP_ONLY_NOTE}${tool.description ? ` ${tool.description}` : ''}` };
+		}),
 	};
 }
 

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { McpConnection } from '../../lib/mcp/connection';
 import { listAllTools, listToolsCached } from '../../lib/mcp/listing';
 import { callToolAnsweringInput, callToolValidated, InputRequestRefused } from '../../lib/mcp/toolCall';
-import { SAMPLING_DECLINED } from '../../lib/mcp/inputRequestMessages';
+import { ROOTS_NOT_GIVEN, SAMPLING_DECLINED } from '../../lib/mcp/inputRequestMessages';
 import { FIXTURES_DIR, httpConfig, startSelfAnnouncingHttpFixture, stdioConfig, type RunningServer } from '../support/servers';
 import { extractToolResult } from '../../lib/tools/callResult';
 
@@ -13,6 +13,7 @@ import { extractToolResult } from '../../lib/tools/callResult';
 process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
 
 const MODERN = path.join(FIXTURES_DIR, 'modern-server.js');
+const ROOTS = [{ uri: 'file:///data/a', name: 'A' }, { uri: 'file:///data/b' }];
 
 function startModernHttp(): Promise<RunningServer> {
 	return startSelfAnnouncingHttpFixture('modern-server.js', ['http']);
@@ -29,9 +30,9 @@ describe.each(['stdio', 'http'] as const)('MCP 2026-07-28 server over %s', (tran
 	beforeAll(async () => {
 		if (transport === 'http') {
 			server = await startModernHttp();
-			connection = await McpConnection.open(httpConfig(server.url));
+			connection = await McpConnection.open(httpConfig(server.url, { roots: ROOTS }));
 		} else {
-			connection = await McpConnection.open(stdioConfig(process.execPath, [MODERN, 'stdio']));
+			connection = await McpConnection.open(stdioConfig(process.execPath, [MODERN, 'stdio'], { roots: ROOTS }));
 		}
 		await listAllTools(connection);
 	});
@@ -75,10 +76,20 @@ describe.each(['stdio', 'http'] as const)('MCP 2026-07-28 server over %s', (tran
 		expect(textOf((done as { result: Record<string, unknown> }).result)).toMatch(/request state not echoed: "confirm:\/other"/);
 	});
 
-	it('answers roots requests itself with an empty list', async () => {
+	it('answers roots requests itself with the configured roots', async () => {
 		const done = await connection.callToolInteractive('roots_count', {});
 		expect(done.kind).toBe('result');
-		expect(textOf((done as { result: Record<string, unknown> }).result)).toBe('roots: 0');
+		expect(textOf((done as { result: Record<string, unknown> }).result)).toBe('roots: 2');
+	});
+
+	it('without roots, a server asking for them gets no made-up empty list: the call ends with an error result', async () => {
+		const bare = transport === 'http' ? await McpConnection.open(httpConfig(server!.url)) : await McpConnection.open(stdioConfig(process.execPath, [MODERN, 'stdio']));
+		try {
+			const done = await bare.callToolInteractive('roots_count', {});
+			expect(done).toEqual({ kind: 'result', result: { content: [{ type: 'text', text: ROOTS_NOT_GIVEN }], isError: true }, notes: [ROOTS_NOT_GIVEN] });
+		} finally {
+			await bare.close();
+		}
 	});
 
 	it('hands only the person-facing request out when roots are asked in the same round', async () => {
@@ -87,7 +98,7 @@ describe.each(['stdio', 'http'] as const)('MCP 2026-07-28 server over %s', (tran
 		if (asked.kind !== 'input_required') throw new Error('unreachable');
 		expect(Object.keys(asked.inputRequests)).toEqual(['confirm']);
 		const done = await connection.callToolInteractive('roots_and_confirm', {}, { continuation: { inputResponses: { confirm: { action: 'accept', content: {} } }, requestState: asked.requestState } });
-		expect(textOf((done as { result: Record<string, unknown> }).result)).toBe('roots: 0, confirm: accept');
+		expect(textOf((done as { result: Record<string, unknown> }).result)).toBe('roots: 2, confirm: accept');
 	});
 
 	it('declines sampling with a clear error result', async () => {

@@ -6,6 +6,7 @@ import type { HttpServerConfig, StdioServerConfig } from '../../lib/mcp/serverCo
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const EVERYTHING_BIN = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 export const FILESYSTEM_BIN = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+export const PDF_BIN = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-pdf/dist/index.js');
 
 export function stdioConfig(command: string, args: string[], extra: Partial<StdioServerConfig> = {}): StdioServerConfig {
 	return { kind: 'stdio', command, args, env: {}, trustAnnotations: false, connectTimeoutMs: 20_000, requestTimeoutMs: 20_000, ...extra };

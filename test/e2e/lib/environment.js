@@ -11,6 +11,7 @@ const path = require('node:path');
 const { N8n } = require('./n8n');
 const { startEverythingHttp, assertInstalled, REPO } = require('./everything');
 const { buildCredentials, loadWorkflows } = require('./fixtures');
+const { createRootsFixture } = require('./rootsFixture');
 const { freePorts } = require('./net');
 const processes = require('./processes');
 const { requestedN8nVersion } = require('./n8nVersion');
@@ -135,6 +136,8 @@ class E2eEnvironment {
 			runMarker: this.runMarker,
 		});
 
+		this.roots = createRootsFixture(this.runDir);
+
 		// The examples (what `npm start` imports) come along, run once with `n8n execute` below.
 		const examples = loadExamples();
 		const credentialsFile = path.join(this.runDir, 'credentials.json');
@@ -142,7 +145,7 @@ class E2eEnvironment {
 			credentialsFile,
 			JSON.stringify(
 				[
-					...buildCredentials({ everythingUrl: this.everything.url, deadPort, runMarker: this.runMarker }),
+					...buildCredentials({ everythingUrl: this.everything.url, deadPort, runMarker: this.runMarker, roots: this.roots }),
 					...exampleCredentials(this.runMarker),
 				],
 				null,

@@ -5,6 +5,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { EVERYTHING_ENTRY } = require('./everything');
+const { FILESYSTEM_ENTRY, PDF_ENTRY } = require('./rootsFixture');
 
 const WORKFLOWS_DIR = path.resolve(__dirname, '..', 'workflows');
 /** Tools whose arguments are Pydantic models in `$defs`, as Python servers describe them (issue 26). */
@@ -16,6 +17,8 @@ const CREDENTIAL_IDS = {
 	stdioDead: 'e2eStdioDeadServer01',
 	httpDead: 'e2eHttpDeadServer001',
 	stdioPydantic: 'e2eStdioPydantic0001',
+	stdioPdf: 'e2eStdioPdfServer001',
+	stdioFsRoots: 'e2eStdioFsRoots00001',
 };
 
 function httpCredential(id, name, url, overrides = {}) {
@@ -50,8 +53,9 @@ function stdioCredential(id, name, data) {
  * @param everythingUrl  Streamable HTTP endpoint of the server-everything started for this run
  * @param deadPort       a loopback port nobody listens on
  * @param runMarker      "NAME=value" put into the stdio servers' environment so leftovers can be found
+ * @param roots          the directories of lib/rootsFixture.js (absent: no roots credentials, as in bench/)
  */
-function buildCredentials({ everythingUrl, deadPort, runMarker }) {
+function buildCredentials({ everythingUrl, deadPort, runMarker, roots }) {
 	return [
 		stdioCredential(CREDENTIAL_IDS.stdioEverything, 'E2E everything (stdio)', {
 			command: 'node',
@@ -74,6 +78,26 @@ function buildCredentials({ everythingUrl, deadPort, runMarker }) {
 		httpCredential(CREDENTIAL_IDS.httpDead, 'E2E dead server (HTTP)', `http://127.0.0.1:${deadPort}/mcp`, {
 			connectTimeout: 5000,
 			requestTimeout: 5000,
+		}),
+		...(roots ? rootsCredentials(roots, runMarker) : []),
+	];
+}
+
+/** server-pdf and server-filesystem for the roots cases (issue 26, point 1). */
+function rootsCredentials(roots, runMarker) {
+	return [
+		// Its directory on the command line, no Roots: it must keep that directory.
+		stdioCredential(CREDENTIAL_IDS.stdioPdf, 'E2E server-pdf (stdio, directory argument)', {
+			command: 'node',
+			args: JSON.stringify([PDF_ENTRY, '--stdio', roots.pdfDir]),
+			environment: runMarker,
+		}),
+		// No directory on the command line: its only directory comes from the credential's Roots.
+		stdioCredential(CREDENTIAL_IDS.stdioFsRoots, 'E2E server-filesystem (stdio, Roots)', {
+			command: 'node',
+			args: JSON.stringify([FILESYSTEM_ENTRY]),
+			environment: runMarker,
+			roots: `${roots.filesDir} | Shared files`,
 		}),
 	];
 }
