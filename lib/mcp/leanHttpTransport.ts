@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { pipeline, type Duplex, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import zlib from 'node:zlib';
+import { contentDecoder } from './contentCoding';
 import {
 	isJSONRPCErrorResponse,
 	isJSONRPCResultResponse,
@@ -527,14 +527,7 @@ function bodyOrDrain(response: http.IncomingMessage): Readable {
 function decodedBody(response: http.IncomingMessage): Readable {
 	const coding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
 	if (coding === '' || coding === 'identity') return response;
-	const decoder =
-		coding === 'gzip' || coding === 'x-gzip'
-			? zlib.createGunzip()
-			: coding === 'deflate'
-				? zlib.createInflate()
-				: coding === 'br'
-					? zlib.createBrotliDecompress()
-					: undefined;
+	const decoder = contentDecoder(coding);
 	if (!decoder) throw new Error(`The server answered with a content coding this client cannot read (${coding})`);
 	pipeline(response, decoder, () => undefined);
 	return decoder;

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
-import zlib from 'node:zlib';
+import { contentDecoder } from './contentCoding';
 
 /**
  * fetch for one request that connects only to `addresses`, the ones the URL policy checked
@@ -51,15 +51,7 @@ export async function fetchPinned(url: URL, addresses: string[], init: RequestIn
 				const status = incoming.statusCode ?? 502;
 				const responseHeaders = new Headers();
 				for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2) responseHeaders.append(incoming.rawHeaders[i], incoming.rawHeaders[i + 1]);
-				const coding = (incoming.headers['content-encoding'] ?? '').trim().toLowerCase();
-				const unpack =
-					coding === 'gzip' || coding === 'x-gzip'
-						? zlib.createGunzip()
-						: coding === 'deflate'
-							? zlib.createInflate()
-							: coding === 'br'
-								? zlib.createBrotliDecompress()
-								: undefined;
+				const unpack = contentDecoder(incoming.headers['content-encoding']);
 				let stream: Readable = incoming;
 				if (unpack) {
 					stream = incoming.pipe(unpack);
