@@ -132,26 +132,6 @@ module.exports = function hardeningCases(e2e, ctx, h) {
 		// The run stays waiting: a Wait node resumed by GET can never approve. n8n stops it at the end.
 	});
 
-	e2e('scan freeze: a 2,000-tool near-miss listing is scanned without blocking n8n (/healthz within 1 s)', async () => {
-		const probe = startHealthProbe(ctx.n8n.baseUrl, { intervalMs: 100 });
-		let done;
-		let health;
-		try {
-			const { status } = await ctx.n8n.trigger('agent-scanfreeze', {});
-			assert.equal(status, 200);
-			done = await ctx.inbox.next('done', 'scanfreeze', { timeoutMs: 480000 });
-		} finally {
-			health = await probe.stop();
-		}
-		process.stderr.write(`[e2e agent] scan freeze: ${health.polls.length} /healthz polls, slowest ${health.slowest?.ms} ms\n`);
-		assert.equal(done.count, 2000, JSON.stringify(done).slice(0, 800));
-		// Near misses: no tool is flagged (the text never completes a pattern).
-		assert.equal(done.flagged, 0, JSON.stringify(done).slice(0, 800));
-		const late = health.polls.filter((p) => p.error || p.status !== 200 || p.ms >= HEALTHZ_LIMIT_MS);
-		assert.ok(health.polls.length >= 1, 'no /healthz poll ran');
-		assert.deepEqual(late, [], `GET /healthz must answer within ${HEALTHZ_LIMIT_MS} ms while the listing is scanned; slowest: ${health.slowest.ms} ms at ${health.slowest.at} ms (${health.polls.length} polls)`);
-	}, 600000);
-
 	e2e('a GET never decides: a Wait node resumed by POST ignores a GET with approved=true; a POSTed { approved: true } without the review secret decides nothing; with it, the call runs', async () => {
 		await ctx.n8n.trigger('agent-waitnode', { plan: plan([call('record', { label: 'waitpost-1' })]) });
 		const pending = await ctx.inbox.next('pending', 'waitnode');
