@@ -162,15 +162,24 @@ const SEND_AND_WAIT_OPERATION = 'sendAndWait';
  */
 function inputFromSendAndWait(context: IExecuteFunctions): boolean {
 	try {
-		const source = context.getInputSourceData(0)?.previousNode;
-		if (!source || typeof context.getParentNodes !== 'function') return false;
+		const source = inputSourceParent(context, true);
+		if (source?.parameters?.operation !== SEND_AND_WAIT_OPERATION) return false;
 		const self = nodeOf(context).name;
-		const parents = context.getParentNodes(self, { connectionType: NodeConnectionTypes.Main, depth: 1, includeNodeParameters: true });
-		if (parents.find((node) => node.name === source)?.parameters?.operation !== SEND_AND_WAIT_OPERATION) return false;
-		return context.getParentNodes(source, { connectionType: NodeConnectionTypes.Main, depth: -1 }).some((node) => node.name === self);
+		return context.getParentNodes(source.name, { connectionType: NodeConnectionTypes.Main, depth: -1 }).some((node) => node.name === self);
 	} catch {
 		return false;
 	}
+}
+
+/**
+ * The node this run's input came from, among this node's direct parents (n8n records the source;
+ * no item can choose it); undefined without a source or on an n8n without the lookup. Throws
+ * where n8n's lookup does: the probes that call it fail closed.
+ */
+function inputSourceParent(context: IExecuteFunctions, includeNodeParameters = false) {
+	const source = context.getInputSourceData(0)?.previousNode;
+	if (!source || typeof context.getParentNodes !== 'function') return undefined;
+	return context.getParentNodes(nodeOf(context).name, { connectionType: NodeConnectionTypes.Main, depth: 1, includeNodeParameters }).find((node) => node.name === source);
 }
 
 /** The type of this package's MCP Approval node, beside the Agent's own (`<package>.mcpAgent`). */
@@ -185,11 +194,8 @@ function approvalNodeType(context: IExecuteFunctions): string | undefined {
  */
 function inputFromApprovalNode(context: IExecuteFunctions): boolean {
 	try {
-		const source = context.getInputSourceData(0)?.previousNode;
 		const type = approvalNodeType(context);
-		if (!source || !type || typeof context.getParentNodes !== 'function') return false;
-		const parents = context.getParentNodes(nodeOf(context).name, { connectionType: NodeConnectionTypes.Main, depth: 1 });
-		return parents.find((node) => node.name === source)?.type === type;
+		return type !== undefined && inputSourceParent(context)?.type === type;
 	} catch {
 		return false;
 	}
