@@ -1,4 +1,4 @@
-import { hashArguments } from '../approvals/argumentHash';
+import { hashArguments } from './argumentHash';
 import type { ElicitationAnswer, ServerInputRequest } from '../mcp/inputRequests';
 import { validateArguments } from '../tools/argumentValidator';
 import type { CallInput, ToolInputNeeded } from './types';

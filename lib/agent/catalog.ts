@@ -1,4 +1,4 @@
-import { scanText, scanToolDescription, scanToolDescriptions, type ToolScans } from '../approvals/poisoning';
+import { scanText, scanToolDescription, scanToolDescriptions, type ToolScans } from '../tools/poisoning';
 import { mapYielding } from '../util/yielding';
 import { parseJsonParameter } from '../util/jsonParameter';
 import { toProviderToolName } from '../tools/providerNames';
@@ -6,7 +6,8 @@ import { fingerprintInstructions, fingerprintTool, INSTRUCTIONS_PIN_NAME } from 
 import { displayToolName, quoteToolName, toolNameProblem } from '../tools/toolNameRule';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { APP_ONLY_REASON, isAppOnlyTool } from '../tools/mcpApps';
-import type { CatalogTool, PlannedCall } from './types';
+import type { PlannedCall } from './types';
+import type { CatalogTool } from '../providers/modelTypes';
 
 export { INSTRUCTIONS_PIN_NAME };
 

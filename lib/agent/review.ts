@@ -1,10 +1,11 @@
 import { validateArguments } from '../tools/argumentValidator';
-import { hashArguments, hashReviewedCall, type ShownIdentity } from '../approvals/argumentHash';
+import { hashArguments, hashReviewedCall, type ShownIdentity } from './argumentHash';
 import { setEntry } from './ownEntry';
 import { checkInputAnswers } from './callInput';
 import { toolOfCall } from './catalog';
 import { DEFAULT_OUTCOME_LIMITS, errorOutcome, type OutcomeLimits } from './toolOutcome';
-import type { AgentState, CallInput, CatalogTool, PlannedCall, ReviewDecision, RunToolsPhase } from './types';
+import type { AgentState, CallInput, PlannedCall, ReviewDecision, RunToolsPhase } from './types';
+import type { CatalogTool } from '../providers/modelTypes';
 import { McpAgentError } from '../errors';
 
 /**

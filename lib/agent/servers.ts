@@ -7,7 +7,7 @@ import type { ToolDefinition } from '../tools/toolDefinition';
 import { createNameMatcher } from '../tools/nameFilter';
 import { buildCatalogYielding, type CatalogOptions, type CatalogResult, type ServerInstructions, type ServerTools } from './catalog';
 import type { ServerHandle } from './serverHandle';
-import type { CatalogTool } from './types';
+import type { CatalogTool } from '../providers/modelTypes';
 
 export interface ConnectedServers {
 	connections: Map<string, McpConnection>;

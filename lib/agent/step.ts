@@ -3,28 +3,14 @@ import { base64DecodedBytes, parseJsonText } from '../tools/callResult';
 import { adapterFor } from '../providers/registry';
 import { EMPTY_USAGE } from '../providers/shared';
 import type { ProviderId } from '../providers/providerId';
-import { requiresApproval } from '../approvals/policy';
-import { hashReviewedCall } from '../approvals/argumentHash';
+import { requiresApproval } from './policy';
+import { hashReviewedCall } from './argumentHash';
 import { applyDecisions, awaitingPerson, expireApproval, refreshCatalog, shownIdentity } from './review';
 import { answerActions, startInputRound } from './callInput';
 import { setEntry } from './ownEntry';
 import { AGENT_STATE_VERSION } from './stateSchema';
-import type {
-	AgentEffect,
-	AgentEvent,
-	AgentState,
-	CatalogTool,
-	ModelTurn,
-	PlannedCall,
-	RunSettings,
-	RunStatus,
-	StopKind,
-	ToolInputNeeded,
-	ToolLogEntry,
-	RunToolsPhase,
-	ToolOutcome,
-	Usage,
-} from './types';
+import type { AgentEffect, AgentEvent, AgentState, PlannedCall, RunSettings, RunStatus, ToolInputNeeded, ToolLogEntry, RunToolsPhase } from './types';
+import type { CatalogTool, ModelTurn, StopKind, ToolOutcome, Usage } from '../providers/modelTypes';
 
 /**
  * The agent loop as a pure function: (state, event) -> state, and the effect the state asks for

@@ -1,6 +1,6 @@
 import { AGENT_DEFAULTS } from './defaults';
 import { isJsonObject } from '../util/jsonObject';
-import type { ToolImage, ToolOutcome } from './types';
+import type { ToolImage, ToolOutcome } from '../providers/modelTypes';
 
 export interface OutcomeLimits {
 	maxChars: number;

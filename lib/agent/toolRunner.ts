@@ -7,7 +7,8 @@ import { mapWithConcurrency } from '../util/mapWithConcurrency';
 import { errorOutcome, toolOutcomeFromMcp, type OutcomeLimits } from './toolOutcome';
 import { invokeN8nTool, type N8nToolIndex } from './n8nTools';
 import type { InteractiveCallOptions, InteractiveToolCallOutcome } from '../mcp/inputRequests';
-import type { PlannedCall, ToolInputNeeded, ToolOutcome } from './types';
+import type { PlannedCall, ToolInputNeeded } from './types';
+import type { ToolOutcome } from '../providers/modelTypes';
 
 /**
  * One tool call that may end with the server asking for input (MCP 2026-07-28 `input_required`)

@@ -4,18 +4,9 @@
  * code on any worker.
  */
 import type { ProviderId } from '../providers/providerId';
-import type { ApprovalPolicy } from '../approvals/policy';
+import type { CatalogTool, ModelSettings, ModelTurn, StopKind, ToolOutcome, Usage } from '../providers/modelTypes';
+import type { ApprovalPolicy } from './policy';
 import type { ElicitationAnswer, ServerInputRequest } from '../mcp/inputRequests';
-
-export type StopKind =
-	| 'end_turn'
-	| 'tool_use'
-	| 'max_tokens'
-	| 'stop_sequence'
-	| 'pause_turn'
-	| 'refusal'
-	| 'context_exceeded'
-	| 'other';
 
 /** Why a run ended; the node reports it as `status`. */
 export type RunStatus =
@@ -26,40 +17,6 @@ export type RunStatus =
 	| 'max_iterations'
 	| 'token_budget_exceeded'
 	| 'stopped';
-
-export interface Usage {
-	inputTokens: number;
-	outputTokens: number;
-	cacheReadTokens: number;
-	cacheWriteTokens: number;
-}
-
-/** A tool offered to the model: where it lives, and under which name the provider sees it. */
-export interface CatalogTool {
-	/** Name sent to the provider (unique, provider-safe). */
-	providerName: string;
-	/** Name sent to `tools/call`, unchanged. */
-	mcpName: string;
-	/** Index into the run's server list. */
-	serverId: string;
-	serverName: string;
-	title?: string;
-	description?: string;
-	inputSchema: Record<string, unknown>;
-	annotations?: Record<string, unknown>;
-	/** Whether the server's credential says its annotations may be believed. */
-	annotationsTrusted: boolean;
-	fingerprint: string;
-	/** Poisoning or drift warnings, shown to the reviewer. */
-	warnings?: string[];
-	/** Every call of this tool goes to review (e.g. it drifted from its pinned fingerprint). */
-	forceReview?: boolean;
-	/**
-	 * "n8n": a tool supplied by an n8n tool node (Code Tool, Call n8n Workflow Tool, any node used as
-	 * a tool); `serverId`/`serverName` are then that node's name. Absent: a tool of an MCP server.
-	 */
-	source?: 'n8n';
-}
 
 export type ReviewStatus = 'pending' | 'approved' | 'denied' | 'edited' | 'expired';
 
@@ -114,19 +71,6 @@ export interface PlannedCall {
 	input?: CallInput;
 }
 
-export interface ToolImage {
-	mimeType: string;
-	data: string;
-}
-
-/** A tool result in provider-neutral form, already capped in size. */
-export interface ToolOutcome {
-	id: string;
-	isError: boolean;
-	text: string;
-	images: ToolImage[];
-}
-
 export interface ToolLogEntry {
 	iteration: number;
 	id: string;
@@ -155,19 +99,11 @@ export interface ToolLogEntry {
 	};
 }
 
-export interface RunSettings {
-	model: string;
-	system?: string;
+/** The model's settings plus the loop's own limits and the approval policy. */
+export interface RunSettings extends ModelSettings {
 	maxIterations: number;
-	maxOutputTokens: number;
 	/** Total input + output tokens across the run; 0 = unlimited. */
 	tokenBudget: number;
-	temperature?: number;
-	toolChoice: { type: 'auto' } | { type: 'required' } | { type: 'none' } | { type: 'tool'; name: string };
-	parallelToolCalls: boolean;
-	promptCaching: boolean;
-	/** A JSON Schema the final answer must match; the model is asked for JSON in that shape. */
-	structuredOutput?: Record<string, unknown>;
 	/** Cap for the text of one tool result, in characters. */
 	maxToolResultChars: number;
 	/** Which calls need a person's approval; absent means none. */
@@ -215,17 +151,6 @@ export interface AgentState {
 
 /** The phase of a run whose tool calls are being run or reviewed. */
 export type RunToolsPhase = Extract<AgentState['phase'], { name: 'run_tools' }>;
-
-/** What the model said in one turn, normalized by the provider adapter. */
-export interface ModelTurn {
-	/** Native items to append to the transcript (assistant message or Responses output items). */
-	transcriptItems: unknown[];
-	text: string;
-	toolCalls: Array<{ id: string; name: string; rawArguments: unknown }>;
-	stop: StopKind;
-	usage: Usage;
-	refusal?: string;
-}
 
 export interface ReviewDecision {
 	callId: string;

@@ -3,7 +3,7 @@ import { boundArgsHash, shownIdentity } from '../agent/review';
 import { toolOfCall } from '../agent/catalog';
 import { describeInputRequest, inputRequestsHash } from '../agent/callInput';
 import type { ServerInputRequest } from '../mcp/inputRequests';
-import { mergeInto, scanText, type PoisoningWarning } from './poisoning';
+import { mergeInto, scanText, type PoisoningWarning } from '../tools/poisoning';
 import { recentToolResults, type ContextToolResult } from './recentResults';
 
 export type { ContextToolResult };

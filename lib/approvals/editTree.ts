@@ -1,4 +1,4 @@
-import { INVISIBLE_CHARACTER } from './invisibleCharacters';
+import { INVISIBLE_CHARACTER } from '../tools/invisibleCharacters';
 import { isJsonObject } from '../util/jsonObject';
 import { effectiveSchema } from '../tools/schemaRefs';
 

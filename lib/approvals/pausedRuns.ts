@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { migrateAgentState, StoredStateError, UPDATE_THE_PACKAGE } from '../agent/stateSchema';
-import type { AgentState, CatalogTool } from '../agent/types';
+import type { AgentState } from '../agent/types';
+import type { CatalogTool } from '../providers/modelTypes';
 
 /**
  * Paused runs, kept in the Agent node's context: n8n persists that object with the execution, so

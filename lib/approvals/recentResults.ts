@@ -1,5 +1,5 @@
 import type { AgentState } from '../agent/types';
-import { scanText } from './poisoning';
+import { scanText } from '../tools/poisoning';
 import { isJsonObject } from '../util/jsonObject';
 
 /** A tool result the model saw since the last user turn: where injected instructions usually come from. */

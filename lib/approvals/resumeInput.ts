@@ -1,6 +1,7 @@
 import { boundArgsHash, DecisionRejected, isAtOrAfter } from '../agent/review';
 import { awaitingPerson, pendingInputs, step } from '../agent/step';
-import type { AgentState, CatalogTool, ReviewDecision } from '../agent/types';
+import type { AgentState, ReviewDecision } from '../agent/types';
+import type { CatalogTool } from '../providers/modelTypes';
 import { callCode, isApprovalDecision, isApprovalRequest } from './approvalRequest';
 import { isWebhookShaped, readChannelAnswer, type ChannelDecision } from './channelDecision';
 import { perCallProblem } from './channelForm';

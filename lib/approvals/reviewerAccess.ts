@@ -1,5 +1,5 @@
 import { MAX_TOOL_CALLS_PER_TURN } from '../agent/step';
-import { hashArguments, hashReviewedCall } from './argumentHash';
+import { hashArguments, hashReviewedCall } from '../agent/argumentHash';
 import { inputRequestsOf, type ApprovalRequest, type PendingCallView } from './approvalRequest';
 import { inputRequestsHash } from '../agent/callInput';
 import { providedTokenHash, REVIEW_TOKEN_PARAM, reviewTokenHashMatches } from './reviewToken';

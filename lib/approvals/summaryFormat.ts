@@ -1,4 +1,4 @@
-import { invisibleCharacters } from './invisibleCharacters';
+import { invisibleCharacters } from '../tools/invisibleCharacters';
 
 // Linear time on server and model text (issue 25): every pattern here is a literal, one character
 // class or one run of a class with nothing after it to backtrack into: V8 runs it in one pass.

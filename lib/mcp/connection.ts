@@ -6,7 +6,7 @@ import { assertStdioAllowed } from './stdioPolicy';
 import { describeServer, redactorForServer, type Redactor } from './secrets';
 import { LegacyInputRequests, type DeclinedRequest } from './legacyInputRequests';
 import type { InteractiveCallOptions, InteractiveToolCallOutcome } from './inputRequests';
-import type { ToolDefinition } from '../tools/toolDefinition';
+import type { ServerIdentity, ToolDefinition } from '../tools/toolDefinition';
 import { callInteractively } from './interactiveCall';
 import { ResultTypeDefaulting } from './resultTypeDefault';
 import { ForwardingTransport } from './forwardingTransport';
@@ -28,12 +28,6 @@ export const CLIENT_INFO = { name: PACKAGE_INFO.name, version: PACKAGE_INFO.vers
  * pipe). Bounded by the connect timeout.
  */
 const STDIO_PROBE_TIMEOUT_MS = 5_000;
-
-export interface ServerIdentity {
-	name: string;
-	version: string;
-	title?: string;
-}
 
 interface LiveSession {
 	client: Client;

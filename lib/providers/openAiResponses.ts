@@ -1,4 +1,4 @@
-import type { CatalogTool, ModelTurn, StopKind, ToolOutcome } from '../agent/types';
+import type { CatalogTool, ModelTurn, StopKind, ToolOutcome } from './modelTypes';
 import { toOpenAiResponsesTool } from '../tools/providerFormats';
 import type { ProviderAdapter } from './types';
 import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, numberOr0, parseJsonArguments, resultText, withCallIds } from './shared';

@@ -1,4 +1,4 @@
-import type { CatalogTool, RunSettings, Usage } from '../agent/types';
+import type { CatalogTool, ModelSettings, Usage } from './modelTypes';
 import type { ToolDefinition } from '../tools/toolDefinition';
 
 export const EMPTY_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
@@ -34,7 +34,7 @@ export function forcedToolName(name: string, tools: CatalogTool[]): string {
 const instructions = new WeakMap<object, string>();
 
 /** Providers without a native structured-output switch get the schema as an instruction (serialized once per schema, not per turn). */
-export function systemWithStructuredOutput(settings: RunSettings): string | undefined {
+export function systemWithStructuredOutput(settings: ModelSettings): string | undefined {
 	const schema = settings.structuredOutput;
 	if (!schema) return settings.system;
 	let instruction = instructions.get(schema);

@@ -1,4 +1,4 @@
-import type { CatalogTool, ModelTurn, RunSettings, ToolOutcome } from '../agent/types';
+import type { CatalogTool, ModelSettings, ModelTurn, ToolOutcome } from './modelTypes';
 import type { ProviderId } from './providerId';
 
 export type { ProviderId };
@@ -12,7 +12,7 @@ export interface ProviderAdapter {
 	/** The first transcript: prior conversation (if any) followed by the user's message. */
 	initialTranscript(userMessage: string, history: unknown[]): unknown[];
 	/** The request body for one model call. */
-	buildRequest(settings: RunSettings, tools: CatalogTool[], transcript: unknown[]): Record<string, unknown>;
+	buildRequest(settings: ModelSettings, tools: CatalogTool[], transcript: unknown[]): Record<string, unknown>;
 	/** Normalizes a response body. */
 	parseResponse(body: unknown): ModelTurn;
 	/** Transcript items carrying tool results, correlated by call id. */

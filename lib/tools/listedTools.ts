@@ -1,4 +1,4 @@
-import type { ServerIdentity } from '../mcp/connection';
+import type { ServerIdentity } from './toolDefinition';
 import { fingerprintTool } from './fingerprint';
 import { toAnthropicTool, toOpenAiChatTool, toOpenAiResponsesTool } from './providerFormats';
 import type { ToolDefinition } from './toolDefinition';

@@ -1,4 +1,4 @@
-import { scanText, scanToolDescription, scanToolDescriptions, type ScannedTool } from '../approvals/poisoning';
+import { scanText, scanToolDescription, scanToolDescriptions, type ScannedTool } from './poisoning';
 import { fingerprintInstructions, INSTRUCTIONS_PIN_NAME } from './fingerprint';
 import { toolNameProblem } from './toolNameRule';
 

@@ -18,3 +18,10 @@ export interface ToolDefinition {
 	/** The tool's `_meta` as listed (MCP Apps settings among others: lib/tools/mcpApps.ts). */
 	_meta?: Record<string, unknown>;
 }
+
+/** Who a listing came from, as the server introduced itself at initialization. */
+export interface ServerIdentity {
+	name: string;
+	version: string;
+	title?: string;
+}

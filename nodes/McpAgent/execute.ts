@@ -12,14 +12,15 @@ import { buildRunSettings, type RawAgentOptions } from '../../lib/agent/settings
 import { awaitingPerson, createRun, nextEffect, step } from '../../lib/agent/step';
 import { runToolCalls, type ToolCallObserver } from '../../lib/agent/toolRunner';
 import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
-import type { AgentState, CatalogTool, OpenApproval } from '../../lib/agent/types';
+import type { AgentState, OpenApproval } from '../../lib/agent/types';
+import type { CatalogTool } from '../../lib/providers/modelTypes';
 import { buildApprovalRequest, isApprovalDecision, isApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { requestOrigin } from '../../lib/approvals/requestOrigin';
 import { hasPausedRuns, openStore, reissuePausedRun, savePausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
 import { actionForItem, isWiredStraightBack, mayResume, type ItemAction } from '../../lib/approvals/resumeInput';
 import { reviewLink, type ReviewLink } from '../../lib/approvals/reviewToken';
 import { resumedRuns } from '../../lib/approvals/recentDecisions';
-import type { ApprovalPolicy } from '../../lib/approvals/policy';
+import type { ApprovalPolicy } from '../../lib/agent/policy';
 import { parsePatternList } from '../../lib/tools/nameFilter';
 import { createModelClient, type ProviderConnection } from '../../lib/providers/clients';
 import type { ModelClient, ProviderId } from '../../lib/providers/types';

@@ -1,4 +1,4 @@
-import { hashArguments } from '../../lib/approvals/argumentHash';
+import { hashArguments } from '../../lib/agent/argumentHash';
 import { APPROVAL_REQUEST_KIND, callCode, type ApprovalRequest, type PendingCallView } from '../../lib/approvals/approvalRequest';
 import { hashReviewToken } from '../../lib/approvals/reviewToken';
 import { decisionKeyFor, withDecisionProof } from '../../lib/approvals/decisionProof';

@@ -4,8 +4,9 @@
  */
 import { buildCatalog } from '../../lib/agent/catalog';
 import { createRun, MAX_RUN_IMAGES, MAX_TOOL_CALLS_PER_TURN, nextEffect, step, stripCodeFence } from '../../lib/agent/step';
-import type { AgentEvent, AgentState, CatalogTool, ModelTurn, RunSettings, ToolOutcome, Usage } from '../../lib/agent/types';
-import { hashArguments } from '../../lib/approvals/argumentHash';
+import type { AgentEvent, AgentState, RunSettings } from '../../lib/agent/types';
+import type { CatalogTool, ModelTurn, ToolOutcome, Usage } from '../../lib/providers/modelTypes';
+import { hashArguments } from '../../lib/agent/argumentHash';
 import { boundArgsHash } from '../../lib/agent/review';
 import type { ProviderId } from '../../lib/providers/types';
 import { toProviderToolName } from '../../lib/tools/providerNames';

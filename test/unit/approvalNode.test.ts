@@ -1,7 +1,7 @@
 import { McpApproval } from '../../nodes/McpApproval/McpApproval.node';
 import { fieldName } from '../../lib/approvals/reviewPage';
 import { signInTiming } from '../../lib/approvals/n8nSignIn';
-import { hashArguments } from '../../lib/approvals/argumentHash';
+import { hashArguments } from '../../lib/agent/argumentHash';
 import type { ApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { MAX_CALLS_PER_PAGE } from '../../lib/approvals/reviewerAccess';
 import { MAX_TOOL_CALLS_PER_TURN } from '../../lib/agent/step';

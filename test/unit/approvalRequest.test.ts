@@ -4,9 +4,10 @@
  * the tool results that led to the call, and a per-approval review secret.
  */
 import { createRun, nextEffect, step } from '../../lib/agent/step';
-import type { AgentState, CatalogTool } from '../../lib/agent/types';
+import type { AgentState } from '../../lib/agent/types';
+import type { CatalogTool } from '../../lib/providers/modelTypes';
 import { buildApprovalRequest, callCode } from '../../lib/approvals/approvalRequest';
-import { scanToolDescription } from '../../lib/approvals/poisoning';
+import { scanToolDescription } from '../../lib/tools/poisoning';
 import { MAX_RESULT_TEXT } from '../../lib/approvals/recentResults';
 import { hashReviewToken, REVIEW_TOKEN_PARAM, reviewLink, reviewTokenInUrl, reviewTokenMatches, withReviewToken } from '../../lib/approvals/reviewToken';
 import type { ProviderId } from '../../lib/providers/types';
@@ -108,7 +109,7 @@ describe('the reviewer sees what led to the call (point 5)', () => {
 		expect(req.userMessage).toBe('Summarize https://example.com for me');
 		expect(req.recentResults).toHaveLength(1);
 		expect(req.recentResults?.[0]).toMatchObject({ callId: 'f1', server: 'shell', tool: 'fetch', isError: false, text: injected });
-		// The wording is the scanner's (lib/approvals/poisoning.ts); each of its warnings is attached.
+		// The wording is the scanner's (lib/tools/poisoning.ts); each of its warnings is attached.
 		const expected = scanToolDescription({ name: '', description: injected }).filter((w) => w.code !== 'extreme-length');
 		expect(expected.length).toBeGreaterThanOrEqual(2);
 		expect(req.recentResults?.[0].warnings).toEqual(expected.map((w) => `This result ${w.message}.`));

@@ -1,6 +1,6 @@
-import { requiresApproval, matchesToolPattern, parseToolPattern, type ApprovalPolicy } from '../../lib/approvals/policy';
-import { scanToolDescription } from '../../lib/approvals/poisoning';
-import { hashArguments } from '../../lib/approvals/argumentHash';
+import { requiresApproval, matchesToolPattern, parseToolPattern, type ApprovalPolicy } from '../../lib/agent/policy';
+import { scanToolDescription } from '../../lib/tools/poisoning';
+import { hashArguments } from '../../lib/agent/argumentHash';
 
 const tool = (mcpName: string, readOnly?: boolean, trusted = false) => ({
 	serverName: 'files',

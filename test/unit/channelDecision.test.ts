@@ -3,8 +3,9 @@
  * calls pending. Point 7: several approvals in one execution each expire on their own.
  */
 import { createRun, step } from '../../lib/agent/step';
-import type { AgentState, CatalogTool } from '../../lib/agent/types';
-import { hashArguments } from '../../lib/approvals/argumentHash';
+import type { AgentState } from '../../lib/agent/types';
+import type { CatalogTool } from '../../lib/providers/modelTypes';
+import { hashArguments } from '../../lib/agent/argumentHash';
 import { boundArgsHash } from '../../lib/agent/review';
 import { buildApprovalRequest, callCode } from '../../lib/approvals/approvalRequest';
 import { CHANNEL_REASON_LABEL } from '../../lib/approvals/channelForm';

@@ -18,7 +18,8 @@
  *   backticks as it opened with, and nothing else.
  */
 import { createRun, nextEffect, step } from '../../lib/agent/step';
-import type { AgentState, CatalogTool } from '../../lib/agent/types';
+import type { AgentState } from '../../lib/agent/types';
+import type { CatalogTool } from '../../lib/providers/modelTypes';
 import { buildApprovalRequest } from '../../lib/approvals/approvalRequest';
 
 const MARK = 'PAYLOAD';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { hashArguments } from '../../lib/approvals/argumentHash';
+import { hashArguments } from '../../lib/agent/argumentHash';
 import { editFieldName, fieldForProblem, readEditFields, renderEditFields } from '../../lib/approvals/editForm';
 import { buildEditTree, MAX_EDIT_FIELDS } from '../../lib/approvals/editTree';
 import { McpConnection } from '../../lib/mcp/connection';

@@ -5,7 +5,8 @@
  * request goes out again with a notice), a channel deny ends the calls.
  */
 import { createRun, nextEffect, step } from '../../lib/agent/step';
-import type { AgentState, CatalogTool } from '../../lib/agent/types';
+import type { AgentState } from '../../lib/agent/types';
+import type { CatalogTool } from '../../lib/providers/modelTypes';
 import { buildApprovalRequest, type ApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { openStore, savePausedRun } from '../../lib/approvals/pausedRuns';
 import { actionForItem, NOTICE_INPUT_ON_PAGE } from '../../lib/approvals/resumeInput';

@@ -5,8 +5,9 @@
  */
 import { createRun, nextEffect, step } from '../../lib/agent/step';
 import { MAX_INPUT_ROUNDS } from '../../lib/agent/callInput';
-import type { AgentState, CatalogTool, ModelTurn, PlannedCall, ReviewDecision, ToolInputNeeded } from '../../lib/agent/types';
-import { hashArguments } from '../../lib/approvals/argumentHash';
+import type { AgentState, PlannedCall, ReviewDecision, ToolInputNeeded } from '../../lib/agent/types';
+import type { CatalogTool, ModelTurn } from '../../lib/providers/modelTypes';
+import { hashArguments } from '../../lib/agent/argumentHash';
 import { boundArgsHash } from '../../lib/agent/review';
 import { openStore, savePausedRun, takePausedRun } from '../../lib/approvals/pausedRuns';
 

@@ -10,7 +10,8 @@ import { buildN8nToolCatalog, groupN8nTools, invokeN8nTool, n8nResultText, N8nTo
 import { createRun, nextEffect, step } from '../../lib/agent/step';
 import { runToolCalls } from '../../lib/agent/toolRunner';
 import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
-import type { ModelTurn, RunSettings } from '../../lib/agent/types';
+import type { RunSettings } from '../../lib/agent/types';
+import type { ModelTurn } from '../../lib/providers/modelTypes';
 import { toolSchemaToJsonSchema } from '../../lib/agent/zodSchema';
 import { validateArguments } from '../../lib/tools/argumentValidator';
 import { riskBadges } from '../../lib/approvals/riskBadges';

@@ -3,8 +3,9 @@
  * once, not once per paused item; stores written by the previous release still resume.
  */
 import { createRun, step } from '../../lib/agent/step';
-import type { AgentState, CatalogTool } from '../../lib/agent/types';
-import { hashArguments } from '../../lib/approvals/argumentHash';
+import type { AgentState } from '../../lib/agent/types';
+import type { CatalogTool } from '../../lib/providers/modelTypes';
+import { hashArguments } from '../../lib/agent/argumentHash';
 import { APPROVAL_DECISION_KIND } from '../../lib/approvals/approvalRequest';
 import { openStore, peekPausedRun, reissuePausedRun, restorePausedRun, savePausedRun, takePausedRun } from '../../lib/approvals/pausedRuns';
 import { actionForItem, NOTICE_DECISION_WITHOUT_PROOF } from '../../lib/approvals/resumeInput';

@@ -1,6 +1,6 @@
 import { McpConnection } from '../../lib/mcp/connection';
 import { listAllTools } from '../../lib/mcp/listing';
-import { MAX_SCANNED_CHARACTERS, scanText, scanToolDescription } from '../../lib/approvals/poisoning';
+import { MAX_SCANNED_CHARACTERS, scanText, scanToolDescription } from '../../lib/tools/poisoning';
 import { everythingStdio, stdioConfig, FILESYSTEM_BIN, REPO_ROOT } from '../support/servers';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
 

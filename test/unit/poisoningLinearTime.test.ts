@@ -1,6 +1,6 @@
 import { RE2JS } from 're2js';
 import { buildCatalog, buildCatalogYielding } from '../../lib/agent/catalog';
-import { CHECKS, scanText, scanToolDescription, scanToolDescriptions } from '../../lib/approvals/poisoning';
+import { CHECKS, scanText, scanToolDescription, scanToolDescriptions } from '../../lib/tools/poisoning';
 import { flagListedTool, flagListedTools } from '../../lib/tools/listingReport';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
 

@@ -4,7 +4,8 @@
  * (the rules the real APIs enforce with a 400), in both directions: well-formed ones pass, broken
  * ones are caught.
  */
-import type { CatalogTool, RunSettings, ToolOutcome } from '../../lib/agent/types';
+import type { RunSettings } from '../../lib/agent/types';
+import type { CatalogTool, ToolOutcome } from '../../lib/providers/modelTypes';
 import { anthropicMessages } from '../../lib/providers/anthropicMessages';
 import { openAiChat } from '../../lib/providers/openAiChat';
 import { openAiResponses } from '../../lib/providers/openAiResponses';

@@ -1,4 +1,4 @@
-import { hashArguments } from '../../lib/approvals/argumentHash';
+import { hashArguments } from '../../lib/agent/argumentHash';
 import type { ApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { AttemptLimiter } from '../../lib/approvals/attemptLimiter';
 import { argumentChanges } from '../../lib/approvals/decisionPage';

@@ -1,6 +1,7 @@
 import { createRun, nextEffect, step } from '../../lib/agent/step';
-import type { AgentState, CatalogTool, ModelTurn } from '../../lib/agent/types';
-import { hashArguments, hashReviewedCall } from '../../lib/approvals/argumentHash';
+import type { AgentState } from '../../lib/agent/types';
+import type { CatalogTool, ModelTurn } from '../../lib/providers/modelTypes';
+import { hashArguments, hashReviewedCall } from '../../lib/agent/argumentHash';
 import { awaitingPerson, boundArgsHash } from '../../lib/agent/review';
 import { integrityProblem } from '../../lib/approvals/reviewerAccess';
 import { buildApprovalRequest, type ApprovalRequest } from '../../lib/approvals/approvalRequest';

@@ -7,7 +7,8 @@
  * yields is applied to the real run state.
  */
 import { createRun, nextEffect, step } from '../../lib/agent/step';
-import type { AgentState, CatalogTool, PlannedCall } from '../../lib/agent/types';
+import type { AgentState, PlannedCall } from '../../lib/agent/types';
+import type { CatalogTool } from '../../lib/providers/modelTypes';
 import { buildApprovalRequest, type ApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { fieldName } from '../../lib/approvals/reviewPage';
 import { handleReviewWebhook } from '../../lib/approvals/reviewWebhook';

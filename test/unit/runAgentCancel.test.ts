@@ -1,6 +1,6 @@
 import { runAgent, RunCancelled, runStateAtFailure } from '../../lib/agent/runAgent';
 import { createRun } from '../../lib/agent/step';
-import type { CatalogTool } from '../../lib/agent/types';
+import type { CatalogTool } from '../../lib/providers/modelTypes';
 
 /** lib/agent/runAgent.ts with n8n's execution cancel signal (the editor's Stop). */
 const echo: CatalogTool = { providerName: 'echo', mcpName: 'echo', serverId: 's', serverName: 's', inputSchema: { type: 'object' }, annotationsTrusted: true, annotations: { readOnlyHint: true }, fingerprint: 'f' };

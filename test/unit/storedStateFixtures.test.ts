@@ -12,7 +12,7 @@ import { buildCatalog } from '../../lib/agent/catalog';
 import { runAgent } from '../../lib/agent/runAgent';
 import { AGENT_STATE_VERSION, migrateAgentState } from '../../lib/agent/stateSchema';
 import type { PlannedCall } from '../../lib/agent/types';
-import { hashArguments } from '../../lib/approvals/argumentHash';
+import { hashArguments } from '../../lib/agent/argumentHash';
 import { APPROVAL_DECISION_KIND } from '../../lib/approvals/approvalRequest';
 import { openStore, peekPausedRun, reissuePausedRun, STORE_FORMAT } from '../../lib/approvals/pausedRuns';
 import { actionForItem, NOTICE_DECISION_WITHOUT_PROOF } from '../../lib/approvals/resumeInput';

@@ -1,7 +1,7 @@
 import { forcedToolName } from '../../lib/providers/shared';
 import { runAgent } from '../../lib/agent/runAgent';
 import { createRun } from '../../lib/agent/step';
-import type { CatalogTool } from '../../lib/agent/types';
+import type { CatalogTool } from '../../lib/providers/modelTypes';
 
 const tool = (providerName: string, mcpName: string, serverName: string): CatalogTool => ({
 	providerName, mcpName, serverId: serverName, serverName, inputSchema: { type: 'object' }, annotationsTrusted: false, fingerprint: 'f',

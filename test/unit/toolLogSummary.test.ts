@@ -4,7 +4,7 @@
  * must give exactly what normalizing the whole text gives.
  */
 import { summarize } from '../../lib/agent/step';
-import type { ToolOutcome } from '../../lib/agent/types';
+import type { ToolOutcome } from '../../lib/providers/modelTypes';
 
 /** The definition, on the whole text. */
 function reference(outcome: ToolOutcome): string {

@@ -8,9 +8,8 @@ import {
 	type StoredOAuthClientInformation,
 	type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
-import { McpFailure } from '../errors';
+import { explainOAuthError, McpFailure } from '../errors';
 import { describeUrl } from '../secrets';
-import { explainOAuthError } from './oauthErrors';
 import { refusalIn, serverNamedUrlPolicy } from '../urlPolicy';
 import { SecretLedger, type McpAuth } from './types';
 

@@ -1,5 +1,5 @@
 import { RE2JS } from 're2js';
-import { toRe2Syntax } from '../tools/safeRegExp';
+import { toRe2Syntax } from './safeRegExp';
 import { INVISIBLE_CHARACTER } from './invisibleCharacters';
 import { YIELD_SLICE_MS, yieldToEventLoop } from '../util/yielding';
 
