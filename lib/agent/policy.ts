@@ -15,6 +15,27 @@ export interface ApprovalPolicy {
 	listed: string[];
 	alwaysAsk: string[];
 	neverAsk: string[];
+	/** Rules on the call's arguments, judged before the lists and the mode (lib/agent/approvalRules.ts). */
+	rules?: ApprovalRule[];
+}
+
+export type RuleEffect = 'run' | 'ask' | 'refuse';
+export type ReviewerChoice = 'approve' | 'deny' | 'edit';
+
+export const REVIEWER_CHOICES: readonly ReviewerChoice[] = ['approve', 'deny', 'edit'];
+
+export interface ApprovalRule {
+	/** Shown in the audit log and on the review page; "Rule N" when empty. */
+	label?: string;
+	/** `server/tool` patterns as in Require Approval For; empty matches no tool. */
+	tools: string[];
+	/** A JSON Schema the arguments must match for the rule to apply; absent: any arguments. */
+	when?: Record<string, unknown>;
+	effect: RuleEffect;
+	/** For refuse: what the model is told (and the log says). */
+	reason?: string;
+	/** For ask: the decisions a reviewer may take; absent: all three. */
+	decisions?: ReviewerChoice[];
 }
 
 export interface ReviewableTool {
