@@ -1,3 +1,4 @@
+import { McpAgentError } from '../errors';
 import { compileArgumentValidator, SchemaCompileError } from '../tools/argumentValidator';
 import { ARGUMENT_LIMITS, exceededLimit } from '../tools/schemaLimits';
 import { matchesToolPattern, requiresApproval, REVIEWER_CHOICES, type ApprovalPolicy, type ApprovalRule, type ReviewableTool, type ReviewerChoice, type RuleEffect } from './policy';
@@ -28,7 +29,13 @@ const EFFECTS: readonly RuleEffect[] = ['run', 'ask', 'refuse'];
 /** Strongest first: the first effect with a matching rule decides. */
 const PRECEDENCE: readonly RuleEffect[] = ['refuse', 'ask', 'run'];
 
-export class RuleError extends Error {}
+/** A rule that cannot be used, named by its label and position: the node fails before any model call. */
+export class RuleError extends McpAgentError {
+	constructor(message: string) {
+		super(message, { code: 'config', description: 'Fix the rule under Approval Rules (or in Approval Rules (JSON)) in the MCP Agent node. Rules are judged on model-produced arguments, so a rule that cannot be checked is never skipped.' });
+		this.name = 'RuleError';
+	}
+}
 
 export function ruleLabel(rule: ApprovalRule, index: number): string {
 	return rule.label?.trim() || `Rule ${index + 1}`;

@@ -83,6 +83,73 @@ export const agentProperties: INodeProperties[] = [
 		description: 'Comma-separated glob patterns (* and ?), case-sensitive. "server/tool" (or "server:tool") limits a pattern to the MCP Server sub-node of that name; a pattern without a server matches that tool name on every connected server.',
 	},
 	{
+		displayName: 'Approval Rules',
+		name: 'approvalRules',
+		type: 'fixedCollection',
+		placeholder: 'Add Rule',
+		default: {},
+		typeOptions: { multipleValues: true, sortable: true },
+		description:
+			'Decide by the call\'s arguments, before Require Approval For: a matching Refuse rule wins over Ask a Person, and Ask a Person over Run Without Review, whatever their order. A call no rule matches is decided by Require Approval For.',
+		options: [
+			{
+				displayName: 'Rule',
+				name: 'rule',
+				values: [
+					{
+						displayName: 'Applies to Tools',
+						name: 'tools',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. Payments/send_money',
+						description: 'Comma-separated glob patterns, as in Tools Requiring Approval (server/tool for one MCP Server sub-node)',
+					},
+					{
+						displayName: 'Condition (JSON Schema)',
+						name: 'condition',
+						type: 'json',
+						default: '',
+						placeholder: '{ "properties": { "amount": { "maximum": 20 } }, "required": ["amount"] }',
+						description: 'The rule applies only when the call\'s arguments match this JSON Schema. Empty: every call of the tools.',
+					},
+					{
+						displayName: 'Effect',
+						name: 'effect',
+						type: 'options',
+						default: 'ask',
+						options: [
+							{ name: 'Run Without Review', value: 'run' },
+							{ name: 'Ask a Person', value: 'ask' },
+							{ name: 'Refuse', value: 'refuse', description: 'The call never reaches the server; the reason goes back to the model' },
+						],
+					},
+					{ displayName: 'Label', name: 'label', type: 'string', default: '', placeholder: 'e.g. Small EUR payments', description: 'Named in the output, the log and on the review page' },
+					{
+						displayName: 'Reason',
+						name: 'reason',
+						type: 'string',
+						default: '',
+						displayOptions: { show: { effect: ['refuse'] } },
+						description: 'What the model is told instead of a result',
+					},
+					{
+						displayName: 'Reviewer May',
+						name: 'decisions',
+						type: 'multiOptions',
+						default: ['approve', 'deny', 'edit'],
+						displayOptions: { show: { effect: ['ask'] } },
+						options: [
+							{ name: 'Approve', value: 'approve' },
+							{ name: 'Deny', value: 'deny' },
+							{ name: 'Edit the Arguments', value: 'edit' },
+						],
+						description: 'The decisions offered on the review page and in channels. Leave out Edit where changing the arguments is itself the risk.',
+					},
+				],
+			},
+		],
+	},
+	{
 		displayName: 'Approval Options',
 		name: 'approvalOptions',
 		type: 'collection',
@@ -95,6 +162,14 @@ export const agentProperties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				description: 'Tools that always need approval, whatever the mode (comma-separated glob patterns, case-sensitive; "server/tool" or "server:tool" for one MCP Server sub-node, otherwise every server)',
+			},
+			{
+				displayName: 'Approval Rules (JSON)',
+				name: 'rulesJson',
+				type: 'json',
+				default: '',
+				placeholder: '[{ "label": "No deletes", "tools": "DB/delete_rows", "effect": "refuse", "reason": "Deleting rows is not allowed" }]',
+				description: 'More rules, after the Approval Rules list: an array of { label, tools, when, effect: "run" | "ask" | "refuse", reason, decisions }',
 			},
 			{
 				displayName: 'Approval Timeout (Hours)',

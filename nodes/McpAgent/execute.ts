@@ -21,6 +21,7 @@ import { actionForItem, isWiredStraightBack, mayResume, type ItemAction } from '
 import { reviewLink, type ReviewLink } from '../../lib/approvals/reviewToken';
 import { resumedRuns } from '../../lib/approvals/recentDecisions';
 import type { ApprovalPolicy } from '../../lib/agent/policy';
+import { readApprovalRules, type RawRuleEntry } from '../../lib/agent/approvalRulesInput';
 import { parsePatternList } from '../../lib/tools/nameFilter';
 import { createModelClient, type ProviderConnection } from '../../lib/providers/clients';
 import type { ModelClient, ProviderId } from '../../lib/providers/types';
@@ -49,6 +50,7 @@ interface ApprovalOptions {
 	pinnedFingerprints?: unknown;
 	onDrift?: 'block' | 'review';
 	withholdFlagged?: boolean;
+	rulesJson?: unknown;
 }
 
 /** What the tools input supplies: MCP Server sub-nodes and n8n tool nodes. */
@@ -133,6 +135,10 @@ function approvalPolicy(context: IExecuteFunctions, itemIndex: number): Approval
 		listed: parsePatternList(context.getNodeParameter('approvalListedTools', itemIndex, '') as string),
 		alwaysAsk: parsePatternList(options.alwaysAsk),
 		neverAsk: parsePatternList(options.neverAsk),
+		rules: readApprovalRules(
+			(context.getNodeParameter('approvalRules', itemIndex, {}) as { rule?: RawRuleEntry[] }).rule,
+			options.rulesJson,
+		),
 	};
 }
 
