@@ -108,3 +108,8 @@ export function judgeCall(policy: ApprovalPolicy, tool: ReviewableTool, args: un
 	}
 	return requiresApproval(policy, tool) ? asked : { effect: 'run', by: 'policy' };
 }
+
+/** What the model is told about a refused call (the tool was not called). */
+export function refusalText(verdict: Extract<CallVerdict, { effect: 'refuse' }>): string {
+	return `${verdict.reason} (The tool was not called: the approval rule "${verdict.by.label}" refuses this call.)`;
+}

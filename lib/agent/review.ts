@@ -3,6 +3,7 @@ import { hashArguments, hashReviewedCall, type ShownIdentity } from './argumentH
 import { setEntry } from './ownEntry';
 import { checkInputAnswers } from './callInput';
 import { toolOfCall } from './catalog';
+import { judgeCall, refusalText } from './approvalRules';
 import { DEFAULT_OUTCOME_LIMITS, errorOutcome, type OutcomeLimits } from './toolOutcome';
 import type { AgentState, CallInput, PlannedCall, ReviewDecision, RunToolsPhase } from './types';
 import type { CatalogTool } from '../providers/modelTypes';
@@ -67,6 +68,10 @@ export function applyDecisions(
 		if (decision.decision !== undefined && !['approve', 'deny', 'edit'].includes(decision.decision)) throw new DecisionRejected(`unknown decision "${String(decision.decision)}" for call ${decision.callId}`);
 		if (reviewPending && decision.decision === undefined) throw new DecisionRejected(`the decision for call ${decision.callId} says neither approve, deny nor edit`);
 		if (!reviewPending && decision.decision === 'edit') throw new DecisionRejected(`call ${decision.callId} is not waiting for review, so its arguments cannot be edited`);
+		const offered = call.review?.decisions;
+		if (reviewPending && offered && decision.decision !== undefined && !offered.includes(decision.decision)) {
+			throw new DecisionRejected(`"${decision.decision}" is not a decision the reviewer may take for call ${decision.callId} (its approval rule offers ${offered.join(', ')})`);
+		}
 		const input = call.input?.status === 'pending' ? call.input : undefined;
 		if (!input && (decision.inputResponses !== undefined || decision.inputHash !== undefined)) throw new DecisionRejected(`call ${decision.callId} is not waiting for input`);
 		// Answers are needed unless the call is denied, or its arguments are edited (the call then starts over).
@@ -114,6 +119,12 @@ export function applyDecisions(
 		if (!validation.valid) {
 			setEntry(outcomes, call.id, errorOutcome(call.id, `A person reviewing this call edited its arguments, but the edited arguments are invalid (${validation.summary}), so it was not run.`, limits));
 			return { ...call, review: { ...decided, status: 'denied', reason: `edited arguments invalid: ${validation.summary}` } };
+		}
+		// The rules judge the edited call again: a person's edit cannot get past a refuse rule.
+		const verdict = state.settings.approval && tool ? judgeCall(state.settings.approval, tool, decision.arguments) : undefined;
+		if (verdict?.effect === 'refuse') {
+			setEntry(outcomes, call.id, errorOutcome(call.id, `A person reviewing this call edited its arguments, but the edited call is refused: ${refusalText(verdict)}`, limits));
+			return { ...call, refusedBy: verdict.by, review: { ...decided, status: 'denied', reason: `edited call refused by the approval rule "${verdict.by.label}"` } };
 		}
 		// Edited arguments start the call over: input the server asked for the old ones no longer applies.
 		const { input: _dropped, ...rest } = call;

@@ -3,7 +3,8 @@ import { base64DecodedBytes, parseJsonText } from '../tools/callResult';
 import { adapterFor } from '../providers/registry';
 import { EMPTY_USAGE } from '../providers/shared';
 import type { ProviderId } from '../providers/providerId';
-import { requiresApproval } from './policy';
+import { REVIEWER_CHOICES } from './policy';
+import { judgeCall, refusalText, type CallVerdict } from './approvalRules';
 import { hashReviewedCall } from './argumentHash';
 import { applyDecisions, awaitingPerson, expireApproval, refreshCatalog, shownIdentity } from './review';
 import { answerActions, startInputRound } from './callInput';
@@ -317,13 +318,27 @@ function planCall(state: AgentState, call: ModelTurn['toolCalls'][number]): Plan
 		return { ...base, tool: where, arguments: parsed.value, rejection: `Invalid arguments for tool "${call.name}": ${validation.summary}. The tool was not called; fix the arguments and try again.` };
 	}
 	const policy = state.settings.approval;
-	const needsReview = tool.forceReview === true || (policy !== undefined && requiresApproval(policy, tool));
+	const verdict: CallVerdict = policy ? judgeCall(policy, tool, parsed.value) : { effect: 'run', by: 'policy' };
+	if (verdict.effect === 'refuse') {
+		return { ...base, tool: where, arguments: parsed.value, refusedBy: verdict.by, rejection: refusalText(verdict) };
+	}
+	// Absent allowedBy / askedBy mean the node's policy, as in runs stored before rules existed.
+	if (verdict.effect === 'run' && tool.forceReview !== true) return { ...base, tool: where, arguments: parsed.value, ...(verdict.by !== 'policy' ? { allowedBy: verdict.by } : {}) };
+	const askedBy = verdict.effect === 'ask' ? verdict.by : 'unpinned definition';
+	const decisions = verdict.effect === 'ask' ? verdict.decisions : undefined;
 	return {
 		...base,
 		tool: where,
 		arguments: parsed.value,
 		// The hash a decision must name covers the arguments and what the page shows of the call.
-		...(needsReview ? { review: { status: 'pending', argsHash: hashReviewedCall(parsed.value, shownIdentity(tool, { ...base, tool: where }, tool.warnings ?? [])), warnings: tool.warnings ?? [], rounds: 0 } } : {}),
+		review: {
+			status: 'pending',
+			argsHash: hashReviewedCall(parsed.value, shownIdentity(tool, { ...base, tool: where }, tool.warnings ?? [])),
+			warnings: tool.warnings ?? [],
+			rounds: 0,
+			...(askedBy !== 'policy' ? { askedBy } : {}),
+			...(decisions && decisions.length < REVIEWER_CHOICES.length ? { decisions } : {}),
+		},
 	};
 }
 

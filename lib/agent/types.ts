@@ -5,7 +5,8 @@
  */
 import type { ProviderId } from '../providers/providerId';
 import type { CatalogTool, ModelSettings, ModelTurn, StopKind, ToolOutcome, Usage } from '../providers/modelTypes';
-import type { ApprovalPolicy } from './policy';
+import type { ApprovalPolicy, ReviewerChoice } from './policy';
+import type { RuleRef } from './approvalRules';
 import type { ElicitationAnswer, ServerInputRequest } from '../mcp/inputRequests';
 
 /** Why a run ended; the node reports it as `status`. */
@@ -32,6 +33,10 @@ export interface CallReview {
 	originalArguments?: unknown;
 	/** Approval rounds this call went through (a changed definition sends it back). */
 	rounds: number;
+	/** Why it waits: the approval rule that asked, or a definition that does not match its pin; absent: the node's policy. */
+	askedBy?: RuleRef | 'unpinned definition';
+	/** The decisions the reviewer may take (absent: approve, deny and edit, as in runs stored before rules). */
+	decisions?: ReviewerChoice[];
 }
 
 export type InputStatus = 'pending' | 'answered' | 'expired' | 'denied';
@@ -66,6 +71,10 @@ export interface PlannedCall {
 	arguments: unknown;
 	/** Set when the call must not reach a server: the reason goes back to the model as an error result. */
 	rejection?: string;
+	/** The approval rule that refused the call (its rejection says why). */
+	refusedBy?: RuleRef;
+	/** The approval rule that let the call run without review; absent: the node's policy (or a person, see review). */
+	allowedBy?: RuleRef;
 	review?: CallReview;
 	/** Set when the server asked for input during this call. */
 	input?: CallInput;
