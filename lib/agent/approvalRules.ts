@@ -103,7 +103,8 @@ export function judgeCall(policy: ApprovalPolicy, tool: ReviewableTool, args: un
 		const rule = rules[index];
 		const by = { rule: index + 1, label: ruleLabel(rule, index) };
 		if (effect === 'refuse') return { effect, by, reason: rule.reason?.trim() || `refused by the approval rule "${by.label}"` };
-		if (effect === 'ask') return { effect, by, decisions: [...(rule.decisions ?? REVIEWER_CHOICES)] };
+		// Deny is always offered: saying no is never the risk.
+		if (effect === 'ask') return { effect, by, decisions: REVIEWER_CHOICES.filter((choice) => choice === 'deny' || (rule.decisions ?? REVIEWER_CHOICES).includes(choice)) };
 		return { effect, by };
 	}
 	return requiresApproval(policy, tool) ? asked : { effect: 'run', by: 'policy' };

@@ -34,7 +34,7 @@ export interface ApprovalRule {
 	effect: RuleEffect;
 	/** For refuse: what the model is told (and the log says). */
 	reason?: string;
-	/** For ask: the decisions a reviewer may take; absent: all three. */
+	/** For ask: the decisions a reviewer may take; absent: all three. Deny is always offered. */
 	decisions?: ReviewerChoice[];
 }
 

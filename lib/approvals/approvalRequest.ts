@@ -1,4 +1,5 @@
-import type { AgentState, OpenApproval, PlannedCall } from '../agent/types';
+import type { AgentState, CallReview, OpenApproval, PlannedCall } from '../agent/types';
+import { REVIEWER_CHOICES, type ReviewerChoice } from '../agent/policy';
 import { boundArgsHash, shownIdentity } from '../agent/review';
 import { toolOfCall } from '../agent/catalog';
 import { describeInputRequest, inputRequestsHash } from '../agent/callInput';
@@ -40,6 +41,10 @@ export interface PendingCallView {
 	input?: PendingInputView;
 	/** "n8n": the tool of an n8n tool node (`server` is the node's name); it has no MCP annotations. */
 	source?: 'n8n';
+	/** The decisions the reviewer may take, when an approval rule limits them (absent: approve, deny, edit). */
+	decisions?: ReviewerChoice[];
+	/** Why the call waits, in words: the approval rule that asked, the node's policy, or an unpinned definition. */
+	askedBy?: string;
 }
 
 /** One request of the server, as it sent it, with the warnings from scanning it. */
@@ -134,6 +139,22 @@ export interface RequestExtras {
 	notice?: string;
 }
 
+/**
+ * The decisions a page or channel offers for a call. The item may have passed through other nodes,
+ * so this only shapes what is shown: the Agent checks every decision against its own state.
+ */
+export function offeredDecisions(call: Pick<PendingCallView, 'decisions'>): ReviewerChoice[] {
+	const limited = Array.isArray(call.decisions) ? call.decisions : undefined;
+	return REVIEWER_CHOICES.filter((choice) => choice === 'deny' || !limited || limited.includes(choice));
+}
+
+/** Why a call waits for a person, for the review page and channels. */
+function whyItWaits(review: CallReview): string {
+	if (review.askedBy === 'unpinned definition') return 'its definition does not match the pinned fingerprint (On Unpinned Tool: Send Every Call for Review)';
+	if (review.askedBy) return `the approval rule "${review.askedBy.label}" (rule ${review.askedBy.rule}) asks a person`;
+	return "the Agent's Require Approval For setting asks a person";
+}
+
 export function buildApprovalRequest(state: AgentState, approval: OpenApproval, calls: PlannedCall[], extras: RequestExtras | string = {}): ApprovalRequest {
 	const { reviewUrl, reviewTokenHash, notice, origin } = typeof extras === 'string' ? { reviewUrl: extras } : extras;
 	const phase = state.phase.name === 'run_tools' ? state.phase : undefined;
@@ -160,6 +181,8 @@ export function buildApprovalRequest(state: AgentState, approval: OpenApproval, 
 			fingerprint: shown.fingerprint,
 			warnings: shown.warnings,
 			needsReview: call.review?.status === 'pending',
+			...(call.review?.status === 'pending' && call.review.decisions ? { decisions: [...call.review.decisions] } : {}),
+			...(call.review?.status === 'pending' ? { askedBy: whyItWaits(call.review) } : {}),
 			...(input ? { input } : {}),
 			...(shown.source ? { source: shown.source as 'n8n' } : {}),
 		};

@@ -25,6 +25,8 @@ export interface ChannelCallLabel {
 	tool: string;
 	server: string;
 	code: string;
+	/** The decisions a rule limits the call to (absent: all); a channel offers Approve only when approve is among them. */
+	decisions?: string[];
 }
 
 /** "#2 code 1a2b3c4d: delete_file on fs" (names made inert: one line, no markup, no link). */
@@ -38,7 +40,7 @@ export function channelForm(calls: ChannelCallLabel[]): ChannelFormField[] {
 		...calls.map((call, index) => ({
 			fieldLabel: channelFieldLabel(index + 1, call),
 			fieldType: 'dropdown' as const,
-			fieldOptions: { values: [{ option: CHANNEL_APPROVE }, { option: CHANNEL_DENY }] },
+			fieldOptions: { values: [...(!call.decisions || call.decisions.includes('approve') ? [{ option: CHANNEL_APPROVE }] : []), { option: CHANNEL_DENY }] },
 			requiredField: true,
 		})),
 		{ fieldLabel: CHANNEL_REASON_LABEL, fieldType: 'textarea' },

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { callCode, type ApprovalRequest, type ContextToolResult, type PendingCallView } from './approvalRequest';
+import { callCode, offeredDecisions, type ApprovalRequest, type ContextToolResult, type PendingCallView } from './approvalRequest';
 import { renderArgumentsView } from './argumentsView';
 import { editFieldName, renderEditFields } from './editForm';
 import { escapeHtml, hiddenCharacterFlag, showName, showText } from './html';
@@ -126,10 +126,13 @@ function renderDecision(request: ApprovalRequest, call: PendingCallView, previou
 	const id = field('decision');
 	const radio = (value: string, label: string) =>
 		`<input type="radio" name="${id}" value="${value}" class="pick ${value}" id="${id}-${value}"${chosen === value ? ' checked' : ''} required><label for="${id}-${value}">${label}</label>`;
-	return `<fieldset class="decide"><legend>Your decision on ${showName(call.title ?? call.tool)}</legend>
-${radio('approve', 'Approve')}${radio('deny', 'Deny')}${radio('edit', 'Edit')}
+	const offered = offeredDecisions(call);
+	const radios = [offered.includes('approve') ? radio('approve', 'Approve') : '', radio('deny', 'Deny'), offered.includes('edit') ? radio('edit', 'Edit') : ''].join('');
+	const limited = offered.length < 3 ? `<p class="meta">The approval rule for this call lets you ${offered.join(' or ')} only.</p>` : '';
+	return `<fieldset class="decide"><legend>Your decision on ${showName(call.title ?? call.tool)}</legend>${limited}
+${radios}
 <div class="reason-box"><label for="${field('reason')}">Reason <span class="meta">(optional; the model is told)</span></label><textarea id="${field('reason')}" name="${field('reason')}" rows="2" maxlength="${MAX_REASON_CHARS}">\n${escapeHtml(previous[field('reason')] ?? '')}</textarea></div>
-${renderEditBox(request, call, previous, editErrors, field('args'))}
+${offered.includes('edit') ? renderEditBox(request, call, previous, editErrors, field('args')) : ''}
 </fieldset>`;
 }
 
@@ -149,7 +152,7 @@ function renderCall(request: ApprovalRequest, call: PendingCallView, index: numb
 		: '';
 	return `<section class="card call risk-${riskLevel(badges)}" aria-labelledby="${headingId}">
 <div class="call-head"><h2 id="${headingId}"><span class="sr-only">Call ${index}: </span>${showName(call.title ?? call.tool)}${hiddenCharacterFlag(call.title ?? call.tool, { oneLine: true })}</h2><span class="meta">#${index} · code <strong>${showText(callCode(call.argsHash))}</strong></span></div>
-<p class="where">tool ${name(call.tool)} on server ${name(call.server)}</p>
+<p class="where">tool ${name(call.tool)} on server ${name(call.server)}</p>${typeof call.askedBy === 'string' ? `\n<p class="meta why">Waits because ${showText(call.askedBy)}.</p>` : ''}
 <div class="badges">${badges.map((b) => `<span class="badge ${b.level}" title="${showText(b.explanation)}">${showText(b.label)}<span class="sr-only">: ${showText(b.explanation)}</span></span>`).join('')}</div>
 ${warnings.map((w) => `<div class="warn">Warning: ${showText(w)}</div>`).join('\n')}
 <h3>Arguments</h3>${renderArgumentsView(call.arguments)}

@@ -1,5 +1,6 @@
 import { validateArguments } from '../tools/argumentValidator';
-import { APPROVAL_DECISION_KIND, type ApprovalDecisionItem, type ApprovalRequest } from './approvalRequest';
+import { APPROVAL_DECISION_KIND, offeredDecisions, type ApprovalDecisionItem, type ApprovalRequest } from './approvalRequest';
+import type { ReviewerChoice } from '../agent/policy';
 import { fieldName, MAX_REASON_CHARS } from './reviewPage';
 import { readCallInput } from './inputForm';
 import { fieldForProblem, readEditFields } from './editForm';
@@ -77,6 +78,10 @@ export function parseReviewSubmission(
 			const reason = ownReason ?? (unset && decision === 'deny' ? bulkReason : undefined);
 			if (needsReview ? decision !== 'approve' && decision !== 'deny' && decision !== 'edit' : decision !== undefined && decision !== 'approve' && decision !== 'deny') {
 				errors.push(needsReview ? `Choose approve, deny or edit for ${label}.` : `A call that waits only for input can be answered, or denied, for ${label}.`);
+				return [];
+			}
+			if (needsReview && typeof decision === 'string' && !offeredDecisions(call).includes(decision as ReviewerChoice)) {
+				errors.push(`${decision === 'edit' ? 'Editing' : 'Approving'} is not offered for ${label}: its approval rule lets a reviewer ${offeredDecisions(call).join(' or ')} only.`);
 				return [];
 			}
 			if (reason && reason.length > MAX_REASON_CHARS) {
