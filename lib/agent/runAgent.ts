@@ -5,6 +5,7 @@ import { EMPTY_USAGE } from '../providers/shared';
 import { nextEffect, step } from './step';
 import type { AgentState, PlannedCall } from './types';
 import type { ToolRunResult } from './toolRunner';
+import { readGrants, isGrantRef, type GrantStore, type GrantScope } from './grants';
 
 export interface AgentDrivers {
 	model: ModelClient;
@@ -21,6 +22,12 @@ export interface AgentDrivers {
 	 * flight is aborted and no further step starts; a tool call already running finishes.
 	 */
 	signal?: AbortSignal;
+	/**
+	 * Standing approvals: before the run stops for a person, the scope's grants are read fresh from
+	 * the store and pending calls a grant covers run without review. A store that cannot be read
+	 * covers nothing (the calls are asked); `onUnavailable` hears why.
+	 */
+	grants?: { store: GrantStore | undefined; scope: GrantScope; now?: () => number; onUnavailable?(reason: string): void };
 }
 
 /** Why a run stopped when its execution was cancelled. */
@@ -60,7 +67,15 @@ async function runEffects(progress: { state: AgentState }, drivers: AgentDrivers
 	const adapter = adapterFor(state.provider);
 	for (;;) {
 		const effect = nextEffect(state);
-		if (effect.type === 'finish' || effect.type === 'request_approval') return state;
+		if (effect.type === 'request_approval') {
+			const covered = await coveredByGrants(state, drivers);
+			if (!covered) return state;
+			state = covered;
+			progress.state = state;
+			drivers.onStep?.(state);
+			continue;
+		}
+		if (effect.type === 'finish') return state;
 		if (drivers.signal?.aborted) throw new RunCancelled();
 		if (effect.type === 'call_model') {
 			// A forced tool choice applies until a tool has run; forcing it on every call would never let the model answer.
@@ -87,4 +102,36 @@ async function runEffects(progress: { state: AgentState }, drivers: AgentDrivers
 		progress.state = state;
 		drivers.onStep?.(state);
 	}
+}
+
+/**
+ * The state with the pending calls a grant covers approved by it, or undefined when none is (the
+ * run then stops for a person). Only a turn with no open approval is looked at; the grants are
+ * read fresh for every such stop, on whichever process runs it, so a revocation committed before
+ * this read stops the call everywhere. A use is counted afterwards, best effort.
+ */
+async function coveredByGrants(state: AgentState, drivers: AgentDrivers): Promise<AgentState | undefined> {
+	const grants = drivers.grants;
+	if (!grants || state.phase.name !== 'run_tools' || state.phase.approval) return undefined;
+	const phase = state.phase;
+	if (!phase.calls.some((call) => call.review?.status === 'pending' && !Object.hasOwn(phase.outcomes, call.id))) return undefined;
+	const at = (grants.now ?? Date.now)();
+	const reading = await readGrants(grants.store, grants.scope, at);
+	if (!reading.ok) {
+		grants.onUnavailable?.(reading.error);
+		return undefined;
+	}
+	const next = step(state, { type: 'grants_read', grants: reading.grants, scope: grants.scope, at });
+	if (next === state || next.phase.name !== 'run_tools') return undefined;
+	const before = new Set(phase.calls.filter((call) => isGrantRef(call.allowedBy)).map((call) => call.id));
+	const used = next.phase.calls.filter((call) => isGrantRef(call.allowedBy) && !before.has(call.id)).map((call) => (call.allowedBy as { grant: string }).grant);
+	if (used.length === 0) return undefined;
+	for (const id of used) {
+		try {
+			await grants.store?.markUsed(id, at);
+		} catch {
+			// Counting is for the grants page only: a lost count never changes what runs.
+		}
+	}
+	return next;
 }

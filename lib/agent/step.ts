@@ -9,6 +9,7 @@ import { hashReviewedCall } from './argumentHash';
 import { applyDecisions, awaitingPerson, expireApproval, refreshCatalog, shownIdentity } from './review';
 import { answerActions, startInputRound } from './callInput';
 import { setEntry } from './ownEntry';
+import { applyGrants, isGrantRef } from './grants';
 import { AGENT_STATE_VERSION } from './stateSchema';
 import type { AgentEffect, AgentEvent, AgentState, PlannedCall, RunSettings, RunStatus, ToolInputNeeded, ToolLogEntry, RunToolsPhase } from './types';
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome, Usage } from '../providers/modelTypes';
@@ -170,6 +171,10 @@ export function step(state: AgentState, event: AgentEvent): AgentState {
 			return settle(state, applyDecisions(state, phase, event));
 		case 'approval_expired':
 			return settle(state, expireApproval(phase, event.approvalId, event.at));
+		case 'grants_read': {
+			const next = applyGrants(phase, event.grants, event.scope, event.at);
+			return next === phase ? state : { ...state, phase: next };
+		}
 	}
 }
 
@@ -435,6 +440,7 @@ function logEntry(iteration: number, call: PlannedCall, outcome: ToolOutcome, du
 				resultSummary: summarize(outcome),
 				durationMs: durationMs ?? 0,
 			};
+	if (isGrantRef(call.allowedBy)) entry.allowedBy = { ...call.allowedBy };
 	const review = call.review;
 	if (review) {
 		entry.review = {

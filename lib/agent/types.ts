@@ -7,6 +7,7 @@ import type { ProviderId } from '../providers/providerId';
 import type { CatalogTool, ModelSettings, ModelTurn, StopKind, ToolOutcome, Usage } from '../providers/modelTypes';
 import type { ApprovalPolicy, ReviewerChoice } from './policy';
 import type { RuleRef } from './approvalRules';
+import type { Grant, GrantRef, GrantScope } from './grantTypes';
 import type { ElicitationAnswer, ServerInputRequest } from '../mcp/inputRequests';
 
 /** Why a run ended; the node reports it as `status`. */
@@ -73,8 +74,8 @@ export interface PlannedCall {
 	rejection?: string;
 	/** The approval rule that refused the call (its rejection says why). */
 	refusedBy?: RuleRef;
-	/** The approval rule that let the call run without review; absent: the node's policy (or a person, see review). */
-	allowedBy?: RuleRef;
+	/** The approval rule or standing approval (grant) that let the call run without review; absent: the node's policy (or a person, see review). */
+	allowedBy?: RuleRef | GrantRef;
 	review?: CallReview;
 	/** Set when the server asked for input during this call. */
 	input?: CallInput;
@@ -89,6 +90,8 @@ export interface ToolLogEntry {
 	isError: boolean;
 	resultSummary: string;
 	durationMs: number;
+	/** The standing approval that let the call run without review (grant id, who granted it, when). */
+	allowedBy?: GrantRef;
 	review?: {
 		decision: ReviewStatus;
 		reviewer?: string;
@@ -193,7 +196,9 @@ export type AgentEvent =
 	/** `receivedAt`: when the run got the decision; a decision made or received after the approval's expiry is refused as expired. */
 	| { type: 'approval_decided'; approvalId: string; decisions: ReviewDecision[]; reviewer?: string; decidedAt: string; receivedAt?: string }
 	| { type: 'approval_expired'; approvalId: string; at: string }
-	| { type: 'catalog_refreshed'; tools: CatalogTool[] };
+	| { type: 'catalog_refreshed'; tools: CatalogTool[] }
+	/** The driver read the scope's active grants fresh at `at` (ms): pending calls a grant covers run without review. */
+	| { type: 'grants_read'; grants: Grant[]; scope: GrantScope; at: number };
 
 export type AgentEffect =
 	| { type: 'call_model' }
