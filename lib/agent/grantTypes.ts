@@ -50,7 +50,7 @@ export interface GrantRef {
 export interface GrantStore {
 	/** Idempotent: a grant with this id that exists already (even revoked) is left as it is. */
 	insert(grant: Grant): Promise<void>;
-	/** Sets revokedAt once; false when no unrevoked grant with this id exists in the scope. */
+	/** Sets revokedAt once (never cleared, never moved); true when the grant is revoked afterwards (by this call or before), false when the scope has no grant with this id. */
 	revoke(scope: GrantScope, id: string, by: string, at: number): Promise<boolean>;
 	/** Grants of the scope that are neither revoked nor expired at `now`, read fresh (never cached). */
 	listActive(scope: GrantScope, now: number): Promise<unknown[]>;
