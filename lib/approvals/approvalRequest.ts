@@ -11,6 +11,7 @@ export type { ContextToolResult };
 import { channelForm, type ChannelFormField } from './channelForm';
 import { argumentsBlock, inlineText, linkTarget, telegramText } from './summaryFormat';
 import { setEntry } from '../agent/ownEntry';
+import { grantableCall } from '../agent/grants';
 
 /**
  * A paused run's request for review, as an n8n item: everything a reviewer needs to decide,
@@ -45,6 +46,8 @@ export interface PendingCallView {
 	decisions?: ReviewerChoice[];
 	/** Why the call waits, in words: the approval rule that asked, the node's policy, or an unpinned definition. */
 	askedBy?: string;
+	/** A person may approve it and allow similar calls for a while (a standing approval, lib/agent/grants.ts). */
+	grantable?: boolean;
 }
 
 /** One request of the server, as it sent it, with the warnings from scanning it. */
@@ -125,6 +128,8 @@ export function callCode(argsHash: string): string {
 
 export interface RequestOrigin {
 	workflow?: string;
+	/** The Agent node's id: standing approvals made on the review page are scoped to it. */
+	nodeId?: string;
 	node?: string;
 	/** What started the execution, in words (e.g. "a webhook call", "a chat message"). */
 	trigger?: string;
@@ -183,6 +188,7 @@ export function buildApprovalRequest(state: AgentState, approval: OpenApproval, 
 			needsReview: call.review?.status === 'pending',
 			...(call.review?.status === 'pending' && call.review.decisions ? { decisions: [...call.review.decisions] } : {}),
 			...(call.review?.status === 'pending' ? { askedBy: whyItWaits(call.review) } : {}),
+			...(grantableCall(call) ? { grantable: true } : {}),
 			...(input ? { input } : {}),
 			...(shown.source ? { source: shown.source as 'n8n' } : {}),
 		};

@@ -29,6 +29,7 @@ import { providerConnection } from './providerCredential';
 import { errorItem, failEveryItem, failItem, toNodeError } from '../shared/nodeErrors';
 import { itemParameter } from '../shared/itemParameter';
 import { nodeOf } from '../shared/nodeOf';
+import { grantDriver } from './grantDriver';
 import { AGENT_DEFAULTS } from '../../lib/agent/defaults';
 import { awaitedLater } from '../../lib/util/awaitedLater';
 
@@ -355,7 +356,7 @@ function approvalRequestItem(
 ): INodeExecutionData {
 	// Calls waiting for review and calls whose server asked for input: one item carries both.
 	const calls = state.phase.name === 'run_tools' ? awaitingPerson(state.phase) : [];
-	const origin = requestOrigin(this.getWorkflow().name, nodeOf(this).name, this.getMode());
+	const origin = { ...requestOrigin(this.getWorkflow().name, nodeOf(this).name, this.getMode()), ...(nodeOf(this).id ? { nodeId: nodeOf(this).id } : {}) };
 	// The decision key stays in the node context: only the URL and the secret's hash go out.
 	const { reviewUrl, reviewTokenHash } = link;
 	const request = buildApprovalRequest(state, approval, calls, { ...(reviewUrl ? { reviewUrl } : {}), reviewTokenHash, origin, ...(notice ? { notice } : {}) });
@@ -550,6 +551,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 				const final = await runAgent(initial, {
 					model,
 					runTools: (calls) => runToolCalls(calls, toolRunnerOptions),
+					grants: grantDriver(this),
 					...(cancelSignal ? { signal: cancelSignal } : {}),
 					...(streaming ? { onText: (delta: string) => sendChunk(this, 'item', itemIndex, delta) } : {}),
 				});

@@ -1,0 +1,147 @@
+/**
+ * Standing approvals in the Agent's loop (runAgent): the driver reads the grants fresh before the
+ * run stops for a person; a covered call runs without review and its use is counted; a revoked
+ * grant or a store that cannot be read stops nothing from being asked, and nothing runs then.
+ */
+import { buildCatalog } from '../../lib/agent/catalog';
+import { createRun, nextEffect } from '../../lib/agent/step';
+import { runAgent } from '../../lib/agent/runAgent';
+import { hashArguments } from '../../lib/agent/argumentHash';
+import { makeGrant, type Grant, type GrantStore } from '../../lib/agent/grants';
+import type { AgentState, PlannedCall } from '../../lib/agent/types';
+import type { ModelClient } from '../../lib/providers/types';
+
+const TOOLS = buildCatalog([
+	{ id: 's1', name: 'payments', trustAnnotations: false, tools: [{ name: 'send_money', inputSchema: { type: 'object', properties: { amount: { type: 'number' }, to: { type: 'string' } } } }] },
+]).tools;
+const SCOPE = { workflowId: 'wf', nodeId: 'agent' };
+const NOW = Date.parse('2026-06-01T12:00:00Z');
+
+function model(...turns: Array<Array<Record<string, unknown>>>): ModelClient {
+	let index = 0;
+	return {
+		listModels: async () => [],
+		send: async () => {
+			const calls = turns[index++];
+			const usage = { input_tokens: 1, output_tokens: 1 };
+			if (!calls) return { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn', usage };
+			return { content: calls.map((input, i) => ({ type: 'tool_use', id: `t${index}_${i}`, name: 'send_money', input })), stop_reason: 'tool_use', usage };
+		},
+	};
+}
+
+function run(): AgentState {
+	return createRun({
+		provider: 'anthropic',
+		settings: { model: 'm', maxIterations: 5, maxOutputTokens: 100, tokenBudget: 0, toolChoice: { type: 'auto' }, parallelToolCalls: true, promptCaching: false, maxToolResultChars: 1000, approval: { mode: 'all', listed: [], alwaysAsk: [], neverAsk: [] } },
+		tools: TOOLS,
+		userMessage: 'pay',
+	});
+}
+
+function grantFor(args: Record<string, unknown>, fields?: boolean): Grant {
+	const made = makeGrant({
+		...SCOPE,
+		approvalId: 'ap0',
+		callId: 'c0',
+		server: 'payments',
+		tool: 'send_money',
+		fingerprint: TOOLS[0].fingerprint,
+		arguments: args,
+		constraint: fields ? { kind: 'fields', fields: [{ path: ['to'], equals: args.to }, { path: ['amount'], atMost: args.amount as number }] } : { kind: 'exact', argumentsHash: hashArguments(args) },
+		duration: '1d',
+		grantedBy: 'ana@example.com',
+		now: NOW - 1000,
+	});
+	if (made instanceof Error) throw made;
+	return made;
+}
+
+function memoryStore(grants: Grant[]): GrantStore & { used: string[]; reads: number } {
+	const store = {
+		used: [] as string[],
+		reads: 0,
+		insert: async (grant: Grant) => void grants.push(grant),
+		revoke: async (_scope: unknown, id: string, by: string, at: number) => {
+			const found = grants.find((g) => g.id === id);
+			if (found && found.revokedAt === undefined) Object.assign(found, { revokedAt: at, revokedBy: by });
+			return Boolean(found);
+		},
+		listActive: async () => {
+			store.reads += 1;
+			return grants.map((g) => ({ ...g }));
+		},
+		listAll: async () => grants,
+		markUsed: async (id: string) => void store.used.push(id),
+	};
+	return store;
+}
+
+const ran = (calls: PlannedCall[]) => ({ outcomes: calls.map((call) => ({ id: call.id, isError: false, text: `ran ${JSON.stringify(call.arguments)}`, images: [] })), durations: {} });
+
+test('a covered call runs without a person; the use is counted and the tool log names the grant', async () => {
+	const grant = grantFor({ amount: 20, to: 'bob' }, true);
+	const store = memoryStore([grant]);
+	const runTools = jest.fn(async (calls: PlannedCall[]) => ran(calls));
+	const final = await runAgent(run(), { model: model([{ amount: 15, to: 'bob' }]), runTools, grants: { store, scope: SCOPE, now: () => NOW } });
+	expect(nextEffect(final)).toEqual({ type: 'finish', status: 'completed' });
+	expect(runTools).toHaveBeenCalledTimes(1);
+	expect(store.used).toEqual([grant.id]);
+	expect(final.toolLog[0]).toMatchObject({ tool: 'send_money', allowedBy: { grant: grant.id, grantedBy: 'ana@example.com' } });
+});
+
+test('a call outside the grant, and a revoked grant: the run stops for a person and nothing runs', async () => {
+	const grant = grantFor({ amount: 20, to: 'bob' }, true);
+	const store = memoryStore([grant]);
+	const runTools = jest.fn(async (calls: PlannedCall[]) => ran(calls));
+	const outside = await runAgent(run(), { model: model([{ amount: 25, to: 'bob' }]), runTools, grants: { store, scope: SCOPE, now: () => NOW } });
+	expect(nextEffect(outside).type).toBe('request_approval');
+	await store.revoke(SCOPE, grant.id, 'ops', NOW - 1);
+	const revoked = await runAgent(run(), { model: model([{ amount: 15, to: 'bob' }]), runTools, grants: { store, scope: SCOPE, now: () => NOW } });
+	expect(nextEffect(revoked).type).toBe('request_approval');
+	expect(runTools).not.toHaveBeenCalled();
+	expect(store.used).toEqual([]);
+});
+
+test('the grants are read fresh at every stop: a revocation between two turns stops the second call', async () => {
+	const grant = grantFor({ amount: 20, to: 'bob' }, true);
+	const store = memoryStore([grant]);
+	const runTools = jest.fn(async (calls: PlannedCall[]) => {
+		// Revoked (on another process, say) while the first call runs.
+		await store.revoke(SCOPE, grant.id, 'ops', NOW);
+		return ran(calls);
+	});
+	const final = await runAgent(run(), { model: model([{ amount: 15, to: 'bob' }], [{ amount: 16, to: 'bob' }]), runTools, grants: { store, scope: SCOPE, now: () => NOW + 1 } });
+	expect(runTools).toHaveBeenCalledTimes(1);
+	expect(store.reads).toBe(2);
+	const effect = nextEffect(final);
+	expect(effect.type).toBe('request_approval');
+	expect(effect.type === 'request_approval' && effect.calls.map((c) => c.arguments)).toEqual([{ amount: 16, to: 'bob' }]);
+});
+
+test('a store that cannot be read: the call is asked, never run, and the driver hears why', async () => {
+	const failing: GrantStore = { ...memoryStore([]), listActive: async () => Promise.reject(new Error('database is locked')) };
+	const onUnavailable = jest.fn();
+	const runTools = jest.fn(async (calls: PlannedCall[]) => ran(calls));
+	const final = await runAgent(run(), { model: model([{ amount: 1, to: 'bob' }]), runTools, grants: { store: failing, scope: SCOPE, now: () => NOW, onUnavailable } });
+	expect(nextEffect(final).type).toBe('request_approval');
+	expect(runTools).not.toHaveBeenCalled();
+	expect(onUnavailable).toHaveBeenCalledWith('database is locked');
+});
+
+test('a lost usage count changes nothing about what runs', async () => {
+	const grant = grantFor({ amount: 5, to: 'bob' });
+	const store = { ...memoryStore([grant]), markUsed: async () => Promise.reject(new Error('write failed')) };
+	const runTools = jest.fn(async (calls: PlannedCall[]) => ran(calls));
+	const final = await runAgent(run(), { model: model([{ amount: 5, to: 'bob' }]), runTools, grants: { store, scope: SCOPE, now: () => NOW } });
+	expect(runTools).toHaveBeenCalledTimes(1);
+	expect(nextEffect(final).type).toBe('finish');
+});
+
+test('grants of another Agent node or workflow cover nothing', async () => {
+	const grant = { ...grantFor({ amount: 5, to: 'bob' }), nodeId: 'other-agent' };
+	const runTools = jest.fn(async (calls: PlannedCall[]) => ran(calls));
+	const final = await runAgent(run(), { model: model([{ amount: 5, to: 'bob' }]), runTools, grants: { store: memoryStore([grant]), scope: SCOPE, now: () => NOW } });
+	expect(nextEffect(final).type).toBe('request_approval');
+	expect(runTools).not.toHaveBeenCalled();
+});
