@@ -42,7 +42,7 @@ function renderChanges(changes: ArgumentChange[]): string {
 
 const VERDICT = { approve: 'Approved', deny: 'Denied', edit: 'Approved with your edits' } as const;
 
-export function renderDecisionPage(requests: ApprovalRequest[], decisions: ApprovalDecisionItem[]): string {
+export function renderDecisionPage(requests: ApprovalRequest[], decisions: ApprovalDecisionItem[], notes: Array<{ ok: boolean; text: string }> = []): string {
 	const rows: string[] = [];
 	let count = 0;
 	for (const item of decisions) {
@@ -64,6 +64,6 @@ ${decision.reason ? `<p>Reason: ${showText(decision.reason)}</p>` : ''}${decisio
 		'Decision recorded',
 		`<div class="card"><div class="status-icon" aria-hidden="true">✓</div><h1>Decision recorded</h1>
 <p>${count} decision${count === 1 ? '' : 's'} recorded${who}${when}. The workflow continues; you can close this page.</p>
-<ul class="summary-list">${rows.join('\n')}</ul></div>`,
+<ul class="summary-list">${rows.join('\n')}</ul>${notes.map((note) => `<p class="${note.ok ? 'grant-made' : 'error'}">${showText(note.text)}</p>`).join('\n')}</div>`,
 	);
 }

@@ -9,6 +9,7 @@ import { REVIEW_STYLE } from './reviewStyle';
 import { riskBadges, riskLevel } from './riskBadges';
 import { MAX_CALLS_PER_PAGE } from './reviewerAccess';
 import { REVIEW_TOKEN_PARAM } from './reviewToken';
+import { renderGrantChoice } from './grantChoice';
 
 /**
  * The built-in review page: plain server-rendered HTML with one form, working without JavaScript
@@ -39,6 +40,8 @@ export interface ReviewPageOptions {
 	editErrors?: Record<string, string[]>;
 	/** For "expires in …"; defaults to the current time. */
 	now?: Date;
+	/** Standing approvals can be made here (true), or why not (absent: not offered). */
+	grants?: boolean | string;
 }
 
 export const MAX_REASON_CHARS = 2000;
@@ -120,7 +123,7 @@ ${fields}
 <details${previous[useJson] !== undefined ? ' open' : ''}><summary>Edit as JSON instead</summary><label class="keep"><input type="checkbox" name="${useJson}" value="1"${previous[useJson] !== undefined ? ' checked' : ''}> Use this JSON instead of the fields above</label>${hint}${textarea}</details></div>`;
 }
 
-function renderDecision(request: ApprovalRequest, call: PendingCallView, previous: Record<string, string>, editErrors: Record<string, string[]>): string {
+function renderDecision(request: ApprovalRequest, call: PendingCallView, previous: Record<string, string>, editErrors: Record<string, string[]>, grants?: boolean | string): string {
 	const field = (kind: 'decision' | 'reason' | 'args') => fieldName(kind, request.approvalId, call.callId);
 	const chosen = previous[field('decision')] ?? '';
 	const id = field('decision');
@@ -133,6 +136,7 @@ function renderDecision(request: ApprovalRequest, call: PendingCallView, previou
 ${radios}
 <div class="reason-box"><label for="${field('reason')}">Reason <span class="meta">(optional; the model is told)</span></label><textarea id="${field('reason')}" name="${field('reason')}" rows="2" maxlength="${MAX_REASON_CHARS}">\n${escapeHtml(previous[field('reason')] ?? '')}</textarea></div>
 ${offered.includes('edit') ? renderEditBox(request, call, previous, editErrors, field('args')) : ''}
+${grants !== undefined && offered.includes('approve') ? renderGrantChoice(request, call, previous, grants) : ''}
 </fieldset>`;
 }
 
@@ -146,7 +150,7 @@ function renderCall(request: ApprovalRequest, call: PendingCallView, index: numb
 	const warnings = Array.isArray(call.warnings) ? call.warnings : [];
 	const headingId = `call-${fieldName('hash', request.approvalId, call.callId).slice(6)}`;
 	// Items of earlier versions carry no needsReview: every call in them waits for review.
-	const review = call.needsReview !== false ? renderDecision(request, call, previous, options.editErrors ?? {}) : '';
+	const review = call.needsReview !== false ? renderDecision(request, call, previous, options.editErrors ?? {}, options.grants) : '';
 	const input = call.input
 		? `<input type="hidden" name="${field('inputHash')}" value="${showText(call.input.inputHash)}">\n${renderCallInput(request.approvalId, call, { previous, errors: options.inputErrors ?? {} })}`
 		: '';

@@ -8,6 +8,8 @@ import { parseReviewSubmission, valuesToShowAgain } from './reviewSubmission';
 import { mentionsInput } from './inputForm';
 import type { RecentDecisions } from './recentDecisions';
 import { decisionKeyFor, withDecisionProof } from './decisionProof';
+import { grantsFromChoices, grantSummary, readGrantChoices } from './grantChoice';
+import type { GrantStore } from '../agent/grants';
 
 /**
  * Everything MCP Approval's webhook does, as a plain function of the request: who may see which
@@ -31,6 +33,12 @@ export interface ReviewWebhookRequest {
 	limiter?: AttemptLimiter;
 	/** Approvals decided a moment ago in this process (recentDecisions.ts); MCP Approval passes the shared one. */
 	recentDecisions?: RecentDecisions;
+	/**
+	 * Where standing approvals are kept. With it, the page offers "allow similar calls" on calls a
+	 * person may approve, and a form post that chooses it makes the grant: the only place a grant
+	 * is ever made. A JSON post never makes one.
+	 */
+	grantStore?: GrantStore;
 }
 
 export interface ReviewWebhookResponse {
@@ -87,6 +95,7 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 		refused: scope.refused,
 		hidden: scope.hidden,
 		now,
+		...(input.grantStore && input.workflowId ? { grants: await grantsAvailable(input.grantStore, input.workflowId, scope.open, now) } : {}),
 	};
 	const page = (status: number, errors: string[], previous: Record<string, string> = {}, inputErrors?: Record<string, string[]>, editErrors?: Record<string, string[]>) =>
 		answer(status, renderReviewPage(scope.open, { ...pageOptions, errors, previous, ...(inputErrors ? { inputErrors } : {}), ...(editErrors ? { editErrors } : {}) }), { errors, ...scopeSummary(scope) });
@@ -127,22 +136,62 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 	}
 	const result = parseReviewSubmission(body, scope.open, { now: now.toISOString(), reviewer });
 	if (!result.ok) return page(400, result.errors, result.previous, result.inputErrors, result.editErrors);
+	// A person's form post only: an API client's JSON names decisions, never standing approvals.
+	const formPost = !asJson && !Array.isArray(body.decisions);
+	const chosen = formPost && pageOptions.grants === true ? readGrantChoices(body, scope.open, result.decisions) : { choices: [], errors: [] };
+	if (chosen.errors.length) return page(400, chosen.errors, previous);
 	const count = result.decisions.reduce((n, d) => n + d.decisions.length, 0);
 	const decided = new Set(result.decisions.map((decision) => decision.approvalId));
 	if (input.recentDecisions && !input.recentDecisions.claim([...decided], now.getTime())) {
 		return page(409, ['A decision for this review arrived a moment ago and is being applied; nothing was decided twice. Reload the page in a few seconds: calls that are still open can be decided again.'], previous);
+	}
+	const notes = await makeGrants(input, chosen.choices, result.decisions[0]?.reviewer ?? reviewer ?? '', now.getTime());
+	if (typeof pageOptions.grants === 'string' && Object.keys(body).some((name) => name.startsWith('grant__') && body[name])) {
+		notes.push({ ok: false, text: `No standing approval was saved: ${pageOptions.grants}. Your decision applies to this call only.` });
 	}
 	// Signed only now, after every check: the Agent applies no decision item without this proof.
 	const key = decisionKeyFor(token as string);
 	return {
 		...answer(
 			200,
-			renderDecisionPage(scope.open, result.decisions),
+			renderDecisionPage(scope.open, result.decisions, notes),
 			{ recorded: count },
 			result.decisions.map((decision) => withDecisionProof(decision, key)),
 		),
 		undecided: requests.filter((request) => !decided.has(request.approvalId)),
 	};
+}
+
+/** Whether the grant store answers (true), or why not: the page then offers no standing approval. */
+async function grantsAvailable(store: GrantStore, workflowId: string, requests: ApprovalRequest[], now: Date): Promise<true | string> {
+	const nodeId = requests.find((request) => request.origin?.nodeId && request.calls.some((call) => call.grantable))?.origin?.nodeId;
+	if (!nodeId) return true;
+	try {
+		await store.listActive({ workflowId, nodeId }, now.getTime());
+		return true;
+	} catch (error) {
+		return `the store cannot be read (${(error as Error).message})`;
+	}
+}
+
+/**
+ * Stores the grants a person chose with their approvals, before the execution resumes (so a grant
+ * exists at once, whichever worker runs the next call). A grant that cannot be stored does not
+ * change the decision: it applies once, and the page says the standing approval was not saved.
+ */
+async function makeGrants(input: ReviewWebhookRequest, choices: ReturnType<typeof readGrantChoices>['choices'], grantedBy: string, now: number): Promise<Array<{ ok: boolean; text: string }>> {
+	if (!choices.length || !input.grantStore) return [];
+	const { grants, problems } = grantsFromChoices(choices, { workflowId: input.workflowId, grantedBy, now });
+	const notes = problems.map((text) => ({ ok: false, text }));
+	for (const grant of grants) {
+		try {
+			await input.grantStore.insert(grant);
+			notes.push({ ok: true, text: `Similar calls allowed: ${grantSummary(grant)} (standing approval ${grant.id}).` });
+		} catch (error) {
+			notes.push({ ok: false, text: `The standing approval for ${grant.tool} was not saved (${(error as Error).message}); your decision applies to this call only.` });
+		}
+	}
+	return notes;
 }
 
 /** What the JSON variant says about requests of this link that cannot be decided. */

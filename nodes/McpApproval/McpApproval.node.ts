@@ -11,6 +11,7 @@ import { isApprovalRequest, type ApprovalRequest } from '../../lib/approvals/app
 import { parseAllowedReviewers } from '../../lib/approvals/n8nSignIn';
 import { handleReviewWebhook } from '../../lib/approvals/reviewWebhook';
 import { recentDecisions } from '../../lib/approvals/recentDecisions';
+import { n8nGrantStore } from '../shared/grantStore';
 
 /**
  * Waits for a person's decision on the Agent's pending tool calls (and their answers to input a
@@ -100,6 +101,7 @@ export class McpApproval implements INodeType {
 			allowedReviewers: requireSignIn ? parseAllowedReviewers(this.getNodeParameter('allowedReviewers', '')) : [],
 			workflowId: this.getWorkflow().id,
 			recentDecisions,
+			grantStore: n8nGrantStore(),
 		});
 		res.status(answer.status);
 		for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);

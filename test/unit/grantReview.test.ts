@@ -1,0 +1,137 @@
+/**
+ * Standing approvals on the review page (issue 28.3): the choice is offered on calls a person may
+ * approve; a person's form post makes the grant (exact arguments, or conditions picked from the
+ * call); nothing else ever makes one: not a JSON post, not a channel answer, not an item's data.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { handleReviewWebhook } from '../../lib/approvals/reviewWebhook';
+import { grantFieldName } from '../../lib/approvals/grantChoice';
+import { fieldName } from '../../lib/approvals/reviewPage';
+import { constraintHolds, type Grant, type GrantStore } from '../../lib/agent/grants';
+import { approvalRequest, browserPost, pendingCall, TOKEN } from '../support/approvalFixtures';
+import type { ApprovalRequest } from '../../lib/approvals/approvalRequest';
+
+const NOW = new Date('2030-01-01T01:00:00Z');
+const ARGS = { amount: 15, to: 'bob', memo: 'rent' };
+const call = pendingCall('c1', ARGS, { server: 'payments', tool: 'send_money', grantable: true, inputSchema: { type: 'object' } });
+const request = (extra: Partial<ApprovalRequest> = {}) => approvalRequest({ calls: [call], origin: { workflow: 'Pay', node: 'MCP Agent', nodeId: 'agent-node' }, ...extra });
+
+function store(): GrantStore & { inserted: Grant[] } {
+	const inserted: Grant[] = [];
+	return { inserted, insert: async (g) => void inserted.push(g), revoke: async () => true, listActive: async () => [], listAll: async () => inserted, markUsed: async () => undefined };
+}
+
+const hook = (grantStore: GrantStore | undefined, method: string, body: unknown, pending: unknown = [request()], headers: Record<string, unknown> = {}) =>
+	handleReviewWebhook({ method, headers, query: { reviewToken: TOKEN }, body, pending, requireSignIn: false, allowedReviewers: [], workflowId: 'wf-1', now: NOW, grantStore });
+
+const f = (kind: 'grant' | 'grantScope' | 'grantSame' | 'grantMax', index?: number) => grantFieldName(kind, 'ap1', 'c1', index);
+const decision = fieldName('decision', 'ap1', 'c1');
+
+test('the page offers the choice: durations, exact arguments, a field\'s value, a number\'s maximum', async () => {
+	const page = await hook(store(), 'GET', undefined);
+	expect(page.html).toContain('Also allow similar calls without asking?');
+	for (const label of ['No, only this call', 'For 1 hour', 'For 1 day', 'For 30 days', 'exactly these arguments', '<code>to</code> is &quot;bob&quot;', '<code>amount</code> at most 15']) expect(page.html).toContain(label);
+});
+
+test('not offered without a store, on calls that are not grantable, or when the store cannot be read (and the page says so)', async () => {
+	expect((await hook(undefined, 'GET', undefined)).html).not.toContain('Also allow similar calls');
+	expect((await hook(store(), 'GET', undefined, [request({ calls: [{ ...call, grantable: undefined }] })])).html).not.toContain('Also allow similar calls');
+	const broken = { ...store(), listActive: async () => Promise.reject(new Error('no such table')) };
+	const page = await hook(broken, 'GET', undefined);
+	expect(page.html).not.toContain('Also allow similar calls');
+	expect(page.html).toContain('Standing approvals are unavailable here: the store cannot be read (no such table)');
+});
+
+test('approve + 1 day + exactly these arguments makes one grant, bound to the call as shown', async () => {
+	const s = store();
+	const page = await hook(s, 'GET', undefined);
+	const answer = await hook(s, 'POST', browserPost(page.html, { [decision]: 'approve', [f('grant')]: '1d', reviewer: 'Ana' }));
+	expect(answer.status).toBe(200);
+	expect(answer.decisions).toHaveLength(1);
+	expect(s.inserted).toEqual([
+		expect.objectContaining({ workflowId: 'wf-1', nodeId: 'agent-node', server: 'payments', tool: 'send_money', fingerprint: call.fingerprint, grantedBy: 'Ana', grantedAt: NOW.getTime(), expiresAt: NOW.getTime() + 86_400_000, constraint: { kind: 'exact', argumentsHash: expect.any(String) } }),
+	]);
+	expect(answer.html).toContain('Similar calls allowed: send_money on payments with exactly the same arguments');
+});
+
+test('conditions picked from the call: the same recipient, at most this amount', async () => {
+	const s = store();
+	const page = await hook(s, 'GET', undefined);
+	// fieldCandidates order: amount (0), to (1), memo (2)
+	await hook(s, 'POST', browserPost(page.html, { [decision]: 'approve', [f('grant')]: '1h', [f('grantScope')]: 'fields', [f('grantSame', 1)]: '1', [f('grantMax', 0)]: '1', reviewer: 'Ana' }));
+	expect(s.inserted[0].constraint).toEqual({ kind: 'fields', fields: [{ path: ['amount'], atMost: 15, atLeast: 0 }, { path: ['to'], equals: 'bob' }] });
+	expect(constraintHolds(s.inserted[0].constraint, { amount: 3, to: 'bob', memo: 'other' })).toBe(true);
+	expect(constraintHolds(s.inserted[0].constraint, { amount: 16, to: 'bob' })).toBe(false);
+});
+
+test('a choice without Approve, without a condition, or with an unknown duration is refused whole; nothing is decided or stored', async () => {
+	const s = store();
+	const page = await hook(s, 'GET', undefined);
+	for (const set of [
+		{ [decision]: 'deny', [f('grant')]: '1d' },
+		{ [decision]: 'approve', [f('grant')]: '1d', [f('grantScope')]: 'fields' },
+		{ [decision]: 'approve', [f('grant')]: '365d' },
+	]) {
+		const answer = await hook(s, 'POST', browserPost(page.html, { ...set, reviewer: 'Ana' }));
+		expect(answer.status).toBe(400);
+		expect(answer.decisions).toBeUndefined();
+	}
+	expect(s.inserted).toEqual([]);
+});
+
+test('a store that fails: the decision still applies once, and the page says the standing approval was not saved', async () => {
+	const s = { ...store(), insert: async () => Promise.reject(new Error('disk full')) };
+	const page = await hook(s, 'GET', undefined);
+	const answer = await hook(s, 'POST', browserPost(page.html, { [decision]: 'approve', [f('grant')]: '1h', reviewer: 'Ana' }));
+	expect(answer.decisions).toHaveLength(1);
+	expect(answer.html).toContain('was not saved (disk full); your decision applies to this call only');
+});
+
+describe('nothing but a person\'s form post on the review page makes a grant', () => {
+	test('a JSON (API) post with grant fields decides, but makes no grant', async () => {
+		const s = store();
+		const body = { reviewToken: TOKEN, reviewer: 'bot', decisions: [{ approvalId: 'ap1', callId: 'c1', argsHash: call.argsHash, decision: 'approve' }], [f('grant')]: '30d', grant: { duration: '30d' } };
+		const answer = await hook(s, 'POST', body, [request()], { 'content-type': 'application/json' });
+		expect(answer.decisions).toHaveLength(1);
+		expect(s.inserted).toEqual([]);
+	});
+
+	test('an item that claims a grant (extra fields on the request or its call) makes none by itself', async () => {
+		const s = store();
+		const forged = request({ calls: [{ ...call, grant: { duration: '30d', constraint: { kind: 'fields', fields: [] } } } as never], grant: '30d' } as never);
+		const page = await hook(s, 'GET', undefined, [forged]);
+		await hook(s, 'POST', browserPost(page.html, { [decision]: 'approve', reviewer: 'Ana' }), [forged]);
+		expect(s.inserted).toEqual([]);
+	});
+
+	test('a call the item marks grantable without an Agent node id gets no choice', async () => {
+		const s = store();
+		const noNode = request({ origin: { workflow: 'Pay' } });
+		const page = await hook(s, 'GET', undefined, [noNode]);
+		expect(page.html).not.toContain('Also allow similar calls');
+		const answer = await hook(s, 'POST', { ...browserPost(page.html, { [decision]: 'approve', reviewer: 'Ana' }), [f('grant')]: '1h' }, [noNode]);
+		expect(answer.decisions).toBeUndefined();
+		expect(s.inserted).toEqual([]);
+	});
+
+	test('in the source, only the review page\'s POST path inserts a grant (channel answers and the Agent never can)', () => {
+		const root = path.join(__dirname, '..', '..');
+		const files: string[] = [];
+		const walk = (dir: string) => {
+			for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+				const full = path.join(dir, entry.name);
+				if (entry.isDirectory()) walk(full);
+				else if (full.endsWith('.ts')) files.push(full);
+			}
+		};
+		for (const dir of ['lib', 'nodes', 'credentials']) walk(path.join(root, dir));
+		const inserting = files.filter((file) => /\.insert\(/.test(fs.readFileSync(file, 'utf8'))).map((file) => path.relative(root, file));
+		// The store's own implementation and its n8n adapter define insert; only reviewWebhook.ts calls it.
+		expect(inserting.sort()).toEqual(['lib/approvals/reviewWebhook.ts', 'nodes/shared/grantStore.ts']);
+		expect(fs.readFileSync(path.join(root, 'nodes/shared/grantStore.ts'), 'utf8')).toMatch(/insert: async \(grant\) => current\(\)\.insert\(grant\)/);
+		for (const file of ['lib/approvals/channelDecision.ts', 'lib/approvals/resumeInput.ts', 'nodes/McpAgent/execute.ts', 'lib/agent/runAgent.ts']) {
+			expect(fs.readFileSync(path.join(root, file), 'utf8')).not.toMatch(/makeGrant|grantsFromChoices|\.insert\(/);
+		}
+	});
+});
