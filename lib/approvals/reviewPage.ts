@@ -42,6 +42,8 @@ export interface ReviewPageOptions {
 	now?: Date;
 	/** Standing approvals can be made here (true), or why not (absent: not offered). */
 	grants?: boolean | string;
+	/** The Agent's standing approvals, listed with Revoke buttons (grantsSection.ts), at the end of the form. */
+	grantsSection?: string;
 }
 
 export const MAX_REASON_CHARS = 2000;
@@ -240,6 +242,7 @@ ${cards}
 <div class="card">${reviewer}</div>
 <div class="actions"><div class="buttons"><button type="submit" class="primary">Submit decisions</button></div>
 ${bulk}</div>
+${options.grantsSection ?? ''}
 </form>`
 		: '';
 	const asking = requests.reduce((n, r) => n + r.calls.filter((c) => c.input).length, 0);

@@ -9,6 +9,7 @@ import { mentionsInput } from './inputForm';
 import type { RecentDecisions } from './recentDecisions';
 import { decisionKeyFor, withDecisionProof } from './decisionProof';
 import { grantsFromChoices, grantSummary, readGrantChoices } from './grantChoice';
+import { grantScopeOf, listGrants, renderGrantsSection, REVOKE_FIELD, type GrantListing } from './grantsSection';
 import type { GrantStore } from '../agent/grants';
 
 /**
@@ -88,6 +89,9 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 	if (!access.granted) return answer(access.status, renderMessagePage(access.title, access.message, 'stop'), { error: access.message });
 
 	const { scope } = access;
+	const grantScope = input.grantStore ? grantScopeOf(scope.open, input.workflowId) : undefined;
+	// Read fresh for every page: the list, and whether the store answers at all (else no grant is offered).
+	const listing: GrantListing | undefined = input.grantStore && grantScope ? await listGrants(input.grantStore, grantScope) : undefined;
 	const pageOptions: ReviewPageOptions = {
 		requireSignIn: input.requireSignIn,
 		reviewToken: token,
@@ -95,7 +99,8 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 		refused: scope.refused,
 		hidden: scope.hidden,
 		now,
-		...(input.grantStore && input.workflowId ? { grants: await grantsAvailable(input.grantStore, input.workflowId, scope.open, now) } : {}),
+		...(input.grantStore && input.workflowId ? { grants: listing && !listing.ok ? `the store cannot be read (${listing.error})` : true } : {}),
+		...(listing ? { grantsSection: renderGrantsSection(listing, now) } : {}),
 	};
 	const page = (status: number, errors: string[], previous: Record<string, string> = {}, inputErrors?: Record<string, string[]>, editErrors?: Record<string, string[]>) =>
 		answer(status, renderReviewPage(scope.open, { ...pageOptions, errors, previous, ...(inputErrors ? { inputErrors } : {}), ...(editErrors ? { editErrors } : {}) }), { errors, ...scopeSummary(scope) });
@@ -134,6 +139,23 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 		}
 		reviewer = signIn.reviewer;
 	}
+	if (typeof body[REVOKE_FIELD] === 'string' && body[REVOKE_FIELD]) {
+		// A Revoke button: nothing is decided; the grant is revoked by whoever passed the page's access rules.
+		const id = body[REVOKE_FIELD] as string;
+		const who = reviewer ?? (typeof body.reviewer === 'string' ? body.reviewer.trim().slice(0, 200) : '');
+		if (!input.grantStore || !grantScope) return page(400, ['Standing approvals are not available on this page.'], previous);
+		if (!who) return page(400, ['Enter your name to revoke a standing approval.'], previous);
+		let notice: { ok: boolean; text: string };
+		try {
+			notice = (await input.grantStore.revoke(grantScope, id, who, now.getTime()))
+				? { ok: true, text: `Standing approval ${id} is revoked: calls it covered are asked again.` }
+				: { ok: false, text: `There is no standing approval ${id} of this Agent.` };
+		} catch (error) {
+			notice = { ok: false, text: `Standing approval ${id} could not be revoked (${(error as Error).message}); try again.` };
+		}
+		const relisted = await listGrants(input.grantStore, grantScope);
+		return answer(notice.ok ? 200 : 409, renderReviewPage(scope.open, { ...pageOptions, previous, grantsSection: renderGrantsSection(relisted, now, notice) }), { revoked: notice.ok ? id : undefined, message: notice.text });
+	}
 	const result = parseReviewSubmission(body, scope.open, { now: now.toISOString(), reviewer });
 	if (!result.ok) return page(400, result.errors, result.previous, result.inputErrors, result.editErrors);
 	// A person's form post only: an API client's JSON names decisions, never standing approvals.
@@ -160,18 +182,6 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 		),
 		undecided: requests.filter((request) => !decided.has(request.approvalId)),
 	};
-}
-
-/** Whether the grant store answers (true), or why not: the page then offers no standing approval. */
-async function grantsAvailable(store: GrantStore, workflowId: string, requests: ApprovalRequest[], now: Date): Promise<true | string> {
-	const nodeId = requests.find((request) => request.origin?.nodeId && request.calls.some((call) => call.grantable))?.origin?.nodeId;
-	if (!nodeId) return true;
-	try {
-		await store.listActive({ workflowId, nodeId }, now.getTime());
-		return true;
-	} catch (error) {
-		return `the store cannot be read (${(error as Error).message})`;
-	}
 }
 
 /**

@@ -35,11 +35,11 @@ test('the page offers the choice: durations, exact arguments, a field\'s value, 
 });
 
 test('not offered without a store, on calls that are not grantable, or when the store cannot be read (and the page says so)', async () => {
-	expect((await hook(undefined, 'GET', undefined)).html).not.toContain('Also allow similar calls');
-	expect((await hook(store(), 'GET', undefined, [request({ calls: [{ ...call, grantable: undefined }] })])).html).not.toContain('Also allow similar calls');
-	const broken = { ...store(), listActive: async () => Promise.reject(new Error('no such table')) };
+	expect((await hook(undefined, 'GET', undefined)).html).not.toContain('<legend>Also allow similar calls');
+	expect((await hook(store(), 'GET', undefined, [request({ calls: [{ ...call, grantable: undefined }] })])).html).not.toContain('<legend>Also allow similar calls');
+	const broken = { ...store(), listActive: async () => Promise.reject(new Error('no such table')), listAll: async () => Promise.reject(new Error('no such table')) };
 	const page = await hook(broken, 'GET', undefined);
-	expect(page.html).not.toContain('Also allow similar calls');
+	expect(page.html).not.toContain('<legend>Also allow similar calls');
 	expect(page.html).toContain('Standing approvals are unavailable here: the store cannot be read (no such table)');
 });
 
@@ -109,7 +109,7 @@ describe('nothing but a person\'s form post on the review page makes a grant', (
 		const s = store();
 		const noNode = request({ origin: { workflow: 'Pay' } });
 		const page = await hook(s, 'GET', undefined, [noNode]);
-		expect(page.html).not.toContain('Also allow similar calls');
+		expect(page.html).not.toContain('<legend>Also allow similar calls');
 		const answer = await hook(s, 'POST', { ...browserPost(page.html, { [decision]: 'approve', reviewer: 'Ana' }), [f('grant')]: '1h' }, [noNode]);
 		expect(answer.decisions).toBeUndefined();
 		expect(s.inserted).toEqual([]);
@@ -133,5 +133,71 @@ describe('nothing but a person\'s form post on the review page makes a grant', (
 		for (const file of ['lib/approvals/channelDecision.ts', 'lib/approvals/resumeInput.ts', 'nodes/McpAgent/execute.ts', 'lib/agent/runAgent.ts']) {
 			expect(fs.readFileSync(path.join(root, file), 'utf8')).not.toMatch(/makeGrant|grantsFromChoices|\.insert\(/);
 		}
+	});
+});
+
+describe('the Agent\'s standing approvals on the review page', () => {
+	function listedStore(grants: Grant[]): GrantStore & { revoked: string[] } {
+		const revoked: string[] = [];
+		return {
+			revoked,
+			insert: async () => undefined,
+			revoke: async (_scope, id, by, at) => {
+				const grant = grants.find((g) => g.id === id);
+				if (!grant) return false;
+				grant.revokedAt ??= at;
+				grant.revokedBy ??= by;
+				revoked.push(id);
+				return true;
+			},
+			listActive: async () => grants.filter((g) => g.revokedAt === undefined),
+			listAll: async () => grants,
+			markUsed: async () => undefined,
+		};
+	}
+
+	async function made(): Promise<Grant> {
+		const s = store();
+		const page = await hook(s, 'GET', undefined);
+		await hook(s, 'POST', browserPost(page.html, { [decision]: 'approve', [f('grant')]: '30d', reviewer: 'Ana' }));
+		return { ...s.inserted[0], uses: 3 };
+	}
+
+	test('lists who granted what, when, until when and how often it was used, with a Revoke button (POST only)', async () => {
+		const grant = await made();
+		const page = await hook(listedStore([grant]), 'GET', undefined);
+		expect(page.html).toContain('Standing approvals of this Agent');
+		expect(page.html).toContain('Granted by Ana at 2030-01-01 01:00 UTC · used 3 times');
+		expect(page.html).toContain(`<button type="submit" name="revokeGrant" value="${grant.id}" class="revoke" formnovalidate>Revoke</button>`);
+	});
+
+	test('Revoke revokes (recording who), decides nothing, and the list shows it revoked', async () => {
+		const grant = await made();
+		const s = listedStore([grant]);
+		const page = await hook(s, 'GET', undefined);
+		const answer = await hook(s, 'POST', { ...browserPost(page.html, { reviewer: 'Ops' }), revokeGrant: grant.id });
+		expect(answer.status).toBe(200);
+		expect(answer.decisions).toBeUndefined();
+		expect(s.revoked).toEqual([grant.id]);
+		expect(answer.html).toContain('Revoked by Ops at 2030-01-01 01:00 UTC');
+		expect(answer.html).not.toContain(`value="${grant.id}" class="revoke"`);
+	});
+
+	test('a GET never revokes; a revoke without a name or for an unknown id changes nothing', async () => {
+		const grant = await made();
+		const s = listedStore([grant]);
+		await handleReviewWebhook({ method: 'GET', headers: {}, query: { reviewToken: TOKEN, revokeGrant: grant.id }, body: { revokeGrant: grant.id }, pending: [request()], requireSignIn: false, allowedReviewers: [], workflowId: 'wf-1', now: NOW, grantStore: s });
+		expect((await hook(s, 'POST', { reviewToken: TOKEN, revokeGrant: grant.id })).status).toBe(400);
+		expect((await hook(s, 'POST', { reviewToken: TOKEN, reviewer: 'Ops', revokeGrant: 'grant_nope' })).status).toBe(409);
+		expect(s.revoked).toEqual([]);
+	});
+
+	test('without the review secret there is no list and no revoking', async () => {
+		const grant = await made();
+		const s = listedStore([grant]);
+		const answer = await handleReviewWebhook({ method: 'POST', headers: {}, query: {}, body: { reviewer: 'x', revokeGrant: grant.id }, pending: [request()], requireSignIn: false, allowedReviewers: [], workflowId: 'wf-1', now: NOW, grantStore: s });
+		expect(answer.status).toBeGreaterThanOrEqual(400);
+		expect(answer.html).not.toContain('Standing approvals of this Agent');
+		expect(s.revoked).toEqual([]);
 	});
 });
