@@ -66,14 +66,14 @@ export function renderGrantChoice(request: ApprovalRequest, call: PendingCallVie
 		.map((candidate, i) => {
 			const label = showText(candidate.path.join('.'));
 			const value = showText(JSON.stringify(candidate.value));
-			const same = `<label class="keep"><input type="checkbox" name="${f('grantSame', i)}" value="1"${previous[f('grantSame', i)] ? ' checked' : ''}> <code>${label}</code> is ${value}</label>`;
-			const max = typeof candidate.value === 'number' ? `<label class="keep"><input type="checkbox" name="${f('grantMax', i)}" value="1"${previous[f('grantMax', i)] ? ' checked' : ''}> <code>${label}</code> at most ${value}${candidate.value >= 0 ? ' (and not negative)' : ''}</label>` : '';
+			const same = `<label class="grant-pick"><input type="checkbox" name="${f('grantSame', i)}" value="1"${previous[f('grantSame', i)] ? ' checked' : ''}> <code>${label}</code> is ${value}</label>`;
+			const max = typeof candidate.value === 'number' ? `<label class="grant-pick"><input type="checkbox" name="${f('grantMax', i)}" value="1"${previous[f('grantMax', i)] ? ' checked' : ''}> <code>${label}</code> at most ${value}${candidate.value >= 0 ? ' (and not negative)' : ''}</label>` : '';
 			return `<li>${same}${max}</li>`;
 		})
 		.join('');
 	const radio = (value: string, label: string) => `<label class="keep"><input type="radio" name="${f('grantScope')}" value="${value}"${scope === value ? ' checked' : ''}> ${label}</label>`;
 	return `<fieldset class="grant"><legend>Also allow similar calls without asking?</legend>
-<p class="meta">Only with Approve. Similar calls of this Agent in this workflow then run without review until the time is up, while the tool's definition stays as it is now; anyone with access to the grants page can revoke it.</p>
+<p class="meta">Only with Approve. Similar calls of this Agent in this workflow then run without review until the time is up, while the tool's definition stays as it is now; it is listed at the end of every review page of this Agent, where it can be revoked.</p>
 <label for="${f('grant')}">Allow</label> <select id="${f('grant')}" name="${f('grant')}">${options}</select>
 <div class="grant-scope">${radio('exact', `This tool with exactly these arguments`)}${candidates.length ? `${radio('fields', 'This tool when all the conditions I tick hold:')}<ul class="grant-fields">${rows}</ul>` : ''}</div>
 </fieldset>`;

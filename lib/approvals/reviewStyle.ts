@@ -66,7 +66,7 @@ fieldset{border:1px solid var(--border);border-radius:8px;padding:.75rem 1rem;ma
 .field-error{display:block;color:var(--bad);font-weight:600;font-size:.9rem}.was{display:block;color:var(--changed);font-size:.85rem}
 .tag.changed-tag{background:var(--changed-bg);color:var(--changed);font-weight:600}
 .edit-group{background:var(--card)}.edit-item{border-top:1px dashed var(--border);padding-top:.35rem;margin-top:.35rem}.edit-item.changed{background:var(--changed-bg)}
-.grant{border-style:dashed}.grant select{min-height:44px;max-width:100%}.grant-fields{list-style:none;padding-left:1.5rem;margin:.25rem 0}.grant-fields code{overflow-wrap:anywhere}.grant-made{color:var(--ok)}
+.grant{border-style:dashed}.grant select{min-height:44px;max-width:100%}.grant-fields{list-style:none;padding-left:1.5rem;margin:.25rem 0}.grant-pick{display:block;min-height:44px;padding:.55rem 0 .55rem 1.9rem;text-indent:-1.9rem;font-weight:600;overflow-wrap:anywhere}.grant-pick input{width:1.2rem;height:1.2rem;margin:0 .7rem 0 0;vertical-align:middle}.grant-made{color:var(--ok);overflow-wrap:anywhere}.grants p,.grants code{overflow-wrap:anywhere}
 .keep{display:flex;align-items:center;gap:.5rem;min-height:44px;font-weight:600}
 input[type=checkbox],input[type=radio]{width:1.25rem;height:1.25rem;accent-color:var(--accent)}
 .required{font-size:.75rem;padding:0 .35rem;border-radius:4px;background:var(--bad-bg);color:var(--bad)}

@@ -1,0 +1,171 @@
+/**
+ * Standing approvals in a real browser (issue 28.3): chromium (puppeteer-core, JavaScript off) opens
+ * the review page served by MCP Approval's own webhook logic with an in-memory grant store, picks
+ * "allow similar calls for 1 day" with conditions ticked from the call, approves, and then revokes a
+ * grant from the list; at desktop and phone width. Screenshots go to $REVIEW_ARTIFACTS (or a temp
+ * folder, printed).
+ */
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { parse as parseQuery } from 'node:querystring';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { awaitingPerson, createRun, nextEffect, step } from '../../lib/agent/step';
+import { buildCatalog } from '../../lib/agent/catalog';
+import { buildApprovalRequest, type ApprovalRequest } from '../../lib/approvals/approvalRequest';
+import { requestOrigin } from '../../lib/approvals/requestOrigin';
+import { reviewLink } from '../../lib/approvals/reviewToken';
+import { handleReviewWebhook } from '../../lib/approvals/reviewWebhook';
+import type { Grant, GrantStore } from '../../lib/agent/grants';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = process.env.REVIEW_ARTIFACTS ?? mkdtempSync(path.join(tmpdir(), 'grants-browser-'));
+mkdirSync(ARTIFACTS, { recursive: true });
+
+const TOOLS = buildCatalog([
+	{
+		id: 'pay',
+		name: 'payments',
+		trustAnnotations: false,
+		tools: [{ name: 'send_money', description: 'Sends money to an IBAN.', inputSchema: { type: 'object', properties: { amount: { type: 'number' }, currency: { type: 'string' }, to: { type: 'string' }, memo: { type: 'string' } }, required: ['amount', 'to'] } }],
+	},
+]).tools;
+
+function memoryStore(): GrantStore & { grants: Grant[] } {
+	const grants: Grant[] = [];
+	return {
+		grants,
+		insert: async (grant) => void (grants.some((g) => g.id === grant.id) || grants.push(grant)),
+		revoke: async (_scope, id, by, at) => {
+			const grant = grants.find((g) => g.id === id);
+			if (!grant) return false;
+			grant.revokedAt ??= at;
+			grant.revokedBy ??= by;
+			return true;
+		},
+		listActive: async () => grants.filter((g) => g.revokedAt === undefined),
+		listAll: async () => [...grants].reverse(),
+		markUsed: async () => undefined,
+	};
+}
+
+interface Served {
+	server: Server;
+	url: string;
+	store: ReturnType<typeof memoryStore>;
+	request: ApprovalRequest;
+}
+
+async function serve(): Promise<Served> {
+	const state0 = createRun({
+		provider: 'anthropic',
+		settings: { model: 'm', maxIterations: 5, maxOutputTokens: 100, tokenBudget: 0, toolChoice: { type: 'auto' }, parallelToolCalls: true, promptCaching: false, maxToolResultChars: 1000, approval: { mode: 'all', listed: [], alwaysAsk: [], neverAsk: [] } },
+		tools: TOOLS,
+		userMessage: 'Pay the March rent to the landlord.',
+	});
+	const turn = step(state0, {
+		type: 'model_turn',
+		turn: { transcriptItems: [], text: 'Paying the rent.', toolCalls: [{ id: 'c1', name: 'send_money', rawArguments: { amount: 950, currency: 'EUR', to: 'DE89370400440532013000', memo: 'Rent March' } }], stop: 'tool_use', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+	});
+	const state = step(turn, { type: 'approval_opened', approval: { id: 'ap1', requestedAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 86_400_000).toISOString() } });
+	if (nextEffect(state).type !== 'request_approval') throw new Error('expected a pending call');
+	const store = memoryStore();
+	const served = { store } as Served;
+	served.server = createServer((req, res) => {
+		let raw = '';
+		req.on('data', (chunk) => (raw += chunk));
+		req.on('end', async () => {
+			const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+			const answer = await handleReviewWebhook({
+				method: req.method ?? 'GET',
+				headers: req.headers as Record<string, unknown>,
+				query: Object.fromEntries(url.searchParams),
+				body: req.method === 'POST' ? parseQuery(raw) : undefined,
+				pending: [served.request],
+				requireSignIn: false,
+				allowedReviewers: [],
+				workflowId: 'wf',
+				grantStore: store,
+			});
+			res.writeHead(answer.status, { ...answer.headers, 'Content-Type': 'text/html; charset=utf-8' });
+			res.end(answer.html);
+		});
+	});
+	await new Promise<void>((resolve) => served.server.listen(0, '127.0.0.1', resolve));
+	const port = (served.server.address() as { port: number }).port;
+	const link = reviewLink(`http://127.0.0.1:${port}/webhook-waiting/42`);
+	const phase = state.phase.name === 'run_tools' ? state.phase : undefined;
+	served.request = buildApprovalRequest(state, phase!.approval!, awaitingPerson(phase!), { ...link, origin: { ...requestOrigin('Rent', 'MCP Agent', 'webhook'), nodeId: 'agent-node' } });
+	served.url = link.reviewUrl!;
+	return served;
+}
+
+let browser: Browser;
+beforeAll(async () => {
+	browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+	// eslint-disable-next-line no-console
+	console.log(`Grant screenshots: ${ARTIFACTS}`);
+});
+afterAll(async () => {
+	await browser?.close();
+});
+
+const shot = async (page: Page, name: string, selector?: string) => {
+	// Nothing wider than the viewport: no sideways scrolling on a phone.
+	expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(page.viewport()!.width);
+	const element = selector ? await page.$(selector) : null;
+	if (element) await element.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) as `${string}.png` });
+	else await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) as `${string}.png`, fullPage: true });
+};
+
+describe.each([
+	['desktop', { width: 1280, height: 900 }],
+	['phone', { width: 390, height: 844, isMobile: true, hasTouch: true }],
+])('%s', (name, viewport) => {
+	test('approve and allow similar calls for a day, then revoke it from the list', async () => {
+		const served = await serve();
+		const page = await browser.newPage();
+		await page.setJavaScriptEnabled(false);
+		await page.setViewport({ ...viewport, deviceScaleFactor: 1 });
+		try {
+			await page.goto(served.url);
+			await page.click('input.pick.approve + label');
+			const select = await page.$('fieldset.grant select');
+			expect(select).not.toBeNull();
+			await page.select('fieldset.grant select', '1d');
+			await page.click('fieldset.grant input[type=radio][value=fields]');
+			const boxes = await page.$$('ul.grant-fields input[type=checkbox]');
+			// amount is (0) and at most (0); currency (1); to (2); memo (3): tick "to is …" and "amount at most 950".
+			expect(boxes.length).toBe(5);
+			await boxes[1].click();
+			await boxes[3].click();
+			await page.type('input[name=reviewer]', 'Ana');
+			const grantBox = await page.$('fieldset.grant');
+			await grantBox!.scrollIntoView();
+			await shot(page, `grant-choice-${name}`, 'section.call');
+			await Promise.all([page.waitForNavigation(), page.click('button.primary')]);
+			const done = await page.content();
+			expect(done).toContain('Similar calls allowed: send_money on payments with amount between 0 and 950 and to is "DE89370400440532013000"');
+			await shot(page, `grant-made-${name}`);
+			expect(served.store.grants).toHaveLength(1);
+			expect(served.store.grants[0].constraint).toEqual({ kind: 'fields', fields: [{ path: ['amount'], atMost: 950, atLeast: 0 }, { path: ['to'], equals: 'DE89370400440532013000' }] });
+
+			// The list on the review page (the same access rules): revoke with a POST.
+			await page.goto(served.url);
+			const section = await page.$('section.grants');
+			await section!.scrollIntoView();
+			await shot(page, `grants-list-${name}`, 'section.grants');
+			await page.type('input[name=reviewer]', 'Ops');
+			await Promise.all([page.waitForNavigation(), page.click('button.revoke')]);
+			expect(served.store.grants[0].revokedBy).toBe('Ops');
+			const after = await page.content();
+			expect(after).toContain('is revoked: calls it covered are asked again');
+			await (await page.$('section.grants'))!.scrollIntoView();
+			await shot(page, `grants-revoked-${name}`, 'section.grants');
+		} finally {
+			await page.close();
+			served.server.close();
+		}
+	});
+});
