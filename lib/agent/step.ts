@@ -12,6 +12,7 @@ import { setEntry } from './ownEntry';
 import { AGENT_STATE_VERSION } from './stateSchema';
 import type { AgentEffect, AgentEvent, AgentState, PlannedCall, RunSettings, RunStatus, ToolInputNeeded, ToolLogEntry, RunToolsPhase } from './types';
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome, Usage } from '../providers/modelTypes';
+import { McpAgentError, REPORT_A_BUG } from '../errors';
 
 /**
  * The agent loop as a pure function: (state, event) -> state, and the effect the state asks for
@@ -139,7 +140,7 @@ export function nextEffect(state: AgentState): AgentEffect {
 
 export function step(state: AgentState, event: AgentEvent): AgentState {
 	if (event.type === 'model_turn') {
-		if (state.phase.name !== 'call_model') throw new Error(`model turn received while ${state.phase.name}`);
+		if (state.phase.name !== 'call_model') throw new McpAgentError(`Agent run: model turn received while ${state.phase.name}`, { code: 'state', description: REPORT_A_BUG });
 		return afterModelTurn(state, event.turn);
 	}
 	if (event.type === 'catalog_refreshed') {
@@ -147,7 +148,7 @@ export function step(state: AgentState, event: AgentEvent): AgentState {
 		if (state.phase.name !== 'run_tools') return { ...state, tools: event.tools };
 		return settle({ ...state, tools: event.tools }, refreshCatalog(state.phase, event.tools));
 	}
-	if (state.phase.name !== 'run_tools') throw new Error(`${event.type} received while ${state.phase.name}`);
+	if (state.phase.name !== 'run_tools') throw new McpAgentError(`Agent run: ${event.type} received while ${state.phase.name}`, { code: 'state', description: REPORT_A_BUG });
 	const phase = state.phase;
 	switch (event.type) {
 		case 'tool_outcomes': {

@@ -141,7 +141,7 @@ function resume(context: ResumeContext, approvalId: string, apply: (state: Agent
 		state = apply(taken.state);
 	} catch (error) {
 		restorePausedRun(context.store, approvalId, taken);
-		throw new ResumeRefused(`Decision rejected: ${(error as Error).message}`);
+		throw new ResumeRefused(`Decision rejected: ${(error as Error).message}`, McpAgentError.isInstance(error) ? error.description : undefined);
 	}
 	// The same execution resumed twice at once (n8n 1.x): the other copy of this run goes on.
 	if (context.claimResume && !context.claimResume(approvalId, taken.executionId)) return { kind: 'replayed' };

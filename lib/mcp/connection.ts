@@ -391,7 +391,7 @@ async function startSession(config: McpServerConfig, options: OpenOptions): Prom
 	try {
 		return await connectHttp(config, 'streamableHttp', options);
 	} catch (error) {
-		const status = error instanceof McpFailure ? error.httpStatus : httpStatusOf(error);
+		const status = McpFailure.isInstance(error) ? error.httpStatus : httpStatusOf(error);
 		if (status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403) {
 			return connectHttp(config, 'sse', options);
 		}

@@ -11,6 +11,7 @@ import { clientCredentialsAuth, type ClientAuthentication } from './oauth/client
 import { hostTokenAuth, type HostTokenSource } from './oauth/hostTokenAuth';
 import { checkStoredGrantIssuer } from './oauth/storedGrantCheck';
 import { parseRoots, type McpRoot } from './roots';
+import { configError, McpAgentError, REPORT_A_BUG } from '../errors';
 
 /** The credential type names, shared by nodes and credential tests. */
 export const HTTP_CREDENTIAL = 'mcpServerHttpApi';
@@ -153,8 +154,12 @@ export function serverConfigFromCredential(type: string, data: CredentialData, h
 	if (type === STDIO_CREDENTIAL) return stdioConfigFromCredential(data);
 	if (type === HTTP_CREDENTIAL) return httpConfigFromCredential(data);
 	if (type === OAUTH_CREDENTIAL) {
-		if (!host) throw new Error('The OAuth credential needs the host\'s token store');
+		// Every node passes n8n's token store with this credential type: without one, a caller of ours forgot it.
+		if (!host) throw new McpAgentError('The OAuth credential needs the host\'s token store', { code: 'config', description: REPORT_A_BUG });
 		return oauthConfigFromCredential(data, host);
 	}
-	throw new Error(`Unsupported credential type "${type}"`);
+	throw configError(
+		`Unsupported credential type "${type}"`,
+		`Select one of the MCP server credentials of this package (${[STDIO_CREDENTIAL, HTTP_CREDENTIAL, OAUTH_CREDENTIAL].join(', ')}) in the node's Server Connection.`,
+	);
 }

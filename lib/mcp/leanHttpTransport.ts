@@ -19,6 +19,7 @@ import { ForwardingTransport } from './forwardingTransport';
 import { SseParser } from './sseParser';
 import { boundedReopenDelay } from './streamReconnect';
 import { AnswerTooLarge, MAX_ANSWER_BYTES } from './streamLimits';
+import { McpAgentError } from '../errors';
 
 /**
  * Streamable HTTP with a lean path for the messages of an established 2025-era session.
@@ -161,7 +162,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 		const request = this.client.request({ ...this.target, method, headers });
 		this.requests.add(request);
 		const signal = options?.requestSignal;
-		const onAbort = () => request.destroy(signal?.reason instanceof Error ? signal.reason : new Error('The request was aborted'));
+		const onAbort = () => request.destroy(signal?.reason instanceof Error ? signal.reason : new McpAgentError('The request was aborted', { code: 'cancelled' }));
 		signal?.addEventListener('abort', onAbort, { once: true });
 		request.on('close', () => {
 			this.requests.delete(request);
@@ -290,7 +291,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 				if (!answered && expectsAnswer(message)) this.failWith(message, error.message);
 				return;
 			}
-			if (error) this.onerror?.(new Error(`SSE stream disconnected: ${error}`));
+			if (error) this.onerror?.(exchangeFailed(`SSE stream disconnected: ${error}`));
 			if (!answered && lastEventId !== undefined) this.resume(message, options, { lastEventId, retryMs }, 0);
 			else {
 				options?.onRequestStreamEnd?.();
@@ -316,7 +317,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 		});
 		body.on('error', (error) => finish(error));
 		// After 'end' this changes nothing; without it, the stream was cut off.
-		body.on('close', () => finish(new Error('the connection closed')));
+		body.on('close', () => finish(exchangeFailed('the connection closed')));
 	}
 
 	/** Ends a request whose answer stream closed without the answer and without a point to resume from. */
@@ -349,7 +350,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 	 */
 	private resume(message: JSONRPCMessage, options: TransportSendOptions | undefined, point: ResumePoint, attempt: number): void {
 		if (attempt >= MAX_RESUME_ATTEMPTS) {
-			this.onerror?.(new Error(`Maximum reconnection attempts (${MAX_RESUME_ATTEMPTS}) exceeded.`));
+			this.onerror?.(exchangeFailed(`Maximum reconnection attempts (${MAX_RESUME_ATTEMPTS}) exceeded.`));
 			options?.onRequestStreamEnd?.();
 			return;
 		}
@@ -361,7 +362,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 			if (this.given(message, options)) return;
 			this.getResumed(message, options, point).catch((error: unknown) => {
 				if (this.given(message, options)) return;
-				this.onerror?.(new Error(`Failed to reconnect SSE stream: ${error instanceof Error ? error.message : String(error)}`));
+				this.onerror?.(exchangeFailed(`Failed to reconnect SSE stream: ${error instanceof Error ? error.message : String(error)}`));
 				this.resume(message, options, point, attempt + 1);
 			});
 		}, delay);
@@ -419,6 +420,14 @@ function requestTarget(url: URL): http.RequestOptions {
 /** Proxy settings in the environment (Node's fetch may honour them; node:http would not): then the SDK path only. */
 export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
 	return Object.keys(env).some((name) => /^(?:https?|all)_proxy$/i.test(name) && Boolean(env[name]));
+}
+
+/**
+ * What the transport fails with: the SDK client hands it on, and McpConnection explains it (server,
+ * phase) with its advice kept.
+ */
+function exchangeFailed(message: string, description?: string): McpAgentError {
+	return new McpAgentError(message, { code: 'remote', ...(description !== undefined ? { description } : {}) });
 }
 
 /** Errors the SDK transport already reported through onerror (a message handed back to it failed there). */
@@ -505,7 +514,7 @@ function readText(response: http.IncomingMessage): Promise<string> {
 		body.on('error', reject);
 		// A connection cut in the middle of the body: settled either way.
 		body.on('close', () => {
-			if (!ended) reject(new Error('The connection closed before the answer was complete'));
+			if (!ended) reject(exchangeFailed('The connection closed before the answer was complete'));
 		});
 	});
 }
@@ -528,7 +537,12 @@ function decodedBody(response: http.IncomingMessage): Readable {
 	const coding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
 	if (coding === '' || coding === 'identity') return response;
 	const decoder = contentDecoder(coding);
-	if (!decoder) throw new Error(`The server answered with a content coding this client cannot read (${coding})`);
+	if (!decoder) {
+		throw exchangeFailed(
+			`The server answered with a content coding this client cannot read (${coding})`,
+			'n8n reads gzip, deflate and br. Remove any Accept-Encoding header from the credential\'s headers, or configure the server (or the proxy in front of it) not to use this coding.',
+		);
+	}
 	pipeline(response, decoder, () => undefined);
 	return decoder;
 }

@@ -2,6 +2,7 @@ import type { McpConnection } from './connection';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { quoteToolName } from '../tools/toolNameRule';
 import { MAX_LIST_PAGES } from './pageLimit';
+import { McpAgentError } from '../errors';
 
 /**
  * Most tools one server may offer. Every tool is fingerprinted, scanned and (in the Agent) sent to
@@ -9,6 +10,16 @@ import { MAX_LIST_PAGES } from './pageLimit';
  * rather than cut at an arbitrary point.
  */
 export const MAX_TOOLS_PER_SERVER = 2000;
+
+/** A listing refused here; McpConnection puts the server and the phase in front, and keeps the advice. */
+function listingRefused(message: string, description: string): McpAgentError {
+	return new McpAgentError(message, { code: 'remote', description });
+}
+
+const TOO_MANY =
+	"Configure the server to offer fewer tools, or split them across several servers: the MCP Server sub-node's Include Tools and Exclude Tools apply after the whole list is read, so they cannot help here.";
+const BROKEN_PAGES = "The server's pagination does not end, so its list cannot be read whole. Update the server, or report it to its authors.";
+const NOT_A_LISTING = 'The server does not answer tools/list as MCP requires. Update the server, or check that the credential points at an MCP endpoint.';
 
 /**
  * Follows `nextCursor` to the end. A server that repeats a cursor would loop forever, so a repeat
@@ -25,14 +36,14 @@ export async function collectPages<T>(
 	for (let page = 0; page < MAX_LIST_PAGES; page++) {
 		const result = await fetchPage(cursor);
 		// Checked per page, so a server cannot make us hold an unbounded list before refusing it.
-		if (limit && all.length + result.items.length > limit.maxItems) throw new Error(limit.tooMany(all.length + result.items.length));
+		if (limit && all.length + result.items.length > limit.maxItems) throw listingRefused(limit.tooMany(all.length + result.items.length), TOO_MANY);
 		all.push(...result.items);
 		if (!result.nextCursor) return all;
-		if (seen.has(result.nextCursor)) throw new Error(`the server repeated the pagination cursor while listing ${label}`);
+		if (seen.has(result.nextCursor)) throw listingRefused(`the server repeated the pagination cursor while listing ${label}`, BROKEN_PAGES);
 		seen.add(result.nextCursor);
 		cursor = result.nextCursor;
 	}
-	throw new Error(`the server returned more than ${MAX_LIST_PAGES} pages while listing ${label}`);
+	throw listingRefused(`the server returned more than ${MAX_LIST_PAGES} pages while listing ${label}`, BROKEN_PAGES);
 }
 
 /** Sorted by name so that output (and later the model's tool list, for prompt caching) is deterministic. */
@@ -49,7 +60,7 @@ const UNPARSED = { '~standard': { version: 1, vendor: 'n8n-nodes-mcp-agent', val
 
 export function checkedTools(result: unknown): { tools: ToolDefinition[]; nextCursor?: string } {
 	const body = (result ?? {}) as { tools?: unknown; nextCursor?: unknown };
-	if (!Array.isArray(body.tools)) throw new Error('the server answered tools/list without a "tools" array');
+	if (!Array.isArray(body.tools)) throw listingRefused('the server answered tools/list without a "tools" array', NOT_A_LISTING);
 	const tools: ToolDefinition[] = [];
 	for (const entry of body.tools as Array<Record<string, unknown>>) {
 		// A tool without a name cannot be called; one without a usable schema takes no arguments.
@@ -74,7 +85,7 @@ export async function listAllTools(connection: McpConnection, options: { refresh
 		if (connection.isModern) {
 			const { tools: listed } = await client.listTools(undefined, { ...connection.requestOptions(), cacheMode: options.refresh ? 'refresh' : 'use' });
 			const { tools: checked } = checkedTools({ tools: listed });
-			if (checked.length > MAX_TOOLS_PER_SERVER) throw new Error(tooMany.tooMany(checked.length));
+			if (checked.length > MAX_TOOLS_PER_SERVER) throw listingRefused(tooMany.tooMany(checked.length), TOO_MANY);
 			return byName(checked);
 		}
 		return byName(

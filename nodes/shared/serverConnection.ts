@@ -12,7 +12,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { McpConnection } from '../../lib/mcp/connection';
 import { HTTP_CREDENTIAL, OAUTH_CREDENTIAL, STDIO_CREDENTIAL, serverConfigFromCredential, type HostTokens } from '../../lib/mcp/credentialData';
 import type { HostTokenData } from '../../lib/mcp/oauth/hostTokenAuth';
-import { McpFailure } from '../../lib/mcp/errors';
+import { McpFailure, messageWithServerOutput } from '../../lib/mcp/errors';
 import { redactorForServer } from '../../lib/mcp/secrets';
 import { listAllTools, serverOffers } from '../../lib/mcp/listing';
 import type { McpServerConfig } from '../../lib/mcp/serverConfig';
@@ -157,7 +157,7 @@ export async function mcpServerConnectionTest(
 	} catch (error) {
 		// Failures from McpConnection are redacted already; a credential that did not parse has no
 		// config, and its parsing errors never quote a value.
-		const message = error instanceof McpFailure ? error.message : ((error as Error)?.message ?? String(error));
+		const message = McpFailure.isInstance(error) ? messageWithServerOutput(error) : ((error as Error)?.message ?? String(error));
 		return { status: 'Error', message: config ? redactorForServer(config).text(message) : message };
 	} finally {
 		await connection?.close();

@@ -675,6 +675,21 @@ describe('provider errors', () => {
 	});
 });
 
+describe('user mistakes in the options (issue 27, point 4)', () => {
+	it('a malformed Pinned Fingerprints fails every item with the field, the entry and what to do, before the model is asked', async () => {
+		scriptModel([]);
+		const setup = { items: [{ chatInput: 'x' }, { chatInput: 'y' }], tools: [filesServer()], params: { approvalOptions: { pinnedFingerprints: '[{ "name": "list_files" }]' } } };
+		const error = await run(fakeContext(setup)).catch((e: unknown) => e);
+		expect(error).toMatchObject({ message: 'Pinned Fingerprints: entry 0 needs a string "name" and "fingerprint"', description: expect.stringMatching(/Approval Options > Pinned Fingerprints.*MCP List Tools/) });
+		const [out] = await run(fakeContext({ ...setup, continueOnFail: true }));
+		expect(out.map((item) => [item.pairedItem, item.json.error, typeof item.json.details])).toEqual([
+			[{ item: 0 }, 'Pinned Fingerprints: entry 0 needs a string "name" and "fingerprint"', 'string'],
+			[{ item: 1 }, 'Pinned Fingerprints: entry 0 needs a string "name" and "fingerprint"', 'string'],
+		]);
+		expect(model.requests).toEqual([]);
+	});
+});
+
 describe('a run that fails after tool calls ran', () => {
 	it('says which calls ran (their effects stand), and with Continue On Fail the error item carries their log', async () => {
 		const failing = () => scriptModel([toolUse([{ id: 't1', name: 'list_files', input: { path: '/data' } }]), new ProviderError('Anthropic had a server error (503) and retries ran out: overloaded', 503)]);
