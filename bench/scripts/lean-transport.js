@@ -79,7 +79,7 @@ async function batch(side, offset) {
 
 /** The lean transport is under the connection when its transport stack holds one. */
 function usesLean(connection) {
-	return /leanHttp|LeanHttpTransport/.test(describeStack(connection));
+	return describeStack(connection).includes('LeanHttpTransport');
 }
 
 function describeStack(connection) {
