@@ -129,7 +129,7 @@ async function catalogFor(handles: ServerHandle[], connections: Map<string, McpC
 		catalogOptions,
 		handles.map((handle, index) => {
 			const connection = connections.get(handle.name) as McpConnection;
-			const version = listed[index] === NO_TOOLS ? 'none' : listed[index] === connection.listedTools?.tools ? connection.toolListVersion : 'unversioned';
+			const version = listed[index] === NO_TOOLS ? 'none' : (connection.toolList.versionOf(listed[index]) ?? 'unversioned');
 			return [handle.name, handle.include, handle.exclude, handle.config.trustAnnotations, connection.id, version, connection.instructions ?? null, connection.server.name];
 		}),
 	]);

@@ -15,7 +15,7 @@ import { McpAgentError } from '../errors';
  * the connection can use this module without the two importing each other.
  */
 export interface CallChannel {
-	readonly knownTools: Map<string, ToolDefinition>;
+	readonly knownTools: ReadonlyMap<string, ToolDefinition>;
 	readonly config: McpServerConfig;
 	readonly isModern: boolean;
 	readonly redact: Redactor;

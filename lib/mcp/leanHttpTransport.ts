@@ -1,11 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { pipeline, type Duplex, type Readable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
 import { contentDecoder } from './contentCoding';
 import {
-	isJSONRPCErrorResponse,
-	isJSONRPCResultResponse,
 	parseJSONRPCMessage,
 	PROTOCOL_VERSION_META_KEY,
 	SdkError,
@@ -16,11 +13,11 @@ import {
 	type TransportSendOptions,
 } from '@modelcontextprotocol/client';
 import { ForwardingTransport } from './forwardingTransport';
-import { SseParser } from './sseParser';
+import { readEventStream, type EventStreamEnd } from './eventStreamReader';
 import { boundedReopenDelay } from './streamReconnect';
 import { AnswerTooLarge, MAX_ANSWER_BYTES } from './streamLimits';
-import { McpAgentError } from '../errors';
 
+import { McpAgentError } from '../errors';
 /**
  * Streamable HTTP with a lean path for the messages of an established 2025-era session.
  *
@@ -238,86 +235,44 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 	}
 
 	/**
-	 * An SSE answer, read as it arrives (the server may send requests and notifications before the
-	 * response): a POST's, or a resumed one (`resumed`: its responses take the request's id, as the
-	 * SDK does on a replayed stream).
+	 * An SSE answer, read as it arrives (eventStreamReader.ts): a POST's, or a resumed one
+	 * (`resumed`: its responses take the request's id, as the SDK does on a replayed stream). When it
+	 * ends without the answer it is resumed from the server's last event id, or the request fails.
 	 */
 	private readEventStream(message: JSONRPCMessage, options: TransportSendOptions | undefined, body: Readable, resumed?: ResumePoint): void {
-		const decoder = new StringDecoder('utf8');
-		let lastEventId = resumed?.lastEventId;
-		let retryMs = resumed?.retryMs;
-		let answered = false;
-		let ended = false;
-		/** Armed once the answer is in: a stream the server keeps open after it is cut (see below). */
-		let lingering: NodeJS.Timeout | undefined;
-		let cutAfterAnswer = false;
-		const replayId = resumed && 'id' in message ? message.id : undefined;
-		const parser = new SseParser({
-			// Runs inside the body's 'data' listener: whatever a handler throws goes to onerror (as in
-			// the SDK), never up the socket's event emitter, where it would be uncaught.
-			onEvent: (event) => {
-				try {
-					if (event.id) {
-						lastEventId = event.id;
-						options?.onresumptiontoken?.(event.id);
-					}
-					if (!event.data || (event.event && event.event !== 'message')) return;
-					const parsed = parseJSONRPCMessage(JSON.parse(event.data));
-					if (isJSONRPCResultResponse(parsed) || isJSONRPCErrorResponse(parsed)) {
-						answered = true;
-						if (replayId !== undefined) parsed.id = replayId;
-						// The server should end the stream with the answer; one that keeps it open
-						// (comments, pings) would hold a socket per call on a kept connection for ever.
-						lingering ??= setTimeout(() => {
-							cutAfterAnswer = true;
-							body.destroy();
-						}, ANSWERED_STREAM_GRACE_MS).unref();
-					}
-					this.onmessage?.(parsed);
-				} catch (error) {
-					this.onerror?.(error as Error);
-				}
+		readEventStream(
+			body,
+			{
+				onMessage: (parsed) => this.onmessage?.(parsed),
+				onError: (error) => this.onerror?.(error),
+				onEventId: (id) => options?.onresumptiontoken?.(id),
+				onEnd: (end) => this.streamEnded(message, options, end, resumed),
 			},
-			onRetry: (ms) => (retryMs = ms),
-		}, { maxEventChars: MAX_ANSWER_BYTES, tooLarge: () => new AnswerTooLarge("An event of the server's answer", MAX_ANSWER_BYTES) });
-		const finish = (error?: Error) => {
-			if (ended) return;
-			ended = true;
-			clearTimeout(lingering);
-			parser.end();
-			if (this.given(message, options) || cutAfterAnswer) return;
-			// Resuming would replay the same event: the call fails now, saying why.
-			if (error instanceof AnswerTooLarge) {
-				if (!answered && expectsAnswer(message)) this.failWith(message, error.message);
-				return;
-			}
-			if (error) this.onerror?.(exchangeFailed(`SSE stream disconnected: ${error}`));
-			if (!answered && lastEventId !== undefined) this.resume(message, options, { lastEventId, retryMs }, 0);
-			else {
-				options?.onRequestStreamEnd?.();
-				// The answer can come on no other stream (the spec keeps a request's answer on its own
-				// stream): the call fails now instead of waiting for its timeout.
-				if (!answered && !resumed && expectsAnswer(message)) this.failUnanswered(message, error);
-			}
-		};
-		// A line too long for a string (over 512 MiB) ends the stream with an error, not the process.
-		const read = (text: () => string): boolean => {
-			try {
-				parser.push(text());
-				return true;
-			} catch (error) {
-				finish(error as Error);
-				body.destroy();
-				return false;
-			}
-		};
-		body.on('data', (chunk: Buffer) => read(() => decoder.write(chunk)));
-		body.on('end', () => {
-			if (read(() => decoder.end())) finish();
-		});
-		body.on('error', (error) => finish(error));
-		// After 'end' this changes nothing; without it, the stream was cut off.
-		body.on('close', () => finish(exchangeFailed('the connection closed')));
+			{
+				maxEventChars: MAX_ANSWER_BYTES,
+				tooLarge: () => new AnswerTooLarge("An event of the server's answer", MAX_ANSWER_BYTES),
+				...(resumed ? { resumedFrom: resumed } : {}),
+				...(resumed && 'id' in message ? { answerId: message.id } : {}),
+			},
+		);
+	}
+
+	private streamEnded(message: JSONRPCMessage, options: TransportSendOptions | undefined, end: EventStreamEnd, resumed: ResumePoint | undefined): void {
+		const { answered, lastEventId, retryMs, error } = end;
+		if (this.given(message, options) || end.cutAfterAnswer) return;
+		// Resuming would replay the same event: the call fails now, saying why.
+		if (error instanceof AnswerTooLarge) {
+			if (!answered && expectsAnswer(message)) this.failWith(message, error.message);
+			return;
+		}
+		if (error) this.onerror?.(exchangeFailed(`SSE stream disconnected: ${error}`));
+		if (!answered && lastEventId !== undefined) this.resume(message, options, { lastEventId, retryMs }, 0);
+		else {
+			options?.onRequestStreamEnd?.();
+			// The answer can come on no other stream (the spec keeps a request's answer on its own
+			// stream): the call fails now instead of waiting for its timeout.
+			if (!answered && !resumed && expectsAnswer(message)) this.failUnanswered(message, error);
+		}
 	}
 
 	/** Ends a request whose answer stream closed without the answer and without a point to resume from. */
@@ -437,8 +392,6 @@ const reportedByInner = new WeakSet<object>();
 const FIRST_RECONNECTION_DELAY_MS = 1000;
 const MAX_RECONNECTION_DELAY_MS = 30_000;
 const MAX_RESUME_ATTEMPTS = 2;
-/** How long a POST's event stream may stay open after its answer before it is cut. */
-const ANSWERED_STREAM_GRACE_MS = 2_000;
 /** Idle kept sockets close before a typical server's keep-alive timeout (Node's default: 5 s) ends them under a request. */
 const IDLE_SOCKET_MS = 4000;
 

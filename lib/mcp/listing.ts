@@ -3,6 +3,7 @@ import type { ToolDefinition } from '../tools/toolDefinition';
 import { quoteToolName } from '../tools/toolNameRule';
 import { MAX_LIST_PAGES } from './pageLimit';
 import { McpAgentError } from '../errors';
+import type { ToolListCache } from './toolListCache';
 
 /**
  * Most tools one server may offer. Every tool is fingerprinted, scanned and (in the Agent) sent to
@@ -72,15 +73,18 @@ export function checkedTools(result: unknown): { tools: ToolDefinition[]; nextCu
 }
 
 /**
- * Every tool of the server, sorted by name, remembered on the connection (knownTools) for header
- * mirroring and output checks. On 2026-07-28 connections through the client's own listTools: it
- * honours the server's caching hints (SEP-2549: a fresh listing is served without a round trip),
- * drops tools whose `x-mcp-header` declarations are invalid (SEP-2243), and keeps the client's
- * tools index current. On 2025-era connections (no hints, no headers) page by page, unparsed.
+ * Every tool of the server, sorted by name, remembered in the connection's tool-list cache
+ * (toolListCache.ts) for listToolsCached, header mirroring and output checks. On 2026-07-28
+ * connections through the client's own listTools: it honours the server's caching hints (SEP-2549:
+ * a fresh listing is served without a round trip), drops tools whose `x-mcp-header` declarations
+ * are invalid (SEP-2243), and keeps the client's tools index current. On 2025-era connections (no
+ * hints, no headers) page by page, unparsed.
  */
 export async function listAllTools(connection: McpConnection, options: { refresh?: boolean } = {}): Promise<ToolDefinition[]> {
 	const tooMany = { maxItems: MAX_TOOLS_PER_SERVER, tooMany: (count: number) => tooManyTools(connection.server.name, count) };
-	const changesBefore = connection.toolListChanges;
+	// Stand-ins for a connection (tests) may come without a cache: they list without remembering.
+	const cache = connection.toolList as ToolListCache | undefined;
+	const ticket = cache?.beginListing();
 	const tools = await connection.request('listing tools', async (client) => {
 		if (connection.isModern) {
 			const { tools: listed } = await client.listTools(undefined, { ...connection.requestOptions(), cacheMode: options.refresh ? 'refresh' : 'use' });
@@ -96,27 +100,7 @@ export async function listAllTools(connection: McpConnection, options: { refresh
 			}, tooMany),
 		);
 	});
-	return remember(connection, tools, changesBefore);
-}
-
-/**
- * Keeps the listing on the connection for listToolsCached. A listing identical to the previous one
- * returns the previous array, so what callers derived from it (the Agent's catalog) stays valid.
- */
-function remember(connection: McpConnection, tools: ToolDefinition[], changesBefore: number): ToolDefinition[] {
-	const json = JSON.stringify(tools);
-	const previous = connection.listedTools;
-	const same = previous !== undefined && previous.json === json;
-	const kept = same ? previous.tools : tools;
-	if (!same) connection.toolListVersion++;
-	connection.listedTools = { tools: kept, listedAt: Date.now(), json };
-	// A change announced while this listing was in flight may not be in it: the next use lists again.
-	connection.toolListStale = connection.toolListChanges !== changesBefore;
-	if (connection.knownTools && !same) {
-		connection.knownTools.clear();
-		for (const tool of kept) connection.knownTools.set(tool.name, tool);
-	}
-	return kept;
+	return cache && ticket ? cache.remember(tools, ticket) : tools;
 }
 
 /** How long a connection kept between executions may answer from its last listing. */
@@ -136,11 +120,9 @@ export interface CachedListingOptions {
  * Treat the result as read-only: it is shared by every execution using the connection.
  */
 export function listToolsCached(connection: McpConnection, options: CachedListingOptions = {}): Promise<ToolDefinition[]> {
-	const listed = connection.listedTools;
 	const now = (options.now ?? Date.now)();
-	if (!options.fresh && listed && !connection.toolListStale && now - listed.listedAt < (options.maxAgeMs ?? TOOL_LIST_MAX_AGE_MS)) {
-		return Promise.resolve(listed.tools);
-	}
+	const cached = options.fresh ? undefined : connection.toolList.fresh(now, options.maxAgeMs ?? TOOL_LIST_MAX_AGE_MS);
+	if (cached) return Promise.resolve(cached);
 	// Our own bound decides here, not a longer caching hint from the server: a listing asked for
 	// reaches the server (the resume path's fresh listing above all).
 	return listAllTools(connection, { refresh: true });
