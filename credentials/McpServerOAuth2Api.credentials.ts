@@ -10,18 +10,18 @@ import { mcpServerTransportProperty } from './mcpServerTransportProperty';
  * n8n 1.x discovers less, see the README). The nodes read the stored tokens and refresh them
  * through n8n's helper (lib/mcp/oauth/hostTokenAuth.ts).
  *
- * The name deliberately avoids "OAuth2", against the linter's naming rule: n8n (1.x always, 2.x
- * without a visible scope field) deletes the stored scope of a credential whose type name contains
- * "OAuth2" and that is not on its own list, which would lose the scope a person entered.
+ * The names say "OAuth2" as n8n asks of OAuth 2 credentials (issue 27). n8n drops the stored scope
+ * of a credential type named with "OAuth2" that is not on its own list when it builds the
+ * authorization URL, unless the type has a visible scope field (n8n 2.x): oAuth2Api's Scope field
+ * stays visible here, so n8n 2.x keeps the scope a person entered. n8n 1.x drops it regardless (see
+ * docs/credentials.md, "Connect my account on n8n 2.x and 1.x").
  */
-/* eslint-disable n8n-nodes-base/cred-class-name-missing-oauth2-suffix, n8n-nodes-base/cred-class-field-name-missing-oauth2, n8n-nodes-base/cred-class-field-display-name-missing-oauth2 */
-export class McpServerOAuthApi implements ICredentialType {
-	name = 'mcpServerOAuthApi';
+export class McpServerOAuth2Api implements ICredentialType {
+	name = 'mcpServerOAuth2Api';
 
-	displayName = 'MCP Server (OAuth) API';
-	/* eslint-enable n8n-nodes-base/cred-class-name-missing-oauth2-suffix, n8n-nodes-base/cred-class-field-name-missing-oauth2, n8n-nodes-base/cred-class-field-display-name-missing-oauth2 */
+	displayName = 'MCP Server OAuth2 API';
 
-	documentationUrl = 'https://github.com/n8n-nodes-mcp-agent/n8n-nodes-mcp-agent/blob/main/docs/credentials.md#mcp-server-oauth-api--mcpserveroauthapi';
+	documentationUrl = 'https://github.com/n8n-nodes-mcp-agent/n8n-nodes-mcp-agent/blob/main/docs/credentials.md#mcp-server-oauth2-api--mcpserveroauth2api';
 
 	icon = { light: 'file:mcpServer.svg', dark: 'file:mcpServer.dark.svg' } as const;
 
