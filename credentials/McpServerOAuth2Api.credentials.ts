@@ -10,11 +10,14 @@ import { mcpServerTransportProperty } from './mcpServerTransportProperty';
  * n8n 1.x discovers less, see the README). The nodes read the stored tokens and refresh them
  * through n8n's helper (lib/mcp/oauth/hostTokenAuth.ts).
  *
- * The names say "OAuth2" as n8n asks of OAuth 2 credentials (issue 27). n8n drops the stored scope
- * of a credential type named with "OAuth2" that is not on its own list when it builds the
- * authorization URL, unless the type has a visible scope field (n8n 2.x): oAuth2Api's Scope field
- * stays visible here, so n8n 2.x keeps the scope a person entered. n8n 1.x drops it regardless (see
- * docs/credentials.md, "Connect my account on n8n 2.x and 1.x").
+ * The names say "OAuth2" as n8n asks of OAuth 2 credentials (issue 27). When n8n builds the
+ * authorization URL, it deletes the stored `scope` of a type named with "OAuth2" that is not on its
+ * own list (n8n 1.x always; n8n 2.x unless the type's `scope` field is visible) and applies the
+ * type's defaults instead. So the Scope a person enters lives in `mcpScope`, and `scope` is hidden
+ * with an expression over it as its default, as n8n's own credentials with editable scopes do
+ * (Discord, Gmail: `$self["enabledScopes"]`): both n8n versions then ask for what was entered.
+ * Both carry oAuth2Api's display condition, so with Register Client Automatically on neither is
+ * there and n8n asks for the scopes the server publishes, as before.
  */
 export class McpServerOAuth2Api implements ICredentialType {
 	name = 'mcpServerOAuth2Api';
@@ -43,7 +46,7 @@ export class McpServerOAuth2Api implements ICredentialType {
 			type: 'boolean',
 			default: true,
 			description:
-				'Whether n8n registers itself with the authorization server (dynamic client registration); it then asks for exactly the scopes the MCP server publishes. Turn off for servers that need a client registered beforehand, when Connect my account fails with "Request failed with status code 400" (the registration was refused), or to set Scope (e.g. add offline_access to get a refresh token): register the OAuth Redirect URL shown above there, then enter its endpoints, client ID, secret and scope below.',
+				'Whether n8n registers itself with the authorization server (dynamic client registration); it then asks for exactly the scopes the MCP server publishes. Turn off for servers that need a client registered beforehand, when Connect my account fails with "Request failed with status code 400" (the registration was refused), or to set Scope (e.g. add offline_access to get a refresh token): register the OAuth Redirect URL shown above there, then enter its endpoints, client ID, secret and Scope below.',
 		},
 		{
 			displayName: 'Grant Type',
@@ -54,6 +57,23 @@ export class McpServerOAuth2Api implements ICredentialType {
 				{ name: 'Authorization Code with PKCE', value: 'pkce' },
 				{ name: 'Authorization Code', value: 'authorizationCode' },
 			],
+			displayOptions: { show: { useDynamicClientRegistration: [false] } },
+		},
+		{
+			displayName: 'Scope',
+			name: 'mcpScope',
+			type: 'string',
+			default: '',
+			placeholder: 'mcp:read mcp:write offline_access',
+			description: 'Space-separated scopes that Connect my account asks for (add offline_access for a refresh token, if the authorization server needs it)',
+			displayOptions: { show: { useDynamicClientRegistration: [false] } },
+		},
+		{
+			// What n8n sends: n8n drops a stored `scope` of this type and applies this default (see above).
+			displayName: 'Scope',
+			name: 'scope',
+			type: 'hidden',
+			default: '={{$self["mcpScope"]}}',
 			displayOptions: { show: { useDynamicClientRegistration: [false] } },
 		},
 		{

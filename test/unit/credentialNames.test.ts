@@ -70,11 +70,22 @@ describe('OAuth credential names', () => {
 		expect(serverCredentials.map((entry) => entry.name)).toContain(credential.name);
 	});
 
-	it('keeps a visible Scope field (n8n 2.x keeps the stored scope of an "OAuth2" type only when it has one)', () => {
+	it('sends the Scope entered through a hidden scope over the visible field (n8n drops a stored scope of an "OAuth2" type)', () => {
 		const [{ credential }] = oauth;
-		// The field is oAuth2Api's own; overriding it as hidden would make n8n 2.x drop the scope a person entered.
-		const scope = credential.properties.find((property) => property.name === 'scope');
-		expect(scope?.type ?? 'inherited').not.toBe('hidden');
+		// n8n 1.x (always) and 2.x (for a hidden scope) delete the stored `scope` of a type named "OAuth2"
+		// that is not their own when they build the authorization URL, then apply the type's defaults:
+		// the default is an expression over the field a person fills in, as in n8n's own credentials.
+		const byName = (name: string) => credential.properties.filter((property) => property.name === name);
+		const [scope, ...moreScopes] = byName('scope');
+		const [field, ...moreFields] = byName('mcpScope');
+		expect([moreScopes, moreFields]).toEqual([[], []]);
+		expect(field).toMatchObject({ displayName: 'Scope', type: 'string', default: '' });
+		expect(scope).toMatchObject({ type: 'hidden', default: '={{$self["mcpScope"]}}' });
+		// Both only with Register Client Automatically off, as oAuth2Api's own Scope: with it on, n8n
+		// asks for the scopes the server publishes and no scope of the credential's is there.
+		const manualOnly = { show: { useDynamicClientRegistration: [false] } };
+		expect(field.displayOptions).toEqual(manualOnly);
+		expect(scope.displayOptions).toEqual(manualOnly);
 	});
 
 	it('leaves no old name of it in any file of the repository', () => {

@@ -9,7 +9,7 @@
 // 6. A revoked grant fails with a message saying to reconnect; connecting again works.
 // 7. Client credentials on the HTTP credential (client secret, and a private-key JWT), and a
 //    configured Scope wider than the scope the server's 401 challenge names (issue 26, point 4).
-// 8. Connect my account with a client registered by hand asks for the Scope entered (n8n 2.x).
+// 8. Connect my account with a client registered by hand asks for the Scope entered (n8n 2.x and 1.x).
 // 9. No token, refresh token or client secret appears in n8n's database, log or any output.
 
 const assert = require('node:assert/strict');
@@ -78,8 +78,13 @@ module.exports = function oauthCases(e2e, ctx) {
 		assert.equal(authorize.searchParams.get('code_challenge_method'), 'S256');
 		// n8n 1.x sends no `resource` (RFC 8707) in the authorization request; 2.x sends the MCP URL.
 		assert.equal(authorize.searchParams.get('resource'), ctx.n8n.major >= 2 ? urls().mcpUrl : null);
+		// With automatic registration the scope is the one the server publishes, not the credential's:
+		// 2.x takes the protected-resource metadata's scopes_supported, 1.x the authorization server's.
+		const published = ctx.n8n.major >= 2 ? 'mcp:read mcp:write' : 'mcp:read mcp:write offline_access';
+		assert.equal(authorize.searchParams.get('scope'), published);
 		const stats = await fixtureStats(ctx.fixture);
 		assert.equal(stats.register, 1, 'n8n registers itself (dynamic client registration)');
+		assert.equal(stats.lastRegistration.scope, published);
 		assert.deepEqual(stats.lastRegistration.redirect_uris, [`${ctx.n8n.baseUrl}/rest/oauth2-credential/callback`]);
 		// A public client: PKCE instead of a client secret, and refresh tokens.
 		assert.equal(stats.lastRegistration.token_endpoint_auth_method, 'none');
@@ -243,27 +248,24 @@ module.exports = function oauthCases(e2e, ctx) {
 		assert.match(text, /mcp:write/, text);
 	});
 
-	// Issue 27, point 5: the type name now contains "OAuth2". n8n deletes the stored scope of such a
-	// type (not one of its own) when it builds the authorization URL, unless the type has a visible
-	// scope field: 2.x keeps the Scope entered here, 1.x drops it (docs/credentials.md says so).
-	e2e('Connect my account with a client registered by hand: the authorization request asks for the Scope entered (n8n 2.x)', async () => {
+	// Issue 27, point 5: the type name contains "OAuth2". When n8n builds the authorization URL it
+	// deletes the stored scope of such a type (not one of its own; 2.x only when the field is hidden)
+	// and applies the type's defaults: the credential's hidden `scope` defaults to an expression over
+	// the Scope field (`mcpScope`), so both versions ask for what was entered there.
+	e2e('Connect my account with a client registered by hand: the authorization request asks for the Scope entered, and a tool needing mcp:write works', async () => {
 		const { preRegistered } = urls().clients;
 		const scope = 'mcp:read mcp:write offline_access';
 		const editor = await ctx.editor();
 		const credential = await editor.createCredential({
 			name: 'OAuth fixture (client registered by hand)',
 			type: 'mcpServerOAuth2Api',
-			data: { serverUrl: urls().mcpUrl, useDynamicClientRegistration: false, grantType: 'pkce', authUrl: urls().authorizationEndpoint, accessTokenUrl: urls().tokenEndpoint, clientId: preRegistered.client_id, clientSecret: preRegistered.client_secret, authentication: 'header', scope, ...COMMON },
+			data: { serverUrl: urls().mcpUrl, useDynamicClientRegistration: false, grantType: 'pkce', authUrl: urls().authorizationEndpoint, accessTokenUrl: urls().tokenEndpoint, clientId: preRegistered.client_id, clientSecret: preRegistered.client_secret, authentication: 'header', mcpScope: scope, ...COMMON },
 		});
 		const connected = await editor.connectOAuth2(credential.id);
 		assert.equal(connected.callbackStatus, 200, connected.callbackPage.slice(0, 800));
+		assert.doesNotMatch(connected.callbackPage, /error|failed|Unauthorized/i, connected.callbackPage.slice(0, 800));
 		const authorize = new URL(connected.authorizationUrl);
 		assert.equal(authorize.searchParams.get('client_id'), preRegistered.client_id);
-		if (ctx.n8n.major < 2) {
-			// n8n 1.x drops the stored scope of every "OAuth2" type that is not its own: it asks for none.
-			assert.equal(authorize.searchParams.get('scope') ?? '', '');
-			return;
-		}
 		assert.equal(authorize.searchParams.get('scope'), scope);
 		await publish('e2eOAuthManual01', 'manual', 'oauth', 'mcpServerOAuth2Api', credential);
 		assert.equal((await callTool('manual', 'write_note', { text: 'by hand' })).text, 'Saved: by hand');
