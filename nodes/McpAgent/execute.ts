@@ -28,6 +28,7 @@ import { parsePatternList } from '../../lib/tools/nameFilter';
 import { createModelClient, type ProviderConnection } from '../../lib/providers/clients';
 import type { ModelClient, ProviderId } from '../../lib/providers/types';
 import { providerConnection } from './providerCredential';
+import { inputProvenance, type ResumeProvenance } from './inputProvenance';
 import { errorItem, failEveryItem, failItem, toNodeError } from '../shared/nodeErrors';
 import { itemParameter } from '../shared/itemParameter';
 import { nodeOf } from '../shared/nodeOf';
@@ -144,106 +145,6 @@ function approvalPolicy(context: IExecuteFunctions, itemIndex: number): Approval
 	};
 }
 
-/**
- * Whether this run's input comes from a node whose only parent is this node (a send-and-wait node
- * straight on "Needs Approval"): then an answer's paired position is the position of the approval
- * it answers. A Filter, IF or Sort in between changes positions, so a position is not trusted then
- * (resumeInput.ts: it counts only when one approval is pending).
- */
-function inputStraightFromHere(context: IExecuteFunctions): boolean {
-	try {
-		const source = context.getInputSourceData(0)?.previousNode;
-		if (!source || typeof context.getParentNodes !== 'function') return false;
-		const parents = context.getParentNodes(source, { connectionType: NodeConnectionTypes.Main, depth: 1 });
-		return parents.length === 1 && parents[0].name === nodeOf(context).name;
-	} catch {
-		// No source (the workflow's first node) or an n8n without the lookup: nothing is trusted.
-		return false;
-	}
-}
-
-/** The operation of every n8n send-and-wait node (n8n-workflow's SEND_AND_WAIT_OPERATION, not exported by older 1.x). */
-const SEND_AND_WAIT_OPERATION = 'sendAndWait';
-
-/**
- * Whether this run's input comes straight from a send-and-wait node (Slack, Gmail, Telegram…, any
- * channel) that follows this Agent (a send-and-wait node asking something else is no answer here).
- */
-function inputFromSendAndWait(context: IExecuteFunctions): boolean {
-	try {
-		const source = inputSourceParent(context, true);
-		if (source?.parameters?.operation !== SEND_AND_WAIT_OPERATION) return false;
-		const self = nodeOf(context).name;
-		return context.getParentNodes(source.name, { connectionType: NodeConnectionTypes.Main, depth: -1 }).some((node) => node.name === self);
-	} catch {
-		return false;
-	}
-}
-
-/**
- * The node this run's input came from, among this node's direct parents (n8n records the source;
- * no item can choose it); undefined without a source or on an n8n without the lookup. Throws
- * where n8n's lookup does: the probes that call it fail closed.
- */
-function inputSourceParent(context: IExecuteFunctions, includeNodeParameters = false) {
-	const source = context.getInputSourceData(0)?.previousNode;
-	if (!source || typeof context.getParentNodes !== 'function') return undefined;
-	return context.getParentNodes(nodeOf(context).name, { connectionType: NodeConnectionTypes.Main, depth: 1, includeNodeParameters }).find((node) => node.name === source);
-}
-
-/** The type of this package's MCP Approval node, beside the Agent's own (`<package>.mcpAgent`). */
-function approvalNodeType(context: IExecuteFunctions): string | undefined {
-	const own = nodeOf(context).type;
-	return own === 'mcpAgent' || own.endsWith('.mcpAgent') ? `${own.slice(0, -'mcpAgent'.length)}mcpApproval` : undefined;
-}
-
-/**
- * Whether this run's input comes straight from an MCP Approval node of this package: n8n records
- * the node that produced it, which no item can choose. A decision item counts only then.
- */
-function inputFromApprovalNode(context: IExecuteFunctions): boolean {
-	try {
-		const type = approvalNodeType(context);
-		return type !== undefined && inputSourceParent(context)?.type === type;
-	} catch {
-		return false;
-	}
-}
-
-/**
- * Whether an MCP Approval node after this Agent requires reviewers to sign in to n8n (a value that
- * is not plainly false, an expression included, counts as required: fail closed, as does a failed
- * lookup). Then a review secret alone decides nothing (resumeInput.ts).
- */
-function approvalRequiresSignIn(context: IExecuteFunctions): boolean {
-	try {
-		const type = approvalNodeType(context);
-		if (!type) return false;
-		// Every n8n this package supports has the lookup; without it nothing says a sign-in is not needed.
-		if (typeof context.getChildNodes !== 'function') return true;
-		const children = context.getChildNodes(nodeOf(context).name, { includeNodeParameters: true });
-		// Disabled ones count too: n8n may mark the node that waited as disabled when it resumes.
-		return children.some((node) => node.type === type && node.parameters?.requireLogin !== undefined && node.parameters.requireLogin !== false);
-	} catch {
-		return true;
-	}
-}
-
-/** n8n's legacy execution order (v0): workflows that predate v1 have no setting and run in it. */
-function runsInLegacyOrder(context: IExecuteFunctions): boolean {
-	try {
-		return typeof context.getWorkflowSettings !== 'function' || context.getWorkflowSettings()?.executionOrder !== 'v1';
-	} catch {
-		return true;
-	}
-}
-
-function pairedIndex(item: INodeExecutionData): number | undefined {
-	const paired = Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem;
-	if (typeof paired === 'number') return paired;
-	return paired && typeof paired === 'object' ? paired.item : undefined;
-}
-
 interface Shared {
 	servers: ConnectedServers;
 	/** MCP and n8n tools together, names unique across both. */
@@ -254,16 +155,8 @@ interface Shared {
 	provider: ProviderId;
 	store: PausedRunStore;
 	prompts: Prompts;
-	/** See inputStraightFromHere. */
-	pairedStraight: boolean;
-	/** See inputFromSendAndWait. */
-	fromSendAndWait: boolean;
-	/** See runsInLegacyOrder. */
-	legacyOrder: boolean;
-	/** See inputFromApprovalNode. */
-	fromApprovalNode: boolean;
-	/** See approvalRequiresSignIn. */
-	approvalSignIn: boolean;
+	/** Where this execution's input came from (the resume routes trust an answer by it). */
+	provenance: ResumeProvenance;
 	/** n8n's id of this execution (a Retry runs under a new one). */
 	executionId?: string;
 }
@@ -304,16 +197,13 @@ async function newRun(this: IExecuteFunctions, itemIndex: number, shared: Shared
  */
 function actionFor(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData, shared: Shared): ItemAction {
 	try {
+		const { pairedIndex, ...provenance } = shared.provenance;
 		return actionForItem(item.json as Record<string, unknown>, {
 			store: shared.store,
 			catalog: shared.catalog,
 			now: new Date(),
+			...provenance,
 			pairedIndex: pairedIndex(item),
-			pairedStraight: shared.pairedStraight,
-			fromSendAndWait: shared.fromSendAndWait,
-			legacyOrder: shared.legacyOrder,
-			fromApprovalNode: shared.fromApprovalNode,
-			approvalSignIn: shared.approvalSignIn,
 			executionId: shared.executionId,
 			// Per execution that handed the run out: a Retry's copy applies only a yes given to it
 			// (PausedEntry.executionId); runs stored without one are claimed process-wide.
@@ -499,11 +389,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 			provider,
 			store,
 			prompts: promptReaders(this),
-			pairedStraight: hasPausedRuns(store) && inputStraightFromHere(this),
-			fromSendAndWait: hasPausedRuns(store) && inputFromSendAndWait(this),
-			legacyOrder: hasPausedRuns(store) && runsInLegacyOrder(this),
-			fromApprovalNode: hasPausedRuns(store) && inputFromApprovalNode(this),
-			approvalSignIn: hasPausedRuns(store) && approvalRequiresSignIn(this),
+			provenance: inputProvenance(this, hasPausedRuns(store)),
 			executionId: typeof this.getExecutionId === 'function' ? this.getExecutionId() : undefined,
 		};
 		if (isWiredStraightBack(items.map((item) => item.json as Record<string, unknown>), { store, now: new Date() })) {
