@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { mergeCatalogs, parsePinnedFingerprints, type CatalogOptions, type WithheldEntry } from '../../lib/agent/catalog';
@@ -9,18 +8,16 @@ import { runAgent, runStateAtFailure } from '../../lib/agent/runAgent';
 import { connectServers, systemWithInstructions, type ConnectedServers } from '../../lib/agent/servers';
 import { isServerHandle, type ServerHandle } from '../../lib/agent/serverHandle';
 import { buildRunSettings, type RawAgentOptions } from '../../lib/agent/settings';
-import { awaitingPerson, createRun, nextEffect, step } from '../../lib/agent/step';
-import { runToolCalls, type ToolCallObserver } from '../../lib/agent/toolRunner';
+import { createRun, nextEffect } from '../../lib/agent/step';
+import { runToolCalls, type ToolCallObserver, type ToolRunnerOptions } from '../../lib/agent/toolRunner';
 import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
-import type { AgentState, OpenApproval } from '../../lib/agent/types';
+import type { AgentState } from '../../lib/agent/types';
 import type { CatalogTool } from '../../lib/providers/modelTypes';
-import { buildApprovalRequest, isApprovalDecision, isApprovalRequest } from '../../lib/approvals/approvalRequest';
-import { requestOrigin } from '../../lib/approvals/requestOrigin';
-import { hasPausedRuns, openStore, reissuePausedRun, savePausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
+import { isApprovalDecision, isApprovalRequest } from '../../lib/approvals/approvalRequest';
+import { hasPausedRuns, openStore, type PausedRunStore } from '../../lib/approvals/pausedRuns';
 import { actionForItem, mayResume } from '../../lib/approvals/resumeInput';
 import type { ItemAction } from '../../lib/approvals/resumeContext';
 import { isWiredStraightBack } from '../../lib/approvals/returnedRequestRoute';
-import { reviewLink, type ReviewLink } from '../../lib/approvals/reviewToken';
 import { resumedRuns } from '../../lib/approvals/recentDecisions';
 import type { ApprovalPolicy } from '../../lib/agent/policy';
 import { readApprovalRules, type RawRuleEntry } from '../../lib/agent/approvalRulesInput';
@@ -29,6 +26,8 @@ import { createModelClient, type ProviderConnection } from '../../lib/providers/
 import type { ModelClient, ProviderId } from '../../lib/providers/types';
 import { providerConnection } from './providerCredential';
 import { inputProvenance, type ResumeProvenance } from './inputProvenance';
+import { pauseForReview, reissueRequest, type HandedOut } from './pauseForReview';
+import type { ApprovalOptions } from './approvalOptions';
 import { errorItem, failEveryItem, failItem, toNodeError } from '../shared/nodeErrors';
 import { itemParameter } from '../shared/itemParameter';
 import { nodeOf } from '../shared/nodeOf';
@@ -44,16 +43,6 @@ export interface AgentOptions extends RawAgentOptions {
 	toolTimeout?: number;
 	enableStreaming?: boolean;
 	memorySaveToolCalls?: boolean;
-}
-
-interface ApprovalOptions {
-	alwaysAsk?: string;
-	neverAsk?: string;
-	timeoutHours?: number;
-	pinnedFingerprints?: unknown;
-	onDrift?: 'block' | 'review';
-	withholdFlagged?: boolean;
-	rulesJson?: unknown;
 }
 
 /** What the tools input supplies: MCP Server sub-nodes and n8n tool nodes. */
@@ -236,34 +225,6 @@ function failedRun(context: IExecuteFunctions, error: unknown, itemIndex: number
 	return item;
 }
 
-/** The "Needs Approval" item of a paused run, with its own review secret (only its hash is kept). */
-function approvalRequestItem(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	state: AgentState,
-	approval: OpenApproval,
-	link: ReviewLink,
-	notice?: string,
-): INodeExecutionData {
-	// Calls waiting for review and calls whose server asked for input: one item carries both.
-	const calls = state.phase.name === 'run_tools' ? awaitingPerson(state.phase) : [];
-	const origin = requestOrigin(this.getWorkflow().name, nodeOf(this).name, this.getMode());
-	// The decision key stays in the node context: only the URL and the secret's hash go out.
-	const { reviewUrl, reviewTokenHash } = link;
-	const request = buildApprovalRequest(state, approval, calls, { ...(reviewUrl ? { reviewUrl } : {}), reviewTokenHash, origin, ...(notice ? { notice } : {}) });
-	// A chat (Chat Trigger, "Last Node" mode) shows `output`: say that the answer waits for a person.
-	// The review link is not in it: whoever chats is not necessarily allowed to review.
-	return { json: { ...(request as unknown as IDataObject), output: waitingNotice(calls.length) }, pairedItem: { item: itemIndex } };
-}
-
-function waitingNotice(calls: number): string {
-	return `Waiting for a person to review ${calls === 1 ? 'a tool call' : `${calls} tool calls`} before I can continue.`;
-}
-
-function resumeUrl(this: IExecuteFunctions, itemIndex: number): string | undefined {
-	return String(this.evaluateExpression('{{ $execution.resumeUrl }}', itemIndex) ?? '') || undefined;
-}
-
 /**
  * Saves a completed run's exchange (the user's message and the final answer) once, when the run
  * finishes: a run that paused for review saved nothing, and saves here after it is resumed. A
@@ -327,6 +288,19 @@ function toolCallObserver(context: IExecuteFunctions, handles: ServerHandle[]): 
 	};
 }
 
+/** How one item's tool calls run: the item's concurrency and timeout, its run's cap on a result. */
+function toolRunnerOptionsFor(shared: Shared, observer: ToolCallObserver, options: AgentOptions, run: AgentState): ToolRunnerOptions {
+	return {
+		connections: shared.servers.connections,
+		outputSchemas: shared.servers.outputSchemas,
+		n8nTools: shared.n8nTools,
+		observer,
+		concurrency: options.toolConcurrency ?? AGENT_DEFAULTS.toolConcurrency,
+		timeoutMs: options.toolTimeout ?? AGENT_DEFAULTS.toolTimeoutMs,
+		limits: { ...DEFAULT_OUTCOME_LIMITS, maxChars: run.settings.maxToolResultChars },
+	};
+}
+
 /** Streaming to the chat or webhook, when n8n streams this execution's response and the option allows it. */
 function streamsResponse(context: IExecuteFunctions, options: AgentOptions): boolean {
 	if (options.enableStreaming === false) return false;
@@ -374,8 +348,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 		return [failEveryItem(this, error), []];
 	}
 	const finished: INodeExecutionData[] = [];
-	const needsApproval: INodeExecutionData[] = [];
-	const order: string[] = [];
+	const handedOut: HandedOut[] = [];
 	const observer = toolCallObserver(this, sources.handles);
 	// n8n's Stop (n8n 1.x has no cancel signal on every version: then runs end by their timeouts).
 	const cancelSignal = typeof this.getExecutionCancelSignal === 'function' ? this.getExecutionCancelSignal() : undefined;
@@ -410,29 +383,14 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 				const action = actionFor.call(this, itemIndex, items[itemIndex], shared);
 				if (action.kind === 'replayed') continue;
 				if (action.kind === 'pending') {
-					// Still pending: the same approval (id, expiry, calls) goes out again, saying why.
-					const { state } = action.run;
-					const approval = state.phase.name === 'run_tools' ? state.phase.approval : undefined;
-					if (!approval) throw new NodeOperationError(this.getNode(), `The paused run of approval ${action.approvalId} has no open approval`, { itemIndex });
-					const link = reviewLink(resumeUrl.call(this, itemIndex), { reviewUrl: action.previousReviewUrl, reviewTokenHash: action.run.reviewTokenHash });
-					reissuePausedRun(store, action.approvalId, link.reviewTokenHash, shared.executionId, link.decisionKey);
-					needsApproval.push(approvalRequestItem.call(this, itemIndex, state, approval, link, action.notice));
-					order.push(action.approvalId);
+					handedOut.push(reissueRequest(this, itemIndex, action, shared));
 					continue;
 				}
 				const options = this.getNodeParameter('options', itemIndex, {}) as AgentOptions;
 				// A resumed run needs the memory only to save its exchange at the end.
 				const memory = action.kind === 'continue' ? undefined : await memoryFor(this, itemIndex);
 				const initial = action.kind === 'continue' ? action.state : await newRun.call(this, itemIndex, shared, memory);
-				const toolRunnerOptions = {
-					connections: servers.connections,
-					outputSchemas: servers.outputSchemas,
-					n8nTools: shared.n8nTools,
-					observer,
-					concurrency: options.toolConcurrency ?? AGENT_DEFAULTS.toolConcurrency,
-					timeoutMs: options.toolTimeout ?? AGENT_DEFAULTS.toolTimeoutMs,
-					limits: { ...DEFAULT_OUTCOME_LIMITS, maxChars: initial.settings.maxToolResultChars },
-				};
+				const toolRunnerOptions = toolRunnerOptionsFor(shared, observer, options, initial);
 				streaming = streamsResponse(this, options);
 				if (streaming) sendChunk(this, 'begin', itemIndex);
 				const final = await runAgent(initial, {
@@ -443,18 +401,9 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 				});
 				const effect = nextEffect(final);
 				if (effect.type === 'request_approval') {
-					const hours = (this.getNodeParameter('approvalOptions', itemIndex, {}) as ApprovalOptions).timeoutHours ?? AGENT_DEFAULTS.approvalTimeoutHours;
-					const now = Date.now();
-					const approval = { id: randomUUID(), requestedAt: new Date(now).toISOString(), expiresAt: new Date(now + hours * 3_600_000).toISOString() };
-					const paused = step(final, { type: 'approval_opened', approval });
-					// A new secret per approval: the token goes only into reviewUrl; the store keeps its hash.
-					const link = reviewLink(resumeUrl.call(this, itemIndex));
-					savePausedRun(store, approval.id, paused, approval.requestedAt, link.reviewTokenHash, shared.executionId, link.decisionKey);
-					// Nothing is saved to memory while the run waits: the exchange is saved once, when it finishes.
-					const request = approvalRequestItem.call(this, itemIndex, paused, approval, link);
-					if (streaming) sendChunk(this, 'item', itemIndex, `\n\n${String(request.json.output)}`);
-					needsApproval.push(request);
-					order.push(approval.id);
+					const request = pauseForReview(this, itemIndex, final, shared);
+					if (streaming) sendChunk(this, 'item', itemIndex, `\n\n${String(request.item.json.output)}`);
+					handedOut.push(request);
 					continue;
 				}
 				const json = agentRunOutput(final, options.includeTranscript ?? AGENT_DEFAULTS.includeTranscript);
@@ -471,6 +420,6 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 	} finally {
 		await servers.close();
 	}
-	store.lastOrder = order;
-	return [finished, needsApproval];
+	store.lastOrder = handedOut.map((request) => request.approvalId);
+	return [finished, handedOut.map((request) => request.item)];
 }
