@@ -21,8 +21,11 @@ export type ResumeRoute =
 
 const NEW_RUN: ResumeRoute = { kind: 'new-run' };
 
+/** What routing reads besides the item: the paused runs, and whether the input came from a send-and-wait node. */
+type RouteContext = Pick<ResumeContext, 'store' | 'fromSendAndWait'>;
+
 /** The route an item takes, from its shape and where it came from; no run is touched. */
-export function routeOf(json: Record<string, unknown>, context: Pick<ResumeContext, 'store' | 'fromSendAndWait'>): ResumeRoute {
+export function routeOf(json: Record<string, unknown>, context: RouteContext): ResumeRoute {
 	if (isApprovalDecision(json)) return { kind: 'decision-item', item: json };
 	if (isApprovalRequest(json)) return { kind: 'returned-request', request: json };
 	const answer = readChannelAnswer(json);
@@ -30,7 +33,7 @@ export function routeOf(json: Record<string, unknown>, context: Pick<ResumeConte
 }
 
 /** A channel's answer, unless it plainly answers nothing paused here (then it is a new run's input). */
-function channelRoute(json: Record<string, unknown>, answer: ChannelAnswer, context: Pick<ResumeContext, 'store' | 'fromSendAndWait'>): ResumeRoute {
+function channelRoute(json: Record<string, unknown>, answer: ChannelAnswer, context: RouteContext): ResumeRoute {
 	const { store } = context;
 	const named = answer.kind === 'decision' ? answer.decision.approvalId : answer.approvalId;
 	// This execution never paused a run: an item that looks like an answer (a Webhook trigger's body
