@@ -1,5 +1,5 @@
 import { answerActions } from './callInput';
-import type { PlannedCall, ToolLogEntry } from './types';
+import type { CallAllowance, PlannedCall, ToolLogEntry } from './types';
 import type { ToolOutcome } from '../providers/modelTypes';
 
 /**
@@ -30,6 +30,9 @@ export function logEntry(iteration: number, call: PlannedCall, outcome: ToolOutc
 				resultSummary: summarize(outcome),
 				durationMs: durationMs ?? 0,
 			};
+	const allowance = allowanceOf(call);
+	if (allowance) entry.allowedBy = allowance;
+	if (call.refusedBy) entry.refusedBy = { ...call.refusedBy };
 	const review = call.review;
 	if (review) {
 		entry.review = {
@@ -53,6 +56,40 @@ export function logEntry(iteration: number, call: PlannedCall, outcome: ToolOutc
 		};
 	}
 	return entry;
+}
+
+/**
+ * What let a call through, for a call that reached its tool; undefined for one that did not (refused,
+ * rejected, denied or expired). A person's approval or edit names the person; otherwise the
+ * approval rule or standing approval the call carries, else the node's policy.
+ */
+export function allowanceOf(call: PlannedCall): CallAllowance | undefined {
+	if (call.rejection !== undefined) return undefined;
+	const review = call.review;
+	if (review) {
+		if (review.status !== 'approved' && review.status !== 'edited') return undefined;
+		return { by: 'person', ...(review.reviewer ? { reviewer: review.reviewer } : {}), ...(review.decidedAt ? { decidedAt: review.decidedAt } : {}) };
+	}
+	const allowed = call.allowedBy as (Record<string, unknown> & { rule?: number; label?: string }) | undefined;
+	if (allowed && typeof allowed.grant === 'string') return { by: 'grant', ...(allowed as Omit<Extract<CallAllowance, { by: 'grant' }>, 'by'>) };
+	if (allowed && typeof allowed.rule === 'number') return { by: 'rule', rule: allowed.rule, label: String(allowed.label) };
+	return { by: 'policy' };
+}
+
+/** The allowance in words, for n8n's log. */
+export function allowanceText(allowance: CallAllowance | undefined): string {
+	switch (allowance?.by) {
+		case 'person':
+			return `approved by ${allowance.reviewer ?? 'a person'}${allowance.decidedAt ? ` at ${allowance.decidedAt}` : ''}`;
+		case 'rule':
+			return `allowed by approval rule ${allowance.rule} "${allowance.label}"`;
+		case 'grant':
+			return `allowed by standing approval ${allowance.grant}${allowance.grantedBy ? ` of ${allowance.grantedBy}` : ''}`;
+		case 'policy':
+			return 'allowed by Require Approval For';
+		default:
+			return 'not allowed';
+	}
 }
 
 /** How much of a result's text is normalized for its summary before falling back to all of it. */

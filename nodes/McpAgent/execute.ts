@@ -19,6 +19,7 @@ import { actionForItem, mayResume } from '../../lib/approvals/resumeInput';
 import type { ItemAction } from '../../lib/approvals/resumeContext';
 import { isWiredStraightBack } from '../../lib/approvals/returnedRequestRoute';
 import { resumedRuns } from '../../lib/approvals/recentDecisions';
+import { allowanceOf, allowanceText } from '../../lib/agent/toolLog';
 import type { ApprovalPolicy } from '../../lib/agent/policy';
 import { readApprovalRules, type RawRuleEntry } from '../../lib/agent/approvalRulesInput';
 import { parsePatternList } from '../../lib/tools/nameFilter';
@@ -277,11 +278,13 @@ function toolCallObserver(context: IExecuteFunctions, handles: ServerHandle[]): 
 		const end = source !== undefined ? logs.get(source)?.start({ tool, arguments: call.arguments }) : undefined;
 		return (outcome, durationMs) => {
 			const result = outcome ? (outcome.isError ? 'error' : 'ok') : 'waiting for input';
-			context.logger.info(`MCP Agent "${nodeOf(context).name}": tool ${tool}${source !== undefined ? ` on ${source}` : ''}: ${result} in ${durationMs} ms`, {
+			const allowedBy = allowanceOf(call);
+			context.logger.info(`MCP Agent "${nodeOf(context).name}": tool ${tool}${source !== undefined ? ` on ${source}` : ''} (${allowanceText(allowedBy)}): ${result} in ${durationMs} ms`, {
 				tool,
 				...(source !== undefined ? { source } : {}),
 				result,
 				durationMs,
+				...(allowedBy ? { allowedBy } : {}),
 			});
 			end?.({ isError: outcome?.isError ?? false, text: outcome?.text ?? '', durationMs, waitingForInput: outcome === undefined });
 		};

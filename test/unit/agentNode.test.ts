@@ -283,7 +283,7 @@ describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
 
 		// Visible calls: the MCP call on its MCP Server sub-node; one log line per call, no arguments.
 		expect(filesNode.runs).toEqual([{ input: [[{ json: { tool: 'list_files', arguments: { path: '/tmp' } } }]], output: [[{ json: { tool: 'list_files', response: 'listing of {"path":"/tmp"}', durationMs: expect.any(Number) } }]] }]);
-		expect(first.logs).toEqual([expect.stringMatching(/^MCP Agent "MCP Agent": tool list_files on Files: ok in \d+ ms$/)]);
+		expect(first.logs).toEqual([expect.stringMatching(/^MCP Agent "MCP Agent": tool list_files on Files \(allowed by Require Approval For\): ok in \d+ ms$/)]);
 
 		const decision = signedFor(request, { kind: APPROVAL_DECISION_KIND, approvalId: request.approvalId, decidedAt: new Date().toISOString(), reviewer: 'Ana', decisions: [{ callId: 'c2', argsHash: request.calls[0].argsHash, decision: 'approve' }] });
 		const second = fakeContext({ items: [decision], tools: [filesServer(filesNode), code], nodeContext: first.nodeContext });
@@ -296,7 +296,7 @@ describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
 			['Files', 'list_files', undefined],
 			['Code Tool', 'calculate', 'approved'],
 		]);
-		expect(second.logs).toEqual([expect.stringMatching(/tool calculate on Code Tool: ok in \d+ ms/)]);
+		expect(second.logs).toEqual([expect.stringMatching(/tool calculate on Code Tool \(approved by Ana at [^)]+\): ok in \d+ ms/)]);
 	});
 
 	it("stops a run when n8n cancels the execution (the editor's Stop)", async () => {
@@ -358,7 +358,7 @@ describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
 		await run(context);
 		expect(mcpCalls).toEqual([{ name: 'list_files', args: { path: '/denied' } }]);
 		expect(filesNode.runs).toEqual([{ input: [[{ json: { tool: 'list_files', arguments: { path: '/denied' } } }]], error: 'permission denied' }]);
-		expect(context.logs).toEqual([expect.stringMatching(/tool list_files on Files: error in \d+ ms/)]);
+		expect(context.logs).toEqual([expect.stringMatching(/tool list_files on Files \(allowed by Require Approval For\): error in \d+ ms/)]);
 		expect(context.logs.join()).not.toContain('/denied');
 	});
 });
