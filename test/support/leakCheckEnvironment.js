@@ -27,12 +27,7 @@ function liveHandles() {
 	return process._getActiveHandles().filter((handle) => handle !== process.stdin && handle !== process.stdout && handle !== process.stderr && !handle._isStdio);
 }
 
-/** How many ref'd timers and immediates are pending (the 'Timeout'/'Immediate' entries Node reports). */
-function pendingTimers() {
-	const counts = { Timeout: 0, Immediate: 0 };
-	for (const kind of process.getActiveResourcesInfo()) if (kind in counts) counts[kind]++;
-	return counts;
-}
+const TIMER_FUNCTIONS = ['setTimeout', 'setInterval', 'setImmediate'];
 
 /** Running (not zombie) processes descended from this one, by pid, from /proc; none where there is no /proc. */
 function descendants() {
@@ -96,54 +91,86 @@ class LeakCheckEnvironment extends TestEnvironment {
 	async setup() {
 		await super.setup();
 		this.handlesBefore = new Set(liveHandles());
-		this.timersBefore = pendingTimers();
 		this.processesBefore = new Set(descendants().keys());
-		this.strays = new Set();
+		// Timers made by the file's code (tests and the modules they load use this global's functions;
+		// counting the process's timers instead would mix in jest's own, which come and go).
+		this.timers = new Map();
+		const timers = this.timers;
+		let sweepAbove = 1024;
+		for (const name of TIMER_FUNCTIONS) {
+			const original = this.global[name];
+			const wrapped = function (...args) {
+				const timer = original.apply(this, args);
+				timers.set(timer, name);
+				// Fired and cleared ones are dropped now and then, so a file making many holds none of them.
+				if (timers.size > sweepAbove) {
+					for (const [held] of timers) if (held._destroyed) timers.delete(held);
+					sweepAbove = Math.max(1024, 2 * timers.size);
+				}
+				return timer;
+			};
+			Object.defineProperties(wrapped, Object.getOwnPropertyDescriptors(original));
+			this.global[name] = wrapped;
+		}
 	}
 
-	/** What this file left open, or an empty list. */
+	/** The file's timers and immediates still pending and ref'd, by function. */
+	pendingTimers() {
+		const counts = {};
+		for (const [timer, name] of this.timers) {
+			if (timer._destroyed) this.timers.delete(timer);
+			else if (typeof timer.hasRef !== 'function' || timer.hasRef()) counts[name] = (counts[name] ?? 0) + 1;
+		}
+		return counts;
+	}
+
+	/** What this file left open (descriptions, empty when nothing), and the pids of its processes still running. */
 	leftovers() {
+		const pids = [];
 		const found = liveHandles()
 			.filter((handle) => !this.handlesBefore.has(handle))
 			.map(describeHandle);
-		const timers = pendingTimers();
-		for (const kind of Object.keys(timers)) {
-			const extra = timers[kind] - this.timersBefore[kind];
-			if (extra > 0) found.push(`${extra} ref'd ${kind === 'Timeout' ? 'timer(s) (setTimeout/setInterval without clear or unref)' : 'setImmediate(s)'}`);
-		}
+		for (const [name, count] of Object.entries(this.pendingTimers())) found.push(`${count} ${name} still pending (clear it, or unref() it)`);
 		for (const [pid, command] of descendants()) {
 			if (this.processesBefore.has(pid)) continue;
 			found.push(`process ${pid} still running: ${command}`);
-			this.strays.add(pid);
+			pids.push(pid);
 		}
-		return found;
+		return { found, pids };
 	}
 
 	async teardown() {
-		let found = [];
+		// jest calls teardown again when it threw: the same report, checked once.
+		if (this.tornDown) {
+			if (this.leakError) throw this.leakError;
+			return;
+		}
+		this.tornDown = true;
+		let left = { found: [], pids: [] };
 		if (process.env.MCP_AGENT_LEAK_CHECK !== 'off') {
 			const deadline = Date.now() + LEAK_WAIT_MS;
-			found = this.leftovers();
-			while (found.length > 0 && Date.now() < deadline) {
+			left = this.leftovers();
+			while (left.found.length > 0 && Date.now() < deadline) {
 				await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-				found = this.leftovers();
+				left = this.leftovers();
 			}
 		}
 		await super.teardown();
 		if (typeof globalThis.gc === 'function' && process.memoryUsage().heapUsed > COLLECT_ABOVE_BYTES) globalThis.gc();
-		if (found.length > 0) {
+		if (left.found.length > 0) {
 			// Reported, then ended: a stray server must not outlive the run or be blamed on the next file.
-			for (const pid of this.strays) {
+			for (const pid of left.pids) {
 				try {
 					process.kill(pid, 'SIGKILL');
 				} catch {
 					// already gone
 				}
 			}
-			throw new Error(
+			this.leakError = new Error(
 				`${this.testPath} left open after its last test and afterAll hooks (close them in afterAll/afterEach; ` +
-					`run it with --detectOpenHandles for where they were opened):\n  - ${found.join('\n  - ')}`,
+					`run it with --detectOpenHandles for where they were opened):\n  - ${left.found.join('\n  - ')}`,
 			);
+			throw this.leakError;
 		}
 	}
 }
