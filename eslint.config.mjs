@@ -118,13 +118,4 @@ export default defineConfig(
 			'@n8n/community-nodes/credential-unnecessary-password': 'off',
 		},
 	},
-	{
-		files: ['credentials/McpServerOAuthApi.credentials.ts'],
-		rules: {
-			// The type name avoids "OAuth2" on purpose: n8n (1.x always, 2.x without a visible scope
-			// field) deletes the stored scope of a credential type whose name contains "OAuth2" and is
-			// not on n8n's own list. The file disables the n8n-nodes-base twins of this rule inline.
-			'@n8n/community-nodes/cred-class-oauth2-naming': 'off',
-		},
-	},
 );

@@ -12,10 +12,12 @@
 //   5. One warm execution without n8n (warm) and in n8n (oneItem): kept connection vs cold path vs
 //      n8n's MCP Client vs the raw SDK; a webhook-triggered Agent run with one tool call (agentN8n):
 //      our MCP Agent vs n8n's AI Agent with MCP Client Tool, same fake model and server.
+//   6. The lean HTTP path (lib/mcp/leanHttpTransport.ts) vs the v2 client's own Streamable HTTP
+//      transport under the same connection (leanHttp): whether the hand-made path still pays.
 //
 // Benchmarks, not tests: numbers come from one run on one machine; nothing here asserts timings.
 // Options:
-//   --only=callTool,agent,manyTools,scanListing,pausedState,warm,oneItem,agentN8n   run some parts (default: all)
+//   --only=callTool,agent,manyTools,scanListing,pausedState,warm,leanHttp,oneItem,agentN8n   run some parts (default: all)
 //   --variants=key,key                            Call Tool variants to run (see suites/callTool.js)
 //   --quick                                       fewer repetitions (a smoke run; numbers are rough)
 //   --profile                                     run n8n with --cpu-prof; summary in the partial folder's profile.md
@@ -39,7 +41,7 @@ const { profileMarkdown, summarizeProfile } = require('./lib/profile');
 const { runCallToolSuite } = require('./suites/callTool');
 const { runOneExecutionSuite } = require('./suites/oneExecution');
 
-const PARTS = ['callTool', 'agent', 'manyTools', 'scanListing', 'pausedState', 'warm', 'oneItem', 'agentN8n'];
+const PARTS = ['callTool', 'agent', 'manyTools', 'scanListing', 'pausedState', 'warm', 'leanHttp', 'oneItem', 'agentN8n'];
 /** Measured runs of each one-execution variant (n8n, one item or one Agent run), after a warm-up. */
 const ONE_EXECUTION_REPS = { full: 60, quick: 2 };
 
@@ -181,6 +183,10 @@ async function main() {
 	if (options.only.includes('warm')) {
 		log('part 5: fixed cost of one warm execution (kept connection) vs the cold path and the raw SDK');
 		results.warm = await tracked(() => runScript(n8n.node24, 'warm-execution.js', { reps: options.quick ? 50 : 300, coldReps: options.quick ? 3 : 15 }, { env: childEnv }));
+	}
+	if (options.only.includes('leanHttp')) {
+		log("part 6: the lean HTTP path vs the v2 client's own Streamable HTTP transport");
+		results.leanHttp = await tracked(() => runScript(n8n.node24, 'lean-transport.js', { batches: options.quick ? 6 : 40, batch: 50 }, { env: childEnv }));
 	}
 	if (options.only.includes('manyTools')) {
 		log('part 3: a server with 1,000 tools');

@@ -39,7 +39,7 @@ export class McpServerHttpApi implements ICredentialType {
 				{
 					name: 'OAuth Client Credentials',
 					value: 'oauthClientCredentials',
-					description: 'For automations without a person: the client-credentials grant with a client secret or a private key (private_key_jwt). For servers where a person signs in, use the "MCP Server (OAuth) API" credential.',
+					description: 'For automations without a person: the client-credentials grant with a client secret or a private key (private_key_jwt). For servers where a person signs in, use the "MCP Server OAuth2 API" credential.',
 				},
 			],
 		},

@@ -11,7 +11,7 @@ const READER = String.raw`
 const { DatabaseSync } = require('node:sqlite');
 const { parse } = require('flatted');
 const [dbFile, workflowId, afterId] = process.argv.slice(1);
-const db = new DatabaseSync(dbFile, { readOnly: true });
+const db = new DatabaseSync(dbFile, { readOnly: true, timeout: 10000 });
 let result = null;
 try {
 	const row = db

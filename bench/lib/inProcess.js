@@ -9,7 +9,8 @@ const { InMemoryTransport } = require('@modelcontextprotocol/sdk/inMemory.js');
 const { CallToolRequestSchema, ListToolsRequestSchema } = require('@modelcontextprotocol/sdk/types.js');
 const { REPO } = require('./common');
 
-const { CLIENT_INFO, McpConnection } = require(path.join(REPO, 'dist', 'lib', 'mcp', 'connection.js'));
+const { McpConnection } = require(path.join(REPO, 'dist', 'lib', 'mcp', 'connection.js'));
+const { CLIENT_INFO } = require(path.join(REPO, 'dist', 'lib', 'mcp', 'session.js'));
 const { LegacyInputRequests } = require(path.join(REPO, 'dist', 'lib', 'mcp', 'legacyInputRequests.js'));
 
 /** A small, realistic tool set; the fake model only ever calls `echo` (or the big/sensitive ones). */

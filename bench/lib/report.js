@@ -278,6 +278,29 @@ function warmSection(warm) {
 	].join('\n');
 }
 
+/** The lean HTTP path against the SDK transport under the same connection (part 'leanHttp'). */
+function leanHttpSection(lean) {
+	const names = { everything: 'server-everything (streamableHttp)', minimal: 'minimal JSON server (`bench/fixtures/minimal-http-server.js`)' };
+	const rows = Object.entries(lean.servers).map(([name, r]) => [
+		names[name] ?? name,
+		r.protocol,
+		ms(r.lean.wallMs),
+		ms(r.sdk.wallMs),
+		`**${x(r.ratio.wall)}**`,
+		ms(r.lean.cpuMs),
+		ms(r.sdk.cpuMs),
+		`**${x(r.ratio.cpu)}**`,
+	]);
+	return [
+		"### The lean HTTP path vs the v2 client's own transport",
+		'',
+		table(['Server (loopback)', 'Protocol', 'Lean, per call', 'SDK transport, per call', 'SDK ÷ lean (wall)', 'Lean, client CPU per call', 'SDK, client CPU per call', 'SDK ÷ lean (CPU)'], rows, ['l', 'l']),
+		'',
+		`Sequential \`echo\` calls through McpConnection and a validated tools/call on a kept connection, once on the lean node:http path (\`lib/mcp/leanHttpTransport.ts\`) and once on \`StreamableHTTPClientTransport\` of @modelcontextprotocol/client ${lean.sdkVersion}, everything else the same; ${lean.batches} batches of ${lean.batch} calls per side, alternating, medians; the ratios are medians over adjacent batch pairs. CPU is the benchmark process's (the client's side). Run alone with \`node bench/run.js --only=leanHttp\` (after \`npm run build\`).`,
+		'',
+	].join('\n');
+}
+
 /** Part 'oneItem' and 'agentN8n': one small execution in n8n (suites/oneExecution.js). */
 /** The one-item table (part 'oneItem'): cold, warm, n8n's MCP Client, no-n8n library and raw SDK; '' without data. */
 function oneExecutionTable(one) {
@@ -408,6 +431,7 @@ function renderMarkdown(results) {
 	if (results.manyTools) out.push(manyToolsSection(results.manyTools));
 	if (results.scanListing) out.push(scanListingSection(results.scanListing));
 	if (results.warm) out.push(warmSection(results.warm));
+	if (results.leanHttp) out.push(leanHttpSection(results.leanHttp));
 	if (results.oneExecution) out.push(oneExecutionSection(results.oneExecution));
 	if (results.callTool || results.pausedState) out.push(memorySection(results));
 	return `${out.join('\n')}\n`;

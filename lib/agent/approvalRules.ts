@@ -76,10 +76,10 @@ export function checkRules(rules: readonly ApprovalRule[]): void {
  * limits, a validation that never ends) counts as holding for refuse and ask rules and as not
  * holding for run rules: a doubt never lets a call through.
  */
-function conditionHolds(rule: ApprovalRule, args: unknown): boolean {
+function conditionHolds(rule: ApprovalRule, args: unknown, oversized: boolean): boolean {
 	if (rule.when === undefined) return true;
 	const failClosed = rule.effect !== 'run';
-	if (exceededLimit(args, ARGUMENT_LIMITS)) return failClosed;
+	if (oversized) return failClosed;
 	try {
 		return compileArgumentValidator(rule.when)(args) === true;
 	} catch {
@@ -87,18 +87,20 @@ function conditionHolds(rule: ApprovalRule, args: unknown): boolean {
 	}
 }
 
-function firstMatching(rules: readonly ApprovalRule[], effect: RuleEffect, tool: ReviewableTool, args: unknown): number {
-	return rules.findIndex((rule) => rule.effect === effect && rule.tools.some((pattern) => matchesToolPattern(pattern, tool)) && conditionHolds(rule, args));
+function firstMatching(rules: readonly ApprovalRule[], effect: RuleEffect, tool: ReviewableTool, args: unknown, oversized: boolean): number {
+	return rules.findIndex((rule) => rule.effect === effect && rule.tools.some((pattern) => matchesToolPattern(pattern, tool)) && conditionHolds(rule, args, oversized));
 }
 
 /** Decides one call: the strongest matching rule, else the node's policy. */
 export function judgeCall(policy: ApprovalPolicy, tool: ReviewableTool, args: unknown): CallVerdict {
 	const rules = policy.rules ?? [];
 	const asked: CallVerdict = { effect: 'ask', by: 'policy', decisions: [...REVIEWER_CHOICES] };
+	// Measured once per call, not once per rule: arguments may be a megabyte deep.
+	const oversized = rules.some((rule) => rule.when !== undefined) && exceededLimit(args, ARGUMENT_LIMITS) !== undefined;
 	for (const effect of PRECEDENCE) {
 		// Always Ask For is an ask list: it wins over run rules, as ask rules do.
 		if (effect === 'run' && policy.alwaysAsk.some((pattern) => matchesToolPattern(pattern, tool))) return asked;
-		const index = firstMatching(rules, effect, tool, args);
+		const index = firstMatching(rules, effect, tool, args, oversized);
 		if (index < 0) continue;
 		const rule = rules[index];
 		const by = { rule: index + 1, label: ruleLabel(rule, index) };

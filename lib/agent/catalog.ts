@@ -8,6 +8,7 @@ import type { ToolDefinition } from '../tools/toolDefinition';
 import { APP_ONLY_REASON, isAppOnlyTool } from '../tools/mcpApps';
 import type { PlannedCall } from './types';
 import type { CatalogTool } from '../providers/modelTypes';
+import { configError } from '../errors';
 
 export { INSTRUCTIONS_PIN_NAME };
 
@@ -16,6 +17,10 @@ export { INSTRUCTIONS_PIN_NAME };
  * text is cut with a visible marker and flagged. The fingerprint is always over the full text.
  */
 export const MAX_CATALOG_DESCRIPTION_LENGTH = 16_000;
+
+/** What to do about a Pinned Fingerprints entry that cannot be read. */
+const PIN_FORMAT =
+	'In Approval Options > Pinned Fingerprints, paste the items MCP List Tools outputs (each carries its name, fingerprint and server), or write an array of { "server": "<MCP Server sub-node name>", "name": "<tool>", "fingerprint": "sha256:..." }, or an object { "<sub-node name>/<tool>": "sha256:..." }.';
 
 export interface ServerTools {
 	/** The MCP Server sub-node's name (unique in a run). */
@@ -109,9 +114,10 @@ function pinsByServer(servers: ServerTools[], pinned: PinnedFingerprints): Map<S
 	for (const entry of pinned.entries) {
 		if (entry.server === undefined) {
 			if (servers.length > 1) {
-				throw new Error(
+				throw configError(
 					`Pinned Fingerprints: the entry for ${quoteToolName(entry.name)} names no server, but ${servers.length} MCP servers are connected (${servers.map((s) => JSON.stringify(s.name)).join(', ')}). ` +
 						'Qualify every entry: { "server": "<MCP Server sub-node name>", "name": "<tool>", "fingerprint": "sha256:..." }, or "<sub-node name>/<tool>" as an object key (MCP List Tools items carry their server already).',
+					PIN_FORMAT,
 				);
 			}
 			if (servers.length === 1) add(servers[0], entry);
@@ -124,8 +130,9 @@ function pinsByServer(servers: ServerTools[], pinned: PinnedFingerprints): Map<S
 		}
 		const byReported = servers.filter((server) => server.reportedName === entry.server);
 		if (byReported.length > 1) {
-			throw new Error(
+			throw configError(
 				`Pinned Fingerprints: ${byReported.length} connected servers report the name ${quoteToolName(entry.server)} (sub-nodes ${byReported.map((s) => JSON.stringify(s.name)).join(', ')}); pin by the sub-node name instead`,
+				'A server chooses the name it reports, so a pin naming it cannot tell these servers apart. In Approval Options > Pinned Fingerprints, write the MCP Server sub-node\'s name as the entry\'s "server" (or "<sub-node name>/<tool>" as the key).',
 			);
 		}
 		if (byReported.length === 1) add(byReported[0], entry);
@@ -306,7 +313,7 @@ function serverOf(value: unknown, where: string): string | undefined {
 	if (typeof value === 'string') return value;
 	// MCP List Tools items carry `server: { name, version }`.
 	if (typeof value === 'object' && typeof (value as { name?: unknown }).name === 'string') return (value as { name: string }).name;
-	throw new Error(`Pinned Fingerprints: ${where} has a "server" that is neither a name nor an object with a "name"`);
+	throw configError(`Pinned Fingerprints: ${where} has a "server" that is neither a name nor an object with a "name"`, PIN_FORMAT);
 }
 
 /**
@@ -319,7 +326,7 @@ export function parsePinnedFingerprints(value: unknown): PinnedFingerprints | un
 	if (parsed === undefined) return undefined;
 	const entries: PinnedFingerprint[] = [];
 	const add = (server: string | undefined, name: unknown, fingerprint: unknown, where: string) => {
-		if (typeof name !== 'string' || typeof fingerprint !== 'string') throw new Error(`Pinned Fingerprints: ${where} needs a string "name" and "fingerprint"`);
+		if (typeof name !== 'string' || typeof fingerprint !== 'string') throw configError(`Pinned Fingerprints: ${where} needs a string "name" and "fingerprint"`, PIN_FORMAT);
 		entries.push({ ...(server !== undefined ? { server } : {}), name, fingerprint });
 	};
 	if (Array.isArray(parsed)) {
@@ -334,7 +341,7 @@ export function parsePinnedFingerprints(value: unknown): PinnedFingerprints | un
 			if (slash > 0) add(key.slice(0, slash), key.slice(slash + 1), fingerprint, `"${key}"`);
 			else add(undefined, slash === 0 ? key.slice(1) : key, fingerprint, `"${key}"`);
 		}
-	} else throw new Error('Pinned Fingerprints must be an array of { server, name, fingerprint } or an object { "server/tool": "sha256:..." }');
+	} else throw configError('Pinned Fingerprints must be an array of { server, name, fingerprint } or an object { "server/tool": "sha256:..." }', PIN_FORMAT);
 	return { entries };
 }
 

@@ -156,7 +156,7 @@ export async function invokeN8nTool(tool: N8nTool, args: Record<string, unknown>
 	const abort = new AbortController();
 	const timeout = new Promise<never>((_, reject) => {
 		timer = setTimeout(() => {
-			const error = new Error(`the tool did not answer within ${options.timeoutMs} ms`);
+			const error = new McpAgentError(`the tool did not answer within ${options.timeoutMs} ms`, { code: 'tool', description: 'Raise Options > Tool Call Timeout (Ms) of the Agent if the tool needs longer.' });
 			abort.abort(error);
 			reject(error);
 		}, options.timeoutMs);

@@ -1,4 +1,6 @@
 import { parseJsonParameter } from '../util/jsonParameter';
+import { configError } from '../errors';
+import { PRIOR_CONVERSATION_FORMAT } from '../providers/shared';
 import type { AgentState } from './types';
 
 /** The Agent node's output for one finished run. */
@@ -25,6 +27,6 @@ export function agentRunOutput(state: AgentState, includeTranscript: boolean): R
 /** Prior conversation from the node option: an array, or a JSON string of one. */
 export function parseHistory(value: unknown): unknown[] {
 	const parsed = parseJsonParameter(value, 'Prior Conversation', []);
-	if (!Array.isArray(parsed)) throw new Error('Prior Conversation must be a JSON array of { role, content } messages');
+	if (!Array.isArray(parsed)) throw configError('Prior Conversation must be a JSON array of { role, content } messages', PRIOR_CONVERSATION_FORMAT);
 	return parsed;
 }

@@ -17,7 +17,10 @@ import { McpAgentError } from '../errors';
  */
 export class DecisionRejected extends McpAgentError {
 	constructor(message: string) {
-		super(message, { code: 'review' });
+		super(message, {
+			code: 'review',
+			description: 'Nothing was applied. A decision is taken only for the open approval of its own run, on the calls and arguments the reviewer was shown: decide again from the latest review link or approval message of this run.',
+		});
 		this.name = 'DecisionRejected';
 	}
 }

@@ -6,6 +6,7 @@ import { nextEffect, step } from './step';
 import type { AgentState, PlannedCall } from './types';
 import type { ToolRunResult } from './toolRunner';
 import { readGrants, isGrantRef, type GrantStore, type GrantScope } from './grants';
+import { McpAgentError } from '../errors';
 
 export interface AgentDrivers {
 	model: ModelClient;
@@ -31,9 +32,12 @@ export interface AgentDrivers {
 }
 
 /** Why a run stopped when its execution was cancelled. */
-export class RunCancelled extends Error {
+export class RunCancelled extends McpAgentError {
 	constructor() {
-		super('The execution was cancelled while the agent was running; what ran before stays done');
+		super('The execution was cancelled while the agent was running; what ran before stays done', {
+			code: 'cancelled',
+			description: 'Nothing needs fixing: the execution was stopped (n8n\'s Stop, or a cancelled execution). Tool calls that had run before keep their effects.',
+		});
 		this.name = 'RunCancelled';
 	}
 }

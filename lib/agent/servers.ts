@@ -8,6 +8,7 @@ import { createNameMatcher } from '../tools/nameFilter';
 import { buildCatalogYielding, type CatalogOptions, type CatalogResult, type ServerInstructions, type ServerTools } from './catalog';
 import type { ServerHandle } from './serverHandle';
 import type { CatalogTool } from '../providers/modelTypes';
+import { configError, McpAgentError, REPORT_A_BUG } from '../errors';
 
 export interface ConnectedServers {
 	connections: Map<string, McpConnection>;
@@ -50,7 +51,12 @@ export interface ConnectOptions {
 export async function connectServers(handles: ServerHandle[], catalogOptions: CatalogOptions = {}, connectOptions: ConnectOptions = {}): Promise<ConnectedServers> {
 	const names = new Set<string>();
 	for (const handle of handles) {
-		if (names.has(handle.name)) throw new Error(`Two MCP Server sub-nodes are named "${handle.name}"; rename one`);
+		if (names.has(handle.name)) {
+			throw configError(
+				`Two MCP Server sub-nodes are named "${handle.name}"; rename one`,
+				"An MCP Server sub-node's name labels its tools, its log and its pinned fingerprints, so it must be unique among the sub-nodes on the Agent's Tools input: rename one (double-click its title), and connect each sub-node to the Agent once.",
+			);
+		}
 		names.add(handle.name);
 	}
 	const pool = connectOptions.pool ?? sharedPool();
@@ -123,7 +129,7 @@ async function catalogFor(handles: ServerHandle[], connections: Map<string, McpC
 		catalogOptions,
 		handles.map((handle, index) => {
 			const connection = connections.get(handle.name) as McpConnection;
-			const version = listed[index] === NO_TOOLS ? 'none' : listed[index] === connection.listedTools?.tools ? connection.toolListVersion : 'unversioned';
+			const version = listed[index] === NO_TOOLS ? 'none' : (connection.toolList.versionOf(listed[index]) ?? 'unversioned');
 			return [handle.name, handle.include, handle.exclude, handle.config.trustAnnotations, connection.id, version, connection.instructions ?? null, connection.server.name];
 		}),
 	]);
@@ -165,9 +171,18 @@ export function outputSchemaKey(serverId: string, toolName: string): string {
 	return `${serverId}\u0000${toolName}`;
 }
 
-function prefixed(prefix: string, error: unknown): Error {
-	if (error instanceof McpFailure) return new McpFailure(`${prefix}: ${error.summary}`, error.kind, error.serverOutput, error.httpStatus);
-	return new Error(`${prefix}: ${(error as Error)?.message ?? String(error)}`);
+/** The failure with the sub-node's name in front of its message; its kind, status, advice and server output kept. */
+function prefixed(prefix: string, error: unknown): McpAgentError {
+	if (McpFailure.isInstance(error)) return new McpFailure(`${prefix}: ${error.message}`, error.kind, error.serverOutput, error.httpStatus, error.description, error.serverError);
+	if (McpAgentError.isInstance(error)) {
+		return new McpAgentError(`${prefix}: ${error.message}`, { code: error.code, cause: error, ...(error.description !== undefined ? { description: error.description } : {}), ...(error.httpStatus !== undefined ? { httpStatus: error.httpStatus } : {}) });
+	}
+	// McpConnection explains everything it throws (an McpFailure); anything else is a fault of ours, reported as it is.
+	return new McpAgentError(`${prefix}: ${(error as Error)?.message ?? String(error)}`, {
+		code: 'remote',
+		cause: error,
+		description: REPORT_A_BUG,
+	});
 }
 
 /** The system prompt with each server's instructions appended under its name. */

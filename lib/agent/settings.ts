@@ -17,9 +17,12 @@ export interface RawAgentOptions {
 	maxToolResultChars?: number;
 }
 
+/** What to do about an Agent option that cannot be used; the message names the option. */
+const FIX_THE_OPTION = "Correct the option the message names in the Agent node's parameters or Options, then run the workflow again.";
+
 export class SettingsError extends McpAgentError {
-	constructor(message: string) {
-		super(message, { code: 'config' });
+	constructor(message: string, description = FIX_THE_OPTION) {
+		super(message, { code: 'config', description });
 		this.name = 'SettingsError';
 	}
 }
@@ -37,7 +40,7 @@ export function parseJsonObjectOption(value: unknown, name: string): Record<stri
 	try {
 		parsed = parseJsonParameter(value, name);
 	} catch (error) {
-		throw new SettingsError((error as Error).message);
+		throw new SettingsError((error as Error).message, McpAgentError.isInstance(error) ? error.description : undefined);
 	}
 	if (parsed === undefined) return undefined;
 	if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SettingsError(`${name} must be a JSON object`);

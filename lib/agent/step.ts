@@ -8,11 +8,13 @@ import { judgeCall, refusalText, type CallVerdict } from './approvalRules';
 import { hashReviewedCall } from './argumentHash';
 import { applyDecisions, awaitingPerson, expireApproval, refreshCatalog, shownIdentity } from './review';
 import { answerActions, startInputRound } from './callInput';
+import { logEntry } from './toolLog';
 import { setEntry } from './ownEntry';
-import { applyGrants, isGrantRef } from './grants';
+import { applyGrants } from './grants';
 import { AGENT_STATE_VERSION } from './stateSchema';
 import type { AgentEffect, AgentEvent, AgentState, PlannedCall, RunSettings, RunStatus, ToolInputNeeded, ToolLogEntry, RunToolsPhase } from './types';
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome, Usage } from '../providers/modelTypes';
+import { McpAgentError, REPORT_A_BUG } from '../errors';
 
 /**
  * The agent loop as a pure function: (state, event) -> state, and the effect the state asks for
@@ -140,7 +142,7 @@ export function nextEffect(state: AgentState): AgentEffect {
 
 export function step(state: AgentState, event: AgentEvent): AgentState {
 	if (event.type === 'model_turn') {
-		if (state.phase.name !== 'call_model') throw new Error(`model turn received while ${state.phase.name}`);
+		if (state.phase.name !== 'call_model') throw new McpAgentError(`Agent run: model turn received while ${state.phase.name}`, { code: 'state', description: REPORT_A_BUG });
 		return afterModelTurn(state, event.turn);
 	}
 	if (event.type === 'catalog_refreshed') {
@@ -148,7 +150,7 @@ export function step(state: AgentState, event: AgentEvent): AgentState {
 		if (state.phase.name !== 'run_tools') return { ...state, tools: event.tools };
 		return settle({ ...state, tools: event.tools }, refreshCatalog(state.phase, event.tools));
 	}
-	if (state.phase.name !== 'run_tools') throw new Error(`${event.type} received while ${state.phase.name}`);
+	if (state.phase.name !== 'run_tools') throw new McpAgentError(`Agent run: ${event.type} received while ${state.phase.name}`, { code: 'state', description: REPORT_A_BUG });
 	const phase = state.phase;
 	switch (event.type) {
 		case 'tool_outcomes': {
@@ -417,75 +419,6 @@ function settle(state: AgentState, phase: RunToolsPhase): AgentState {
 	};
 	return next.iterations >= next.settings.maxIterations ? continueOrStop(next) : next;
 }
-
-/** The audit entry of one call; optional fields only when set, in a fixed key order (it is node output). */
-function logEntry(iteration: number, call: PlannedCall, outcome: ToolOutcome, durationMs: number | undefined): ToolLogEntry {
-	const entry: ToolLogEntry = call.tool
-		? {
-				iteration,
-				id: call.id,
-				server: call.tool.serverName,
-				tool: call.tool.mcpName,
-				arguments: call.arguments,
-				isError: outcome.isError,
-				resultSummary: summarize(outcome),
-				durationMs: durationMs ?? 0,
-			}
-		: {
-				iteration,
-				id: call.id,
-				tool: call.providerName,
-				arguments: call.arguments,
-				isError: outcome.isError,
-				resultSummary: summarize(outcome),
-				durationMs: durationMs ?? 0,
-			};
-	if (isGrantRef(call.allowedBy)) entry.allowedBy = { ...call.allowedBy };
-	const review = call.review;
-	if (review) {
-		entry.review = {
-			decision: review.status,
-			...(review.reviewer ? { reviewer: review.reviewer } : {}),
-			...(review.decidedAt ? { decidedAt: review.decidedAt } : {}),
-			...(review.reason ? { reason: review.reason } : {}),
-			...(review.originalArguments !== undefined ? { editedFrom: review.originalArguments } : {}),
-			warnings: review.warnings,
-		};
-	}
-	const input = call.input;
-	if (input) {
-		const actions = answerActions(input);
-		entry.input = {
-			status: input.status,
-			rounds: input.round,
-			...(actions ? { actions } : {}),
-			...(input.reviewer ? { reviewer: input.reviewer } : {}),
-			...(input.answeredAt ? { answeredAt: input.answeredAt } : {}),
-		};
-	}
-	return entry;
-}
-
-/** How much of a result's text is normalized for its summary before falling back to all of it. */
-const SUMMARY_SCAN = 1024;
-
-/** The result's text with whitespace runs collapsed, trimmed, cut to 200 characters; images counted. */
-export function summarize(outcome: ToolOutcome): string {
-	const images = outcome.images.length ? ` [+${outcome.images.length} image${outcome.images.length > 1 ? 's' : ''}]` : '';
-	const raw = outcome.text;
-	if (raw.length > SUMMARY_SCAN) {
-		// A large result: normalize a prefix only. Collapsing a prefix gives a prefix of the collapsed
-		// whole, and 202 collapsed characters hold a non-space at index 200 or 201, so the whole is
-		// longer than 200 too. Otherwise (mostly whitespace) the whole text is normalized below.
-		const head = raw.slice(0, SUMMARY_SCAN).replace(/\s+/g, ' ').trimStart();
-		if (head.length >= 202) return `${head.slice(0, 200)}…${images}`;
-	}
-	const text = UNNORMALIZED.test(raw) ? raw.replace(/\s+/g, ' ').trim() : raw;
-	return (text.length > 200 ? `${text.slice(0, 200)}…` : text) + images;
-}
-
-/** Whitespace other than single spaces between words: where collapsing and trimming change the text. */
-const UNNORMALIZED = /[^\S ]| \s|^\s|\s$/;
 
 /**
  * A new array: `items` after `list` (states are never changed in place), of the exact size. A plain

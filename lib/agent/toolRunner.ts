@@ -1,5 +1,4 @@
 import type { McpConnection } from '../mcp/connection';
-import { McpFailure } from '../mcp/errors';
 import { checkToolOutput } from '../mcp/toolOutput';
 import { setEntry } from './ownEntry';
 import { outputSchemaKey } from './servers';
@@ -118,7 +117,7 @@ function runOne(call: PlannedCall, options: ToolRunnerOptions, run: ToolRunResul
 		return outcome;
 	};
 	const failed = (error: unknown): ToolOutcome => {
-		const message = error instanceof McpFailure ? error.summary : error instanceof Error ? error.message : String(error);
+		const message = error instanceof Error ? error.message : String(error);
 		return done(errorOutcome(call.id, `The tool call failed: ${message}`, options.limits));
 	};
 	try {

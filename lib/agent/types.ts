@@ -81,6 +81,13 @@ export interface PlannedCall {
 	input?: CallInput;
 }
 
+/** How a call that ran was let through: by a person, an approval rule, a standing approval, or the node's policy. */
+export type CallAllowance =
+	| { by: 'person'; reviewer?: string; decidedAt?: string }
+	| { by: 'rule'; rule: number; label: string }
+	| { by: 'grant'; grant: string; grantedBy?: string; grantedAt?: string; expiresAt?: string }
+	| { by: 'policy' };
+
 export interface ToolLogEntry {
 	iteration: number;
 	id: string;
@@ -90,8 +97,10 @@ export interface ToolLogEntry {
 	isError: boolean;
 	resultSummary: string;
 	durationMs: number;
-	/** The standing approval that let the call run without review (grant id, who granted it, when). */
-	allowedBy?: GrantRef;
+	/** For a call that reached its tool: what let it through. */
+	allowedBy?: CallAllowance;
+	/** For a call an approval rule refused: that rule. */
+	refusedBy?: RuleRef;
 	review?: {
 		decision: ReviewStatus;
 		reviewer?: string;

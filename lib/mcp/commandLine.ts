@@ -7,7 +7,7 @@ import { McpAgentError } from '../errors';
 
 export class ConfigFormatError extends McpAgentError {
 	constructor(message: string) {
-		super(message, { code: 'config' });
+		super(message, { code: 'config', description: 'Correct the field the message names (in the credential or the node\'s options), then run the workflow again. The package\'s credentials documentation shows the formats each field takes.' });
 		this.name = 'ConfigFormatError';
 	}
 }

@@ -15,11 +15,13 @@ import { describeServer, redactorForServer, type Redactor } from './secrets';
 import type { McpAuth } from './oauth/types';
 import { howToAskForScope } from './oauth/scopeAdvice';
 import type { McpFailureKind } from './failureKind';
-import { McpAgentError } from '../errors';
+import { hasMarker, McpAgentError } from '../errors';
 
 /**
- * An MCP failure explained for a person: what went wrong, where, and (for local commands) what the
- * server last wrote to stderr. `kind` lets callers and tests branch without parsing text.
+ * An MCP failure explained for a person: what went wrong and where (`message`), what to do about it
+ * (`description`, when there is advice), and for local commands what the server last wrote to stderr
+ * (`serverOutput`, kept out of the message: it is the server's text, not ours). `kind` lets callers
+ * and tests branch without parsing text.
  */
 export type { McpFailureKind };
 
@@ -30,13 +32,18 @@ export interface ServerErrorAnswer {
 	data?: unknown;
 }
 
+const FAILURE_MARKER = Symbol.for('n8n-nodes-mcp-agent.error.McpFailure');
+
 export class McpFailure extends McpAgentError {
+	readonly [FAILURE_MARKER] = true;
+
 	constructor(
 		message: string,
 		readonly kind: McpFailureKind,
+		/** The tail of a local server's stderr (redacted); shown apart from the message (failureDetails). */
 		readonly serverOutput?: string,
 		httpStatus?: number,
-		/** What to do about it, when there is no server output to show instead. */
+		/** What to do about it. */
 		description?: string,
 		/**
 		 * Set when the server itself answered the request with a JSON-RPC error over a working
@@ -45,19 +52,40 @@ export class McpFailure extends McpAgentError {
 		 */
 		readonly serverError?: ServerErrorAnswer,
 	) {
-		super(serverOutput ? `${message}\n\nLast output of the server:\n${serverOutput}` : message, {
+		super(message, {
 			// A server that is disabled here or a credential that does not parse is the user's to fix; the rest happened on the remote side.
 			code: kind === 'config' || kind === 'disabled' ? 'config' : 'remote',
 			...(httpStatus !== undefined ? { httpStatus } : {}),
-			...(serverOutput ? { description: `Last output of the server:\n${serverOutput}` } : description !== undefined ? { description } : {}),
+			...(description !== undefined ? { description } : {}),
 		});
 		this.name = 'McpFailure';
 	}
 
-	/** The message without the server output appended (for short UI fields). */
+	/** The message (the server output is never part of it); kept for the callers that read `summary`. */
 	get summary(): string {
-		return this.message.split('\n\nLast output of the server:')[0];
+		return this.message;
 	}
+
+	static isInstance(error: unknown): error is McpFailure {
+		return hasMarker(error, FAILURE_MARKER);
+	}
+}
+
+/** How the server output is introduced wherever it is shown. */
+const SERVER_OUTPUT_HEADING = 'Last output of the server:';
+
+/**
+ * What n8n shows under a failure's message: its advice, then the server's last output under its
+ * own heading; undefined when there is neither.
+ */
+export function failureDetails(failure: Pick<McpFailure, 'description' | 'serverOutput'>): string | undefined {
+	const parts = [failure.description, failure.serverOutput ? `${SERVER_OUTPUT_HEADING}\n${failure.serverOutput}` : undefined].filter((part): part is string => Boolean(part));
+	return parts.length ? parts.join('\n\n') : undefined;
+}
+
+/** The message with the server output after it, for the one place that has a single text field (the credential Test button). */
+export function messageWithServerOutput(failure: McpFailure): string {
+	return failure.serverOutput ? `${failure.message}\n\n${SERVER_OUTPUT_HEADING}\n${failure.serverOutput}` : failure.message;
 }
 
 interface Causal {
@@ -106,7 +134,7 @@ export function explainMcpError(
 function ownFailureIn(error: unknown): McpFailure | undefined {
 	let current: unknown = error;
 	for (let depth = 0; current && typeof current === 'object' && depth < 6; depth++) {
-		if (current instanceof McpFailure) return current;
+		if (McpFailure.isInstance(current)) return current;
 		current = (current as Causal).cause;
 	}
 	return undefined;
@@ -117,12 +145,12 @@ function ownFailureIn(error: unknown): McpFailure | undefined {
  * server output; the same object when nothing had to change.
  */
 export function redactFailure(failure: McpFailure, redactor: Redactor): McpFailure {
-	const summary = redactor.text(failure.summary);
+	const message = redactor.text(failure.message);
 	const output = failure.serverOutput === undefined ? undefined : redactor.text(failure.serverOutput);
+	const description = failure.description === undefined ? undefined : redactor.text(failure.description);
 	const serverError = failure.serverError && redactor.value(failure.serverError);
-	if (summary === failure.summary && output === failure.serverOutput && serverError === failure.serverError) return failure;
-	const description = output === undefined && failure.description !== undefined ? redactor.text(failure.description) : undefined;
-	return new McpFailure(summary, failure.kind, output, failure.httpStatus, description, serverError);
+	if (message === failure.message && output === failure.serverOutput && description === failure.description && serverError === failure.serverError) return failure;
+	return new McpFailure(message, failure.kind, output, failure.httpStatus, description, serverError);
 }
 
 function explainUnredacted(
@@ -206,7 +234,10 @@ function explainUnredacted(
 	// "fetch failed" says nothing by itself; its causes say why.
 	const causes = chain.slice(1).map((e) => redact(String(e.message ?? ''))).filter((m) => m && m !== firstMessage);
 	const detail = causes.length ? `${firstMessage} (${causes.join(': ')})` : firstMessage;
-	return new McpFailure(`Error talking to MCP server ${where} while ${phase}: ${trimDetail(detail)}`, 'unknown', output);
+	// Our own findings about what the server sent (a repeated cursor, an unreadable content coding) say what to do.
+	const finding = chain.find((e): e is McpAgentError => McpAgentError.isInstance(e));
+	const advice = finding?.description !== undefined ? redact(finding.description) : undefined;
+	return new McpFailure(`Error talking to MCP server ${where} while ${phase}: ${trimDetail(detail)}`, 'unknown', output, undefined, advice);
 }
 
 /** The server's own code, message and data of a JSON-RPC error (secrets are removed with the failure's). */

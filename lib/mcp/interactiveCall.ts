@@ -8,13 +8,14 @@ import { hasRoots, rootsListResult } from './roots';
 import { checkToolOutput } from './toolOutput';
 import { callToolOnLegacySession } from './legacyToolCall';
 import type { ToolDefinition } from '../tools/toolDefinition';
+import { McpAgentError } from '../errors';
 
 /**
  * What a call needs of its connection (McpConnection implements it). Named here, not imported, so
  * the connection can use this module without the two importing each other.
  */
 export interface CallChannel {
-	readonly knownTools: Map<string, ToolDefinition>;
+	readonly knownTools: ReadonlyMap<string, ToolDefinition>;
 	readonly config: McpServerConfig;
 	readonly isModern: boolean;
 	readonly redact: Redactor;
@@ -144,7 +145,10 @@ export function callInteractively(
 			}
 			params = { name, arguments: args, inputResponses: automatic, ...(answer.requestState !== undefined ? { requestState: answer.requestState } : {}) };
 		}
-		throw new Error(`the server kept answering with input requests that need no person (roots or state only) for more than ${MAX_AUTOMATIC_ROUNDS} rounds`);
+		throw new McpAgentError(`the server kept answering with input requests that need no person (roots or state only) for more than ${MAX_AUTOMATIC_ROUNDS} rounds`, {
+			code: 'remote',
+			description: 'Every answer was given and the server asked again: the server loops. Check its configuration (the Roots of the credential, if it asks for them), or report it to the server\'s authors.',
+		});
 	});
 }
 

@@ -1,11 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { pipeline, type Duplex, type Readable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
 import { contentDecoder } from './contentCoding';
 import {
-	isJSONRPCErrorResponse,
-	isJSONRPCResultResponse,
 	parseJSONRPCMessage,
 	PROTOCOL_VERSION_META_KEY,
 	SdkError,
@@ -16,10 +13,11 @@ import {
 	type TransportSendOptions,
 } from '@modelcontextprotocol/client';
 import { ForwardingTransport } from './forwardingTransport';
-import { SseParser } from './sseParser';
+import { readEventStream, type EventStreamEnd } from './eventStreamReader';
 import { boundedReopenDelay } from './streamReconnect';
 import { AnswerTooLarge, MAX_ANSWER_BYTES } from './streamLimits';
 
+import { McpAgentError } from '../errors';
 /**
  * Streamable HTTP with a lean path for the messages of an established 2025-era session.
  *
@@ -161,7 +159,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 		const request = this.client.request({ ...this.target, method, headers });
 		this.requests.add(request);
 		const signal = options?.requestSignal;
-		const onAbort = () => request.destroy(signal?.reason instanceof Error ? signal.reason : new Error('The request was aborted'));
+		const onAbort = () => request.destroy(signal?.reason instanceof Error ? signal.reason : new McpAgentError('The request was aborted', { code: 'cancelled' }));
 		signal?.addEventListener('abort', onAbort, { once: true });
 		request.on('close', () => {
 			this.requests.delete(request);
@@ -237,86 +235,44 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 	}
 
 	/**
-	 * An SSE answer, read as it arrives (the server may send requests and notifications before the
-	 * response): a POST's, or a resumed one (`resumed`: its responses take the request's id, as the
-	 * SDK does on a replayed stream).
+	 * An SSE answer, read as it arrives (eventStreamReader.ts): a POST's, or a resumed one
+	 * (`resumed`: its responses take the request's id, as the SDK does on a replayed stream). When it
+	 * ends without the answer it is resumed from the server's last event id, or the request fails.
 	 */
 	private readEventStream(message: JSONRPCMessage, options: TransportSendOptions | undefined, body: Readable, resumed?: ResumePoint): void {
-		const decoder = new StringDecoder('utf8');
-		let lastEventId = resumed?.lastEventId;
-		let retryMs = resumed?.retryMs;
-		let answered = false;
-		let ended = false;
-		/** Armed once the answer is in: a stream the server keeps open after it is cut (see below). */
-		let lingering: NodeJS.Timeout | undefined;
-		let cutAfterAnswer = false;
-		const replayId = resumed && 'id' in message ? message.id : undefined;
-		const parser = new SseParser({
-			// Runs inside the body's 'data' listener: whatever a handler throws goes to onerror (as in
-			// the SDK), never up the socket's event emitter, where it would be uncaught.
-			onEvent: (event) => {
-				try {
-					if (event.id) {
-						lastEventId = event.id;
-						options?.onresumptiontoken?.(event.id);
-					}
-					if (!event.data || (event.event && event.event !== 'message')) return;
-					const parsed = parseJSONRPCMessage(JSON.parse(event.data));
-					if (isJSONRPCResultResponse(parsed) || isJSONRPCErrorResponse(parsed)) {
-						answered = true;
-						if (replayId !== undefined) parsed.id = replayId;
-						// The server should end the stream with the answer; one that keeps it open
-						// (comments, pings) would hold a socket per call on a kept connection for ever.
-						lingering ??= setTimeout(() => {
-							cutAfterAnswer = true;
-							body.destroy();
-						}, ANSWERED_STREAM_GRACE_MS).unref();
-					}
-					this.onmessage?.(parsed);
-				} catch (error) {
-					this.onerror?.(error as Error);
-				}
+		readEventStream(
+			body,
+			{
+				onMessage: (parsed) => this.onmessage?.(parsed),
+				onError: (error) => this.onerror?.(error),
+				onEventId: (id) => options?.onresumptiontoken?.(id),
+				onEnd: (end) => this.streamEnded(message, options, end, resumed),
 			},
-			onRetry: (ms) => (retryMs = ms),
-		}, { maxEventChars: MAX_ANSWER_BYTES, tooLarge: () => new AnswerTooLarge("An event of the server's answer", MAX_ANSWER_BYTES) });
-		const finish = (error?: Error) => {
-			if (ended) return;
-			ended = true;
-			clearTimeout(lingering);
-			parser.end();
-			if (this.given(message, options) || cutAfterAnswer) return;
-			// Resuming would replay the same event: the call fails now, saying why.
-			if (error instanceof AnswerTooLarge) {
-				if (!answered && expectsAnswer(message)) this.failWith(message, error.message);
-				return;
-			}
-			if (error) this.onerror?.(new Error(`SSE stream disconnected: ${error}`));
-			if (!answered && lastEventId !== undefined) this.resume(message, options, { lastEventId, retryMs }, 0);
-			else {
-				options?.onRequestStreamEnd?.();
-				// The answer can come on no other stream (the spec keeps a request's answer on its own
-				// stream): the call fails now instead of waiting for its timeout.
-				if (!answered && !resumed && expectsAnswer(message)) this.failUnanswered(message, error);
-			}
-		};
-		// A line too long for a string (over 512 MiB) ends the stream with an error, not the process.
-		const read = (text: () => string): boolean => {
-			try {
-				parser.push(text());
-				return true;
-			} catch (error) {
-				finish(error as Error);
-				body.destroy();
-				return false;
-			}
-		};
-		body.on('data', (chunk: Buffer) => read(() => decoder.write(chunk)));
-		body.on('end', () => {
-			if (read(() => decoder.end())) finish();
-		});
-		body.on('error', (error) => finish(error));
-		// After 'end' this changes nothing; without it, the stream was cut off.
-		body.on('close', () => finish(new Error('the connection closed')));
+			{
+				maxEventChars: MAX_ANSWER_BYTES,
+				tooLarge: () => new AnswerTooLarge("An event of the server's answer", MAX_ANSWER_BYTES),
+				...(resumed ? { resumedFrom: resumed } : {}),
+				...(resumed && 'id' in message ? { answerId: message.id } : {}),
+			},
+		);
+	}
+
+	private streamEnded(message: JSONRPCMessage, options: TransportSendOptions | undefined, end: EventStreamEnd, resumed: ResumePoint | undefined): void {
+		const { answered, lastEventId, retryMs, error } = end;
+		if (this.given(message, options) || end.cutAfterAnswer) return;
+		// Resuming would replay the same event: the call fails now, saying why.
+		if (error instanceof AnswerTooLarge) {
+			if (!answered && expectsAnswer(message)) this.failWith(message, error.message);
+			return;
+		}
+		if (error) this.onerror?.(exchangeFailed(`SSE stream disconnected: ${error}`));
+		if (!answered && lastEventId !== undefined) this.resume(message, options, { lastEventId, retryMs }, 0);
+		else {
+			options?.onRequestStreamEnd?.();
+			// The answer can come on no other stream (the spec keeps a request's answer on its own
+			// stream): the call fails now instead of waiting for its timeout.
+			if (!answered && !resumed && expectsAnswer(message)) this.failUnanswered(message, error);
+		}
 	}
 
 	/** Ends a request whose answer stream closed without the answer and without a point to resume from. */
@@ -349,7 +305,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 	 */
 	private resume(message: JSONRPCMessage, options: TransportSendOptions | undefined, point: ResumePoint, attempt: number): void {
 		if (attempt >= MAX_RESUME_ATTEMPTS) {
-			this.onerror?.(new Error(`Maximum reconnection attempts (${MAX_RESUME_ATTEMPTS}) exceeded.`));
+			this.onerror?.(exchangeFailed(`Maximum reconnection attempts (${MAX_RESUME_ATTEMPTS}) exceeded.`));
 			options?.onRequestStreamEnd?.();
 			return;
 		}
@@ -361,7 +317,7 @@ export class LeanHttpTransport extends ForwardingTransport<StreamableHTTPClientT
 			if (this.given(message, options)) return;
 			this.getResumed(message, options, point).catch((error: unknown) => {
 				if (this.given(message, options)) return;
-				this.onerror?.(new Error(`Failed to reconnect SSE stream: ${error instanceof Error ? error.message : String(error)}`));
+				this.onerror?.(exchangeFailed(`Failed to reconnect SSE stream: ${error instanceof Error ? error.message : String(error)}`));
 				this.resume(message, options, point, attempt + 1);
 			});
 		}, delay);
@@ -421,6 +377,14 @@ export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
 	return Object.keys(env).some((name) => /^(?:https?|all)_proxy$/i.test(name) && Boolean(env[name]));
 }
 
+/**
+ * What the transport fails with: the SDK client hands it on, and McpConnection explains it (server,
+ * phase) with its advice kept.
+ */
+function exchangeFailed(message: string, description?: string): McpAgentError {
+	return new McpAgentError(message, { code: 'remote', ...(description !== undefined ? { description } : {}) });
+}
+
 /** Errors the SDK transport already reported through onerror (a message handed back to it failed there). */
 const reportedByInner = new WeakSet<object>();
 
@@ -428,8 +392,6 @@ const reportedByInner = new WeakSet<object>();
 const FIRST_RECONNECTION_DELAY_MS = 1000;
 const MAX_RECONNECTION_DELAY_MS = 30_000;
 const MAX_RESUME_ATTEMPTS = 2;
-/** How long a POST's event stream may stay open after its answer before it is cut. */
-const ANSWERED_STREAM_GRACE_MS = 2_000;
 /** Idle kept sockets close before a typical server's keep-alive timeout (Node's default: 5 s) ends them under a request. */
 const IDLE_SOCKET_MS = 4000;
 
@@ -505,7 +467,7 @@ function readText(response: http.IncomingMessage): Promise<string> {
 		body.on('error', reject);
 		// A connection cut in the middle of the body: settled either way.
 		body.on('close', () => {
-			if (!ended) reject(new Error('The connection closed before the answer was complete'));
+			if (!ended) reject(exchangeFailed('The connection closed before the answer was complete'));
 		});
 	});
 }
@@ -528,7 +490,12 @@ function decodedBody(response: http.IncomingMessage): Readable {
 	const coding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
 	if (coding === '' || coding === 'identity') return response;
 	const decoder = contentDecoder(coding);
-	if (!decoder) throw new Error(`The server answered with a content coding this client cannot read (${coding})`);
+	if (!decoder) {
+		throw exchangeFailed(
+			`The server answered with a content coding this client cannot read (${coding})`,
+			'n8n reads gzip, deflate and br. Remove any Accept-Encoding header from the credential\'s headers, or configure the server (or the proxy in front of it) not to use this coding.',
+		);
+	}
 	pipeline(response, decoder, () => undefined);
 	return decoder;
 }

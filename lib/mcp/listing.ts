@@ -2,6 +2,8 @@ import type { McpConnection } from './connection';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { quoteToolName } from '../tools/toolNameRule';
 import { MAX_LIST_PAGES } from './pageLimit';
+import { McpAgentError } from '../errors';
+import type { ToolListCache } from './toolListCache';
 
 /**
  * Most tools one server may offer. Every tool is fingerprinted, scanned and (in the Agent) sent to
@@ -9,6 +11,16 @@ import { MAX_LIST_PAGES } from './pageLimit';
  * rather than cut at an arbitrary point.
  */
 export const MAX_TOOLS_PER_SERVER = 2000;
+
+/** A listing refused here; McpConnection puts the server and the phase in front, and keeps the advice. */
+function listingRefused(message: string, description: string): McpAgentError {
+	return new McpAgentError(message, { code: 'remote', description });
+}
+
+const TOO_MANY =
+	"Configure the server to offer fewer tools, or split them across several servers: the MCP Server sub-node's Include Tools and Exclude Tools apply after the whole list is read, so they cannot help here.";
+const BROKEN_PAGES = "The server's pagination does not end, so its list cannot be read whole. Update the server, or report it to its authors.";
+const NOT_A_LISTING = 'The server does not answer tools/list as MCP requires. Update the server, or check that the credential points at an MCP endpoint.';
 
 /**
  * Follows `nextCursor` to the end. A server that repeats a cursor would loop forever, so a repeat
@@ -25,14 +37,14 @@ export async function collectPages<T>(
 	for (let page = 0; page < MAX_LIST_PAGES; page++) {
 		const result = await fetchPage(cursor);
 		// Checked per page, so a server cannot make us hold an unbounded list before refusing it.
-		if (limit && all.length + result.items.length > limit.maxItems) throw new Error(limit.tooMany(all.length + result.items.length));
+		if (limit && all.length + result.items.length > limit.maxItems) throw listingRefused(limit.tooMany(all.length + result.items.length), TOO_MANY);
 		all.push(...result.items);
 		if (!result.nextCursor) return all;
-		if (seen.has(result.nextCursor)) throw new Error(`the server repeated the pagination cursor while listing ${label}`);
+		if (seen.has(result.nextCursor)) throw listingRefused(`the server repeated the pagination cursor while listing ${label}`, BROKEN_PAGES);
 		seen.add(result.nextCursor);
 		cursor = result.nextCursor;
 	}
-	throw new Error(`the server returned more than ${MAX_LIST_PAGES} pages while listing ${label}`);
+	throw listingRefused(`the server returned more than ${MAX_LIST_PAGES} pages while listing ${label}`, BROKEN_PAGES);
 }
 
 /** Sorted by name so that output (and later the model's tool list, for prompt caching) is deterministic. */
@@ -49,7 +61,7 @@ const UNPARSED = { '~standard': { version: 1, vendor: 'n8n-nodes-mcp-agent', val
 
 export function checkedTools(result: unknown): { tools: ToolDefinition[]; nextCursor?: string } {
 	const body = (result ?? {}) as { tools?: unknown; nextCursor?: unknown };
-	if (!Array.isArray(body.tools)) throw new Error('the server answered tools/list without a "tools" array');
+	if (!Array.isArray(body.tools)) throw listingRefused('the server answered tools/list without a "tools" array', NOT_A_LISTING);
 	const tools: ToolDefinition[] = [];
 	for (const entry of body.tools as Array<Record<string, unknown>>) {
 		// A tool without a name cannot be called; one without a usable schema takes no arguments.
@@ -61,20 +73,23 @@ export function checkedTools(result: unknown): { tools: ToolDefinition[]; nextCu
 }
 
 /**
- * Every tool of the server, sorted by name, remembered on the connection (knownTools) for header
- * mirroring and output checks. On 2026-07-28 connections through the client's own listTools: it
- * honours the server's caching hints (SEP-2549: a fresh listing is served without a round trip),
- * drops tools whose `x-mcp-header` declarations are invalid (SEP-2243), and keeps the client's
- * tools index current. On 2025-era connections (no hints, no headers) page by page, unparsed.
+ * Every tool of the server, sorted by name, remembered in the connection's tool-list cache
+ * (toolListCache.ts) for listToolsCached, header mirroring and output checks. On 2026-07-28
+ * connections through the client's own listTools: it honours the server's caching hints (SEP-2549:
+ * a fresh listing is served without a round trip), drops tools whose `x-mcp-header` declarations
+ * are invalid (SEP-2243), and keeps the client's tools index current. On 2025-era connections (no
+ * hints, no headers) page by page, unparsed.
  */
 export async function listAllTools(connection: McpConnection, options: { refresh?: boolean } = {}): Promise<ToolDefinition[]> {
 	const tooMany = { maxItems: MAX_TOOLS_PER_SERVER, tooMany: (count: number) => tooManyTools(connection.server.name, count) };
-	const changesBefore = connection.toolListChanges;
+	// Stand-ins for a connection (tests) may come without a cache: they list without remembering.
+	const cache = connection.toolList as ToolListCache | undefined;
+	const ticket = cache?.beginListing();
 	const tools = await connection.request('listing tools', async (client) => {
 		if (connection.isModern) {
 			const { tools: listed } = await client.listTools(undefined, { ...connection.requestOptions(), cacheMode: options.refresh ? 'refresh' : 'use' });
 			const { tools: checked } = checkedTools({ tools: listed });
-			if (checked.length > MAX_TOOLS_PER_SERVER) throw new Error(tooMany.tooMany(checked.length));
+			if (checked.length > MAX_TOOLS_PER_SERVER) throw listingRefused(tooMany.tooMany(checked.length), TOO_MANY);
 			return byName(checked);
 		}
 		return byName(
@@ -85,27 +100,7 @@ export async function listAllTools(connection: McpConnection, options: { refresh
 			}, tooMany),
 		);
 	});
-	return remember(connection, tools, changesBefore);
-}
-
-/**
- * Keeps the listing on the connection for listToolsCached. A listing identical to the previous one
- * returns the previous array, so what callers derived from it (the Agent's catalog) stays valid.
- */
-function remember(connection: McpConnection, tools: ToolDefinition[], changesBefore: number): ToolDefinition[] {
-	const json = JSON.stringify(tools);
-	const previous = connection.listedTools;
-	const same = previous !== undefined && previous.json === json;
-	const kept = same ? previous.tools : tools;
-	if (!same) connection.toolListVersion++;
-	connection.listedTools = { tools: kept, listedAt: Date.now(), json };
-	// A change announced while this listing was in flight may not be in it: the next use lists again.
-	connection.toolListStale = connection.toolListChanges !== changesBefore;
-	if (connection.knownTools && !same) {
-		connection.knownTools.clear();
-		for (const tool of kept) connection.knownTools.set(tool.name, tool);
-	}
-	return kept;
+	return cache && ticket ? cache.remember(tools, ticket) : tools;
 }
 
 /** How long a connection kept between executions may answer from its last listing. */
@@ -125,11 +120,9 @@ export interface CachedListingOptions {
  * Treat the result as read-only: it is shared by every execution using the connection.
  */
 export function listToolsCached(connection: McpConnection, options: CachedListingOptions = {}): Promise<ToolDefinition[]> {
-	const listed = connection.listedTools;
 	const now = (options.now ?? Date.now)();
-	if (!options.fresh && listed && !connection.toolListStale && now - listed.listedAt < (options.maxAgeMs ?? TOOL_LIST_MAX_AGE_MS)) {
-		return Promise.resolve(listed.tools);
-	}
+	const cached = options.fresh ? undefined : connection.toolList.fresh(now, options.maxAgeMs ?? TOOL_LIST_MAX_AGE_MS);
+	if (cached) return Promise.resolve(cached);
 	// Our own bound decides here, not a longer caching hint from the server: a listing asked for
 	// reaches the server (the resume path's fresh listing above all).
 	return listAllTools(connection, { refresh: true });

@@ -94,6 +94,7 @@ export class ProcessStdioTransport implements Transport {
 	}
 
 	async start(): Promise<void> {
+		// The SDK client starts its transport once per connection; no input can start it twice (a plain Error: a fault of the caller).
 		if (this.child) throw new Error('transport already started');
 		const env: Record<string, string> = {};
 		for (const name of INHERITED_ENV) if (process.env[name] !== undefined) env[name] = process.env[name] as string;

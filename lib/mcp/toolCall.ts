@@ -4,7 +4,7 @@ import { validateArguments, type ArgumentProblem } from '../tools/argumentValida
 import { quoteToolName } from '../tools/toolNameRule';
 import { callInteractively, type InternalCallOutcome } from './interactiveCall';
 import { describeInputRequest, inputDeclinedNote, inputRequestFailure } from './inputRequestMessages';
-import { McpAgentError } from '../errors';
+import { hasMarker, McpAgentError } from '../errors';
 
 export interface ToolCallOptions {
 	timeoutMs?: number;
@@ -32,16 +32,27 @@ export const MAX_DECLINE_ROUNDS = 3;
 
 export class ArgumentValidationError extends McpAgentError {
 	constructor(readonly tool: string, readonly problems: ArgumentProblem[], summary: string) {
-		super(`Invalid arguments for tool "${tool}": ${summary}`, { code: 'tool' });
+		super(`Invalid arguments for tool "${tool}": ${summary}`, {
+			code: 'tool',
+			description: "Nothing was sent to the server. Give arguments that match the tool's input schema (MCP List Tools outputs it as inputSchema).",
+		});
 		this.name = 'ArgumentValidationError';
 	}
 }
 
+const INPUT_REFUSED_MARKER = Symbol.for('n8n-nodes-mcp-agent.error.InputRequestRefused');
+
 /** The server asked for input and the caller chose to fail rather than decline. */
 export class InputRequestRefused extends McpAgentError {
+	readonly [INPUT_REFUSED_MARKER] = true;
+
 	constructor(readonly tool: string, readonly request: string) {
 		super(inputRequestFailure(quoteToolName(tool), request), { code: 'tool' });
 		this.name = 'InputRequestRefused';
+	}
+
+	static isInstance(error: unknown): error is InputRequestRefused {
+		return hasMarker(error, INPUT_REFUSED_MARKER);
 	}
 }
 
@@ -103,7 +114,10 @@ export function callToolAnsweringInput(
 		const asked = Object.values(called.inputRequests).map((request) => describeInputRequest(request.method, request.params));
 		if (policy === 'fail') throw new InputRequestRefused(tool.name, asked[0] ?? 'input');
 		if (round >= MAX_DECLINE_ROUNDS) {
-			throw new Error(`Tool ${quoteToolName(tool.name)} kept asking for input after ${MAX_DECLINE_ROUNDS} rounds of declined requests (last: ${asked.join(', ')}).`);
+			throw new McpAgentError(`Tool ${quoteToolName(tool.name)} kept asking for input after ${MAX_DECLINE_ROUNDS} rounds of declined requests (last: ${asked.join(', ')}).`, {
+				code: 'tool',
+				description: 'This tool cannot finish without the input it asks for, and nobody can give it here. Use the MCP Agent with MCP Approval, where a person answers on the review page.',
+			});
 		}
 		const declined = asked.map(inputDeclinedNote).filter((note) => !notes.includes(note));
 		const inputResponses = Object.fromEntries(Object.keys(called.inputRequests).map((key) => [key, { action: 'decline' }]));

@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { addressInRange, bareHost, classifyAddress, classifyHostLiteral, type AddressClass } from '../util/addressClass';
 import { McpFailure } from './errors';
+import { hasMarker } from '../errors';
 import { describeUrl } from './secrets';
 import { fetchPinned } from './pinnedFetch';
 import { proxyConfigured } from './leanHttpTransport';
@@ -42,8 +43,12 @@ export interface UrlPolicyOptions {
 	namedBy?: string;
 }
 
+const REFUSED_MARKER = Symbol.for('n8n-nodes-mcp-agent.error.AddressRefused');
+
 /** A URL a server named that n8n did not contact. The message names its host and the reason, never its path or query. */
 export class AddressRefused extends McpFailure {
+	readonly [REFUSED_MARKER] = true;
+
 	constructor(
 		message: string,
 		readonly host: string,
@@ -53,13 +58,17 @@ export class AddressRefused extends McpFailure {
 		super(message, 'refused-address', undefined, undefined, description);
 		this.name = 'AddressRefused';
 	}
+
+	static isInstance(error: unknown): error is AddressRefused {
+		return hasMarker(error, REFUSED_MARKER);
+	}
 }
 
 /** The AddressRefused in an error's cause chain (the SDK may wrap what our fetch threw). */
 export function refusalIn(error: unknown): AddressRefused | undefined {
 	let current: unknown = error;
 	for (let depth = 0; current && typeof current === 'object' && depth < 6; depth++) {
-		if (current instanceof AddressRefused) return current;
+		if (AddressRefused.isInstance(current)) return current;
 		current = (current as { cause?: unknown }).cause;
 	}
 	return undefined;

@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { createRedactor, providerSecrets } from '../mcp/secrets';
 import { explainProviderError, ProviderError } from './errors';
+import { McpAgentError } from '../errors';
 import { modelFetch, type ModelReading } from './modelFetch';
 import { SecretDigest } from '../util/secretDigest';
 import type { ModelClient, ProviderId } from './types';
@@ -132,7 +133,7 @@ export function buildModelClient(connection: ProviderConnection): ModelClient {
 			}, connection.timeoutMs);
 			onAbort = () => {
 				deadline.abort(signal?.reason);
-				reject(signal?.reason instanceof Error ? signal.reason : new Error('The model call was cancelled'));
+				reject(signal?.reason instanceof Error ? signal.reason : new McpAgentError('The model call was cancelled', { code: 'cancelled', description: 'The execution was stopped while the model was answering; nothing needs fixing.' }));
 			};
 			if (signal?.aborted) onAbort();
 			else signal?.addEventListener('abort', onAbort, { once: true });

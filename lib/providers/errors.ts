@@ -2,22 +2,29 @@ import { ORIGINAL_WAIT } from './modelFetch';
 import { AnswerTooLarge } from '../mcp/streamLimits';
 import { refusalIn } from '../mcp/urlPolicy';
 import type { Redactor } from '../mcp/secrets';
-import { McpAgentError } from '../errors';
+import { hasMarker, McpAgentError } from '../errors';
 
 const NO_SECRETS = (text: string) => text;
+
+const PROVIDER_MARKER = Symbol.for('n8n-nodes-mcp-agent.error.ProviderError');
 
 /**
  * Provider SDK errors explained for a person. Status codes come from the SDKs' APIError; a
  * context overflow is not an error for the run, it ends it with status context_exceeded.
  */
 export class ProviderError extends McpAgentError {
+	readonly [PROVIDER_MARKER] = true;
+
 	constructor(
 		message: string,
 		status?: number,
 		/** From a 429's (or 503's) retry-after / retry-after-ms header: how long the provider asked to wait. */
 		readonly retryAfterSeconds?: number,
+		/** What to do about it (the wait a 429 asked for is added by itself). */
+		description?: string,
 	) {
-		super(message, { code: 'remote', ...(status !== undefined ? { httpStatus: status } : {}), ...(retryAfterDescription(retryAfterSeconds) ?? {}) });
+		const advice = [description, retryAfterDescription(retryAfterSeconds)].filter((part): part is string => Boolean(part)).join(' ');
+		super(message, { code: 'remote', ...(status !== undefined ? { httpStatus: status } : {}), ...(advice ? { description: advice } : {}) });
 		this.name = 'ProviderError';
 	}
 
@@ -25,14 +32,23 @@ export class ProviderError extends McpAgentError {
 	get status(): number | undefined {
 		return this.httpStatus;
 	}
+
+	static isInstance(error: unknown): error is ProviderError {
+		return hasMarker(error, PROVIDER_MARKER);
+	}
 }
 
 /** A 429's wait, said the way a workflow builder can act on it (Retry On Fail, Max Retries). */
-function retryAfterDescription(wait: number | undefined): { description: string } | undefined {
+function retryAfterDescription(wait: number | undefined): string | undefined {
 	if (wait === undefined) return undefined;
-	return {
-		description: `The provider asked to wait ${wait} s before retrying. With Retry On Fail, set Wait Between Tries to at least ${wait * 1000} ms; raise Max Retries to let the Agent wait and retry by itself.`,
-	};
+	return `The provider asked to wait ${wait} s before retrying. With Retry On Fail, set Wait Between Tries to at least ${wait * 1000} ms; raise Max Retries to let the Agent wait and retry by itself.`;
+}
+
+/** A ProviderError's description without the retry-after advice its constructor adds again. */
+function ownAdvice(error: ProviderError): string | undefined {
+	const wait = retryAfterDescription(error.retryAfterSeconds);
+	const own = wait && error.description?.endsWith(wait) ? error.description.slice(0, -wait.length).trim() : error.description;
+	return own || undefined;
 }
 
 function header(error: unknown, name: string): string | undefined {
@@ -78,9 +94,9 @@ export function isContextOverflow(error: unknown): boolean {
  */
 export function explainProviderError(error: unknown, provider: string, redactor?: Redactor): ProviderError {
 	const redact = redactor?.active ? redactor.text : NO_SECRETS;
-	if (error instanceof ProviderError) {
+	if (ProviderError.isInstance(error)) {
 		const message = redact(error.message);
-		return message === error.message ? error : new ProviderError(message, error.status, error.retryAfterSeconds);
+		return message === error.message ? error : new ProviderError(message, error.status, error.retryAfterSeconds, ownAdvice(error));
 	}
 	// An answer cut for its size (modelFetch): the SDK reports it as a connection error, its cause says why.
 	const cause = (error as { cause?: unknown })?.cause;
@@ -88,6 +104,8 @@ export function explainProviderError(error: unknown, provider: string, redactor?
 	// A redirect the URL policy refused (modelFetch): its message names the host and the reason, its description what to do.
 	const refused = refusalIn(error);
 	if (refused) return new ProviderError(`${provider}: ${refused.message} ${refused.description ?? ''}`.trim());
+	// Our own findings about the answer (a stream past its bound, malformed or cut short): named with the provider, their advice kept.
+	if (McpAgentError.isInstance(error)) return new ProviderError(`${provider}: ${redact(error.message)}`, error.httpStatus, undefined, error.description);
 	const status = statusOf(error);
 	const detail = redact(bodyMessage(error)).replace(/\s+/g, ' ').slice(0, 400);
 	const name = (error as Error)?.name ?? '';

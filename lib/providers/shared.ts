@@ -1,5 +1,6 @@
 import type { CatalogTool, ModelSettings, Usage } from './modelTypes';
 import type { ToolDefinition } from '../tools/toolDefinition';
+import { configError } from '../errors';
 
 export const EMPTY_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
@@ -86,11 +87,15 @@ export function resultText(outcome: { isError: boolean; text: string }): string 
 	return outcome.isError ? `Error: ${text}` : text;
 }
 
+/** What to do about a Prior Conversation option that cannot be read. */
+export const PRIOR_CONVERSATION_FORMAT =
+	'In Options > Prior Conversation, give an array such as [{ "role": "user", "content": "Hi" }, { "role": "assistant", "content": "Hello" }], or the transcript output of an earlier run (an expression such as {{ $json.transcript }}).';
+
 /** History entries must be objects with a role; anything else is a user error to report. */
 export function checkHistory(history: unknown[]): Array<Record<string, unknown>> {
 	return history.map((entry, index) => {
 		if (!entry || typeof entry !== 'object' || typeof (entry as { role?: unknown }).role !== 'string') {
-			throw new Error(`Prior conversation: entry ${index} must be an object with a "role" (user, assistant) and "content"`);
+			throw configError(`Prior conversation: entry ${index} must be an object with a "role" (user, assistant) and "content"`, PRIOR_CONVERSATION_FORMAT);
 		}
 		return entry as Record<string, unknown>;
 	});

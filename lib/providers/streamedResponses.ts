@@ -8,6 +8,7 @@
  */
 import { isJsonObject } from '../util/jsonObject';
 import { parseJsonArguments } from './shared';
+import { McpAgentError } from '../errors';
 
 type Json = Record<string, unknown>;
 
@@ -20,12 +21,25 @@ type Json = Record<string, unknown>;
 const MAX_STREAM_INDEX = 1024;
 const MAX_STREAMED_CHARS = 16 * 1024 * 1024;
 
+/** What to do about an endpoint that streams what no model API sends (no model answer is 16 MB of text). */
+const NOT_A_MODEL_API =
+	"Check the Base URL of the model credential: it must point at the provider's API or a server compatible with it. Turning off the Agent's Enable Streaming option reads the answer whole instead.";
+
+/** What to do about a stream that stopped before its end. */
+const STREAM_CUT =
+	'The connection to the model endpoint was cut before the answer ended (a network drop, a proxy or load balancer closing long responses, or the endpoint stopping). Retry the item (Retry On Fail); if it keeps happening, check proxies between n8n and the endpoint, or turn off the Agent\'s Enable Streaming option.';
+
+/** A streamed answer refused here; explainProviderError (errors.ts) puts the provider's name in front of the message. */
+function streamRefused(message: string, description: string): McpAgentError {
+	return new McpAgentError(message, { code: 'remote', description });
+}
+
 /** Counts what a stream adds to the answer and stops it past MAX_STREAMED_CHARS. */
 export function streamBudget(): (text: string) => string {
 	let received = 0;
 	return (text) => {
 		received += text.length;
-		if (received > MAX_STREAMED_CHARS) throw new Error(`The model's streamed answer is larger than ${MAX_STREAMED_CHARS / (1024 * 1024)} MB of text; it was cut`);
+		if (received > MAX_STREAMED_CHARS) throw streamRefused(`The model's streamed answer is larger than ${MAX_STREAMED_CHARS / (1024 * 1024)} MB of text; it was cut`, NOT_A_MODEL_API);
 		return text;
 	};
 }
@@ -36,14 +50,14 @@ const MAX_CITATIONS = 1024;
 /** A citation delta: appended in place (no copy per delta), its quoted text counted with the answer's. */
 function addCitation(block: Json, citation: unknown, take: (text: string) => string): void {
 	const citations = Array.isArray(block.citations) ? (block.citations as unknown[]) : (block.citations = []);
-	if (citations.length >= MAX_CITATIONS) throw new Error(`The model's streamed answer is malformed: one block has more than ${MAX_CITATIONS} citations`);
+	if (citations.length >= MAX_CITATIONS) throw streamRefused(`The model's streamed answer is malformed: one block has more than ${MAX_CITATIONS} citations`, NOT_A_MODEL_API);
 	const quoted = isJsonObject(citation) && typeof citation.cited_text === 'string' ? citation.cited_text : '';
 	take(quoted);
 	citations.push(citation);
 }
 
 function checkedIndex(index: number): number {
-	if (!Number.isInteger(index) || index < 0 || index >= MAX_STREAM_INDEX) throw new Error(`The model's streamed answer is malformed: it names block ${index} (at most ${MAX_STREAM_INDEX} are read)`);
+	if (!Number.isInteger(index) || index < 0 || index >= MAX_STREAM_INDEX) throw streamRefused(`The model's streamed answer is malformed: it names block ${index} (at most ${MAX_STREAM_INDEX} are read)`, NOT_A_MODEL_API);
 	return index;
 }
 
@@ -104,7 +118,7 @@ export async function anthropicMessageFromEvents(events: AsyncIterable<unknown>,
 		}
 	}
 	// A stream cut off before its end must not pass for a complete answer (the SDK's helper refused it too).
-	if (!complete) throw new Error('The model\'s streamed answer ended before it was complete (no message_stop)');
+	if (!complete) throw streamRefused('The model\'s streamed answer ended before it was complete (no message_stop)', STREAM_CUT);
 	return { ...message, content: blocks.filter(Boolean) };
 }
 
@@ -145,7 +159,7 @@ export async function chatCompletionFromChunks(chunks: AsyncIterable<unknown>, o
 		}
 	}
 	// A stream cut off before its end must not pass for a complete answer (the SDK's helper refused it too).
-	if (!finishReason) throw new Error('The model\'s streamed answer ended before it was complete (no finish_reason)');
+	if (!finishReason) throw streamRefused('The model\'s streamed answer ended before it was complete (no finish_reason)', STREAM_CUT);
 	const toolCalls = calls.filter(Boolean);
 	const message: Json = { role: 'assistant', content, ...(refusal !== null ? { refusal } : {}), ...(toolCalls.length ? { tool_calls: toolCalls } : {}) };
 	return { ...head, choices: [{ index: 0, message, finish_reason: finishReason }], ...(usage ? { usage } : {}) };

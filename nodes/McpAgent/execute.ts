@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { mergeCatalogs, parsePinnedFingerprints, type CatalogOptions, type WithheldEntry } from '../../lib/agent/catalog';
@@ -9,23 +8,27 @@ import { runAgent, runStateAtFailure } from '../../lib/agent/runAgent';
 import { connectServers, systemWithInstructions, type ConnectedServers } from '../../lib/agent/servers';
 import { isServerHandle, type ServerHandle } from '../../lib/agent/serverHandle';
 import { buildRunSettings, type RawAgentOptions } from '../../lib/agent/settings';
-import { awaitingPerson, createRun, nextEffect, step } from '../../lib/agent/step';
-import { runToolCalls, type ToolCallObserver } from '../../lib/agent/toolRunner';
+import { createRun, nextEffect } from '../../lib/agent/step';
+import { runToolCalls, type ToolCallObserver, type ToolRunnerOptions } from '../../lib/agent/toolRunner';
 import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
-import type { AgentState, OpenApproval } from '../../lib/agent/types';
+import type { AgentState } from '../../lib/agent/types';
 import type { CatalogTool } from '../../lib/providers/modelTypes';
-import { buildApprovalRequest, isApprovalDecision, isApprovalRequest } from '../../lib/approvals/approvalRequest';
-import { requestOrigin } from '../../lib/approvals/requestOrigin';
-import { hasPausedRuns, openStore, reissuePausedRun, savePausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
-import { actionForItem, isWiredStraightBack, mayResume, type ItemAction } from '../../lib/approvals/resumeInput';
-import { reviewLink, type ReviewLink } from '../../lib/approvals/reviewToken';
+import { isApprovalDecision, isApprovalRequest } from '../../lib/approvals/approvalRequest';
+import { hasPausedRuns, openStore, type PausedRunStore } from '../../lib/approvals/pausedRuns';
+import { actionForItem, mayResume } from '../../lib/approvals/resumeInput';
+import type { ItemAction } from '../../lib/approvals/resumeContext';
+import { isWiredStraightBack } from '../../lib/approvals/returnedRequestRoute';
 import { resumedRuns } from '../../lib/approvals/recentDecisions';
+import { allowanceOf, allowanceText } from '../../lib/agent/toolLog';
 import type { ApprovalPolicy } from '../../lib/agent/policy';
 import { readApprovalRules, type RawRuleEntry } from '../../lib/agent/approvalRulesInput';
 import { parsePatternList } from '../../lib/tools/nameFilter';
 import { createModelClient, type ProviderConnection } from '../../lib/providers/clients';
 import type { ModelClient, ProviderId } from '../../lib/providers/types';
 import { providerConnection } from './providerCredential';
+import { inputProvenance, type ResumeProvenance } from './inputProvenance';
+import { pauseForReview, reissueRequest, type HandedOut } from './pauseForReview';
+import type { ApprovalOptions } from './approvalOptions';
 import { errorItem, failEveryItem, failItem, toNodeError } from '../shared/nodeErrors';
 import { itemParameter } from '../shared/itemParameter';
 import { nodeOf } from '../shared/nodeOf';
@@ -42,16 +45,6 @@ export interface AgentOptions extends RawAgentOptions {
 	toolTimeout?: number;
 	enableStreaming?: boolean;
 	memorySaveToolCalls?: boolean;
-}
-
-interface ApprovalOptions {
-	alwaysAsk?: string;
-	neverAsk?: string;
-	timeoutHours?: number;
-	pinnedFingerprints?: unknown;
-	onDrift?: 'block' | 'review';
-	withholdFlagged?: boolean;
-	rulesJson?: unknown;
 }
 
 /** What the tools input supplies: MCP Server sub-nodes and n8n tool nodes. */
@@ -143,106 +136,6 @@ function approvalPolicy(context: IExecuteFunctions, itemIndex: number): Approval
 	};
 }
 
-/**
- * Whether this run's input comes from a node whose only parent is this node (a send-and-wait node
- * straight on "Needs Approval"): then an answer's paired position is the position of the approval
- * it answers. A Filter, IF or Sort in between changes positions, so a position is not trusted then
- * (resumeInput.ts: it counts only when one approval is pending).
- */
-function inputStraightFromHere(context: IExecuteFunctions): boolean {
-	try {
-		const source = context.getInputSourceData(0)?.previousNode;
-		if (!source || typeof context.getParentNodes !== 'function') return false;
-		const parents = context.getParentNodes(source, { connectionType: NodeConnectionTypes.Main, depth: 1 });
-		return parents.length === 1 && parents[0].name === nodeOf(context).name;
-	} catch {
-		// No source (the workflow's first node) or an n8n without the lookup: nothing is trusted.
-		return false;
-	}
-}
-
-/** The operation of every n8n send-and-wait node (n8n-workflow's SEND_AND_WAIT_OPERATION, not exported by older 1.x). */
-const SEND_AND_WAIT_OPERATION = 'sendAndWait';
-
-/**
- * Whether this run's input comes straight from a send-and-wait node (Slack, Gmail, Telegram…, any
- * channel) that follows this Agent (a send-and-wait node asking something else is no answer here).
- */
-function inputFromSendAndWait(context: IExecuteFunctions): boolean {
-	try {
-		const source = inputSourceParent(context, true);
-		if (source?.parameters?.operation !== SEND_AND_WAIT_OPERATION) return false;
-		const self = nodeOf(context).name;
-		return context.getParentNodes(source.name, { connectionType: NodeConnectionTypes.Main, depth: -1 }).some((node) => node.name === self);
-	} catch {
-		return false;
-	}
-}
-
-/**
- * The node this run's input came from, among this node's direct parents (n8n records the source;
- * no item can choose it); undefined without a source or on an n8n without the lookup. Throws
- * where n8n's lookup does: the probes that call it fail closed.
- */
-function inputSourceParent(context: IExecuteFunctions, includeNodeParameters = false) {
-	const source = context.getInputSourceData(0)?.previousNode;
-	if (!source || typeof context.getParentNodes !== 'function') return undefined;
-	return context.getParentNodes(nodeOf(context).name, { connectionType: NodeConnectionTypes.Main, depth: 1, includeNodeParameters }).find((node) => node.name === source);
-}
-
-/** The type of this package's MCP Approval node, beside the Agent's own (`<package>.mcpAgent`). */
-function approvalNodeType(context: IExecuteFunctions): string | undefined {
-	const own = nodeOf(context).type;
-	return own === 'mcpAgent' || own.endsWith('.mcpAgent') ? `${own.slice(0, -'mcpAgent'.length)}mcpApproval` : undefined;
-}
-
-/**
- * Whether this run's input comes straight from an MCP Approval node of this package: n8n records
- * the node that produced it, which no item can choose. A decision item counts only then.
- */
-function inputFromApprovalNode(context: IExecuteFunctions): boolean {
-	try {
-		const type = approvalNodeType(context);
-		return type !== undefined && inputSourceParent(context)?.type === type;
-	} catch {
-		return false;
-	}
-}
-
-/**
- * Whether an MCP Approval node after this Agent requires reviewers to sign in to n8n (a value that
- * is not plainly false, an expression included, counts as required: fail closed, as does a failed
- * lookup). Then a review secret alone decides nothing (resumeInput.ts).
- */
-function approvalRequiresSignIn(context: IExecuteFunctions): boolean {
-	try {
-		const type = approvalNodeType(context);
-		if (!type) return false;
-		// Every n8n this package supports has the lookup; without it nothing says a sign-in is not needed.
-		if (typeof context.getChildNodes !== 'function') return true;
-		const children = context.getChildNodes(nodeOf(context).name, { includeNodeParameters: true });
-		// Disabled ones count too: n8n may mark the node that waited as disabled when it resumes.
-		return children.some((node) => node.type === type && node.parameters?.requireLogin !== undefined && node.parameters.requireLogin !== false);
-	} catch {
-		return true;
-	}
-}
-
-/** n8n's legacy execution order (v0): workflows that predate v1 have no setting and run in it. */
-function runsInLegacyOrder(context: IExecuteFunctions): boolean {
-	try {
-		return typeof context.getWorkflowSettings !== 'function' || context.getWorkflowSettings()?.executionOrder !== 'v1';
-	} catch {
-		return true;
-	}
-}
-
-function pairedIndex(item: INodeExecutionData): number | undefined {
-	const paired = Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem;
-	if (typeof paired === 'number') return paired;
-	return paired && typeof paired === 'object' ? paired.item : undefined;
-}
-
 interface Shared {
 	servers: ConnectedServers;
 	/** MCP and n8n tools together, names unique across both. */
@@ -253,16 +146,8 @@ interface Shared {
 	provider: ProviderId;
 	store: PausedRunStore;
 	prompts: Prompts;
-	/** See inputStraightFromHere. */
-	pairedStraight: boolean;
-	/** See inputFromSendAndWait. */
-	fromSendAndWait: boolean;
-	/** See runsInLegacyOrder. */
-	legacyOrder: boolean;
-	/** See inputFromApprovalNode. */
-	fromApprovalNode: boolean;
-	/** See approvalRequiresSignIn. */
-	approvalSignIn: boolean;
+	/** Where this execution's input came from (the resume routes trust an answer by it). */
+	provenance: ResumeProvenance;
 	/** n8n's id of this execution (a Retry runs under a new one). */
 	executionId?: string;
 }
@@ -303,16 +188,13 @@ async function newRun(this: IExecuteFunctions, itemIndex: number, shared: Shared
  */
 function actionFor(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData, shared: Shared): ItemAction {
 	try {
+		const { pairedIndex, ...provenance } = shared.provenance;
 		return actionForItem(item.json as Record<string, unknown>, {
 			store: shared.store,
 			catalog: shared.catalog,
 			now: new Date(),
+			...provenance,
 			pairedIndex: pairedIndex(item),
-			pairedStraight: shared.pairedStraight,
-			fromSendAndWait: shared.fromSendAndWait,
-			legacyOrder: shared.legacyOrder,
-			fromApprovalNode: shared.fromApprovalNode,
-			approvalSignIn: shared.approvalSignIn,
 			executionId: shared.executionId,
 			// Per execution that handed the run out: a Retry's copy applies only a yes given to it
 			// (PausedEntry.executionId); runs stored without one are claimed process-wide.
@@ -343,34 +225,6 @@ function failedRun(context: IExecuteFunctions, error: unknown, itemIndex: number
 	const item = errorItem(nodeError, itemIndex);
 	(item.json as IDataObject).toolLog = ran as unknown as IDataObject[];
 	return item;
-}
-
-/** The "Needs Approval" item of a paused run, with its own review secret (only its hash is kept). */
-function approvalRequestItem(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	state: AgentState,
-	approval: OpenApproval,
-	link: ReviewLink,
-	notice?: string,
-): INodeExecutionData {
-	// Calls waiting for review and calls whose server asked for input: one item carries both.
-	const calls = state.phase.name === 'run_tools' ? awaitingPerson(state.phase) : [];
-	const origin = { ...requestOrigin(this.getWorkflow().name, nodeOf(this).name, this.getMode()), ...(nodeOf(this).id ? { nodeId: nodeOf(this).id } : {}) };
-	// The decision key stays in the node context: only the URL and the secret's hash go out.
-	const { reviewUrl, reviewTokenHash } = link;
-	const request = buildApprovalRequest(state, approval, calls, { ...(reviewUrl ? { reviewUrl } : {}), reviewTokenHash, origin, ...(notice ? { notice } : {}) });
-	// A chat (Chat Trigger, "Last Node" mode) shows `output`: say that the answer waits for a person.
-	// The review link is not in it: whoever chats is not necessarily allowed to review.
-	return { json: { ...(request as unknown as IDataObject), output: waitingNotice(calls.length) }, pairedItem: { item: itemIndex } };
-}
-
-function waitingNotice(calls: number): string {
-	return `Waiting for a person to review ${calls === 1 ? 'a tool call' : `${calls} tool calls`} before I can continue.`;
-}
-
-function resumeUrl(this: IExecuteFunctions, itemIndex: number): string | undefined {
-	return String(this.evaluateExpression('{{ $execution.resumeUrl }}', itemIndex) ?? '') || undefined;
 }
 
 /**
@@ -425,14 +279,29 @@ function toolCallObserver(context: IExecuteFunctions, handles: ServerHandle[]): 
 		const end = source !== undefined ? logs.get(source)?.start({ tool, arguments: call.arguments }) : undefined;
 		return (outcome, durationMs) => {
 			const result = outcome ? (outcome.isError ? 'error' : 'ok') : 'waiting for input';
-			context.logger.info(`MCP Agent "${nodeOf(context).name}": tool ${tool}${source !== undefined ? ` on ${source}` : ''}: ${result} in ${durationMs} ms`, {
+			const allowedBy = allowanceOf(call);
+			context.logger.info(`MCP Agent "${nodeOf(context).name}": tool ${tool}${source !== undefined ? ` on ${source}` : ''} (${allowanceText(allowedBy)}): ${result} in ${durationMs} ms`, {
 				tool,
 				...(source !== undefined ? { source } : {}),
 				result,
 				durationMs,
+				...(allowedBy ? { allowedBy } : {}),
 			});
 			end?.({ isError: outcome?.isError ?? false, text: outcome?.text ?? '', durationMs, waitingForInput: outcome === undefined });
 		};
+	};
+}
+
+/** How one item's tool calls run: the item's concurrency and timeout, its run's cap on a result. */
+function toolRunnerOptionsFor(shared: Shared, observer: ToolCallObserver, options: AgentOptions, run: AgentState): ToolRunnerOptions {
+	return {
+		connections: shared.servers.connections,
+		outputSchemas: shared.servers.outputSchemas,
+		n8nTools: shared.n8nTools,
+		observer,
+		concurrency: options.toolConcurrency ?? AGENT_DEFAULTS.toolConcurrency,
+		timeoutMs: options.toolTimeout ?? AGENT_DEFAULTS.toolTimeoutMs,
+		limits: { ...DEFAULT_OUTCOME_LIMITS, maxChars: run.settings.maxToolResultChars },
 	};
 }
 
@@ -483,8 +352,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 		return [failEveryItem(this, error), []];
 	}
 	const finished: INodeExecutionData[] = [];
-	const needsApproval: INodeExecutionData[] = [];
-	const order: string[] = [];
+	const handedOut: HandedOut[] = [];
 	const observer = toolCallObserver(this, sources.handles);
 	// n8n's Stop (n8n 1.x has no cancel signal on every version: then runs end by their timeouts).
 	const cancelSignal = typeof this.getExecutionCancelSignal === 'function' ? this.getExecutionCancelSignal() : undefined;
@@ -498,11 +366,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 			provider,
 			store,
 			prompts: promptReaders(this),
-			pairedStraight: hasPausedRuns(store) && inputStraightFromHere(this),
-			fromSendAndWait: hasPausedRuns(store) && inputFromSendAndWait(this),
-			legacyOrder: hasPausedRuns(store) && runsInLegacyOrder(this),
-			fromApprovalNode: hasPausedRuns(store) && inputFromApprovalNode(this),
-			approvalSignIn: hasPausedRuns(store) && approvalRequiresSignIn(this),
+			provenance: inputProvenance(this, hasPausedRuns(store)),
 			executionId: typeof this.getExecutionId === 'function' ? this.getExecutionId() : undefined,
 		};
 		if (isWiredStraightBack(items.map((item) => item.json as Record<string, unknown>), { store, now: new Date() })) {
@@ -523,29 +387,14 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 				const action = actionFor.call(this, itemIndex, items[itemIndex], shared);
 				if (action.kind === 'replayed') continue;
 				if (action.kind === 'pending') {
-					// Still pending: the same approval (id, expiry, calls) goes out again, saying why.
-					const { state } = action.run;
-					const approval = state.phase.name === 'run_tools' ? state.phase.approval : undefined;
-					if (!approval) throw new NodeOperationError(this.getNode(), `The paused run of approval ${action.approvalId} has no open approval`, { itemIndex });
-					const link = reviewLink(resumeUrl.call(this, itemIndex), { reviewUrl: action.previousReviewUrl, reviewTokenHash: action.run.reviewTokenHash });
-					reissuePausedRun(store, action.approvalId, link.reviewTokenHash, shared.executionId, link.decisionKey);
-					needsApproval.push(approvalRequestItem.call(this, itemIndex, state, approval, link, action.notice));
-					order.push(action.approvalId);
+					handedOut.push(reissueRequest(this, itemIndex, action, shared));
 					continue;
 				}
 				const options = this.getNodeParameter('options', itemIndex, {}) as AgentOptions;
 				// A resumed run needs the memory only to save its exchange at the end.
 				const memory = action.kind === 'continue' ? undefined : await memoryFor(this, itemIndex);
 				const initial = action.kind === 'continue' ? action.state : await newRun.call(this, itemIndex, shared, memory);
-				const toolRunnerOptions = {
-					connections: servers.connections,
-					outputSchemas: servers.outputSchemas,
-					n8nTools: shared.n8nTools,
-					observer,
-					concurrency: options.toolConcurrency ?? AGENT_DEFAULTS.toolConcurrency,
-					timeoutMs: options.toolTimeout ?? AGENT_DEFAULTS.toolTimeoutMs,
-					limits: { ...DEFAULT_OUTCOME_LIMITS, maxChars: initial.settings.maxToolResultChars },
-				};
+				const toolRunnerOptions = toolRunnerOptionsFor(shared, observer, options, initial);
 				streaming = streamsResponse(this, options);
 				if (streaming) sendChunk(this, 'begin', itemIndex);
 				const final = await runAgent(initial, {
@@ -557,18 +406,9 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 				});
 				const effect = nextEffect(final);
 				if (effect.type === 'request_approval') {
-					const hours = (this.getNodeParameter('approvalOptions', itemIndex, {}) as ApprovalOptions).timeoutHours ?? AGENT_DEFAULTS.approvalTimeoutHours;
-					const now = Date.now();
-					const approval = { id: randomUUID(), requestedAt: new Date(now).toISOString(), expiresAt: new Date(now + hours * 3_600_000).toISOString() };
-					const paused = step(final, { type: 'approval_opened', approval });
-					// A new secret per approval: the token goes only into reviewUrl; the store keeps its hash.
-					const link = reviewLink(resumeUrl.call(this, itemIndex));
-					savePausedRun(store, approval.id, paused, approval.requestedAt, link.reviewTokenHash, shared.executionId, link.decisionKey);
-					// Nothing is saved to memory while the run waits: the exchange is saved once, when it finishes.
-					const request = approvalRequestItem.call(this, itemIndex, paused, approval, link);
-					if (streaming) sendChunk(this, 'item', itemIndex, `\n\n${String(request.json.output)}`);
-					needsApproval.push(request);
-					order.push(approval.id);
+					const request = pauseForReview(this, itemIndex, final, shared);
+					if (streaming) sendChunk(this, 'item', itemIndex, `\n\n${String(request.item.json.output)}`);
+					handedOut.push(request);
 					continue;
 				}
 				const json = agentRunOutput(final, options.includeTranscript ?? AGENT_DEFAULTS.includeTranscript);
@@ -585,6 +425,6 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 	} finally {
 		await servers.close();
 	}
-	store.lastOrder = order;
-	return [finished, needsApproval];
+	store.lastOrder = handedOut.map((request) => request.approvalId);
+	return [finished, handedOut.map((request) => request.item)];
 }

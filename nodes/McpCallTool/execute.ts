@@ -156,8 +156,8 @@ async function callForItem(
 		onInputRequest: options.onInputRequest === 'fail' ? 'fail' : 'decline',
 	}).catch((error: unknown) => {
 		// The server answered the call with a JSON-RPC error (a bad query): a tool error in other words.
-		if (returnErrorsAsData && error instanceof McpFailure && error.serverError) return { serverError: error.serverError };
-		if (!(error instanceof InputRequestRefused)) throw error;
+		if (returnErrorsAsData && McpFailure.isInstance(error) && error.serverError) return { serverError: error.serverError };
+		if (!InputRequestRefused.isInstance(error)) throw error;
 		throw new NodeOperationError(this.getNode(), error.message, {
 			itemIndex,
 			description: 'Set Options > On Input Request to "Decline" to let the server finish without the input, or use the MCP Agent with MCP Approval so a person can answer.',

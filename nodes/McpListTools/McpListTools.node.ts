@@ -23,7 +23,7 @@ export class McpListTools implements INodeType {
 			// is tested by this node's credentialTest; test/unit/nodeDescriptions.test.ts keeps it equal.
 			{ name: 'mcpServerHttpApi', required: true, testedBy: 'mcpServerConnectionTest', displayOptions: { show: { connection: ['http'] } } },
 			{ name: 'mcpServerStdioApi', required: true, testedBy: 'mcpServerConnectionTest', displayOptions: { show: { connection: ['stdio'] } } },
-			{ name: 'mcpServerOAuthApi', required: true, testedBy: 'mcpServerConnectionTest', displayOptions: { show: { connection: ['oauth'] } } },
+			{ name: 'mcpServerOAuth2Api', required: true, testedBy: 'mcpServerConnectionTest', displayOptions: { show: { connection: ['oauth'] } } },
 		],
 		properties: listToolsProperties,
 	};

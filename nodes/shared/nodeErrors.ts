@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, ILoadOptionsFunctions, INodeExecutionData, ISupplyDataFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { McpAgentError } from '../../lib/errors';
-import { McpFailure, redactFailure } from '../../lib/mcp/errors';
+import { failureDetails, McpFailure, redactFailure } from '../../lib/mcp/errors';
 import type { Redactor } from '../../lib/mcp/secrets';
 
 /**
@@ -11,8 +11,8 @@ import type { Redactor } from '../../lib/mcp/secrets';
  *   workflows and the editor treat it like theirs;
  * - everything else (a wrong parameter or credential, a refused decision, a server that could not
  *   be reached, an unreadable stored run) is a NodeOperationError;
- * - both carry the item index when there is one, and the error's description (what to do about it,
- *   or the last output of a local server).
+ * - both carry the item index when there is one, and the error's description (what to do about it)
+ *   followed, for a local server, by its last output.
  * The secrets of the server credential the node resolved are removed from message and description.
  */
 export type NodeFailure = NodeApiError | NodeOperationError;
@@ -44,9 +44,11 @@ export function toNodeError(context: NodeContext, error: unknown, itemIndex?: nu
 	}
 	if (McpAgentError.isInstance(error)) {
 		// McpFailures are redacted where they are made; this catches a secret quoted on another path.
-		const failure = error instanceof McpFailure && redactor ? redactFailure(error, redactor) : error;
-		const message = redact(failure instanceof McpFailure ? failure.summary : failure.message);
-		const description = failure.description !== undefined ? redact(failure.description) : undefined;
+		const failure = McpFailure.isInstance(error) && redactor ? redactFailure(error, redactor) : error;
+		const message = redact(failure.message);
+		// An MCP failure's advice and the server's last output (kept apart from its message) go under the message.
+		const details = McpFailure.isInstance(failure) ? failureDetails(failure) : failure.description;
+		const description = details !== undefined ? redact(details) : undefined;
 		if (failure.code === 'remote' && failure.httpStatus !== undefined) {
 			const httpCode = String(failure.httpStatus);
 			const retryAfterSeconds = (failure as { retryAfterSeconds?: unknown }).retryAfterSeconds;

@@ -10,9 +10,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { McpConnection } from '../../lib/mcp/connection';
-import { HTTP_CREDENTIAL, OAUTH_CREDENTIAL, STDIO_CREDENTIAL, serverConfigFromCredential, type HostTokens } from '../../lib/mcp/credentialData';
+import { HTTP_CREDENTIAL, SIGN_IN_CREDENTIAL, STDIO_CREDENTIAL, serverConfigFromCredential, type HostTokens } from '../../lib/mcp/credentialData';
 import type { HostTokenData } from '../../lib/mcp/oauth/hostTokenAuth';
-import { McpFailure } from '../../lib/mcp/errors';
+import { McpFailure, messageWithServerOutput } from '../../lib/mcp/errors';
 import { redactorForServer } from '../../lib/mcp/secrets';
 import { listAllTools, serverOffers } from '../../lib/mcp/listing';
 import type { McpServerConfig } from '../../lib/mcp/serverConfig';
@@ -42,7 +42,7 @@ export const serverConnectionProperty: INodeProperties = {
 export const serverCredentials: INodeCredentialDescription[] = [
 	{ name: HTTP_CREDENTIAL, required: true, testedBy: CONNECTION_TEST_METHOD, displayOptions: { show: { connection: ['http'] } } },
 	{ name: STDIO_CREDENTIAL, required: true, testedBy: CONNECTION_TEST_METHOD, displayOptions: { show: { connection: ['stdio'] } } },
-	{ name: OAUTH_CREDENTIAL, required: true, testedBy: CONNECTION_TEST_METHOD, displayOptions: { show: { connection: ['oauth'] } } },
+	{ name: SIGN_IN_CREDENTIAL, required: true, testedBy: CONNECTION_TEST_METHOD, displayOptions: { show: { connection: ['oauth'] } } },
 ];
 
 type NodeContext = IExecuteFunctions | ILoadOptionsFunctions;
@@ -50,7 +50,7 @@ type NodeContext = IExecuteFunctions | ILoadOptionsFunctions;
 /** The credential type a Server Connection value stands for. */
 export function credentialTypeFor(connection: string): string {
 	if (connection === 'stdio') return STDIO_CREDENTIAL;
-	if (connection === 'oauth') return OAUTH_CREDENTIAL;
+	if (connection === 'oauth') return SIGN_IN_CREDENTIAL;
 	return HTTP_CREDENTIAL;
 }
 
@@ -68,13 +68,13 @@ function tokenData(value: unknown): HostTokenData | undefined {
 export function hostTokensOf(context: NodeContext | ISupplyDataFunctions, data: Record<string, unknown>): HostTokens {
 	return {
 		initial: tokenData(data.oauthTokenData),
-		label: nodeOf(context).credentials?.[OAUTH_CREDENTIAL]?.name,
+		label: nodeOf(context).credentials?.[SIGN_IN_CREDENTIAL]?.name,
 		refresh: async () => {
-			const refreshed = (await context.helpers.refreshOAuth2Token.call(context as IExecuteFunctions, OAUTH_CREDENTIAL)) as unknown;
+			const refreshed = (await context.helpers.refreshOAuth2Token.call(context as IExecuteFunctions, SIGN_IN_CREDENTIAL)) as unknown;
 			const returned = tokenData(refreshed);
 			if (returned && (returned.access_token || returned.accessToken)) return returned;
 			// n8n 1.x returns its own token object; what it stored is what counts.
-			const stored = (await context.getCredentials(OAUTH_CREDENTIAL)) as Record<string, unknown>;
+			const stored = (await context.getCredentials(SIGN_IN_CREDENTIAL)) as Record<string, unknown>;
 			return tokenData(stored.oauthTokenData);
 		},
 	};
@@ -97,7 +97,7 @@ export function serverConfigForNode(
 	data: Record<string, unknown>,
 ): McpServerConfig {
 	const named = nodeOf(context).credentials?.[type];
-	const config = withLabel(serverConfigFromCredential(type, data, type === OAUTH_CREDENTIAL ? hostTokensOf(context, data) : undefined), named?.name);
+	const config = withLabel(serverConfigFromCredential(type, data, type === SIGN_IN_CREDENTIAL ? hostTokensOf(context, data) : undefined), named?.name);
 	const credential = { type, id: named?.id ?? undefined };
 	const pooling = poolingFor(credential, data);
 	if (pooling) return { ...config, pooling };
@@ -146,7 +146,7 @@ export async function mcpServerConnectionTest(
 	let config: McpServerConfig | undefined;
 	try {
 		const data = (credential.data ?? {}) as Record<string, unknown>;
-		config = withLabel(serverConfigFromCredential(credential.type, data, credential.type === OAUTH_CREDENTIAL ? storedTokensOnly(data) : undefined), credential.name);
+		config = withLabel(serverConfigFromCredential(credential.type, data, credential.type === SIGN_IN_CREDENTIAL ? storedTokensOnly(data) : undefined), credential.name);
 		connection = await McpConnection.open(config);
 		const tools = serverOffers(connection, 'tools') ? await listAllTools(connection) : [];
 		const { name, version } = connection.server;
@@ -157,7 +157,7 @@ export async function mcpServerConnectionTest(
 	} catch (error) {
 		// Failures from McpConnection are redacted already; a credential that did not parse has no
 		// config, and its parsing errors never quote a value.
-		const message = error instanceof McpFailure ? error.message : ((error as Error)?.message ?? String(error));
+		const message = McpFailure.isInstance(error) ? messageWithServerOutput(error) : ((error as Error)?.message ?? String(error));
 		return { status: 'Error', message: config ? redactorForServer(config).text(message) : message };
 	} finally {
 		await connection?.close();

@@ -135,9 +135,9 @@ describe.each(KINDS)('%s: everything + filesystem', (kind) => {
 			{ id: 'c_read', isError: false, text: 'remember the milk' },
 		]);
 		expect(final.toolLog).toEqual([
-			{ iteration: 1, id: 'c_echo', server: 'everything', tool: 'echo', arguments: { message: 'hello' }, isError: false, resultSummary: 'Echo: hello', durationMs: expect.any(Number) },
-			{ iteration: 1, id: 'c_write', server: 'files', tool: 'write_file', arguments: { path: file, content: 'remember the milk' }, isError: false, resultSummary: `Successfully wrote to ${file}`, durationMs: expect.any(Number) },
-			{ iteration: 2, id: 'c_read', server: 'files', tool: 'read_text_file', arguments: { path: file }, isError: false, resultSummary: 'remember the milk', durationMs: expect.any(Number) },
+			{ iteration: 1, id: 'c_echo', server: 'everything', tool: 'echo', arguments: { message: 'hello' }, isError: false, resultSummary: 'Echo: hello', durationMs: expect.any(Number), allowedBy: { by: 'policy' } },
+			{ iteration: 1, id: 'c_write', server: 'files', tool: 'write_file', arguments: { path: file, content: 'remember the milk' }, isError: false, resultSummary: `Successfully wrote to ${file}`, durationMs: expect.any(Number), allowedBy: { by: 'policy' } },
+			{ iteration: 2, id: 'c_read', server: 'files', tool: 'read_text_file', arguments: { path: file }, isError: false, resultSummary: 'remember the milk', durationMs: expect.any(Number), allowedBy: { by: 'policy' } },
 		]);
 		for (const entry of final.toolLog) expect(entry.durationMs).toBeGreaterThanOrEqual(0);
 		// Summed over the three calls; OpenAI counts cached tokens inside the prompt tokens and the

@@ -412,6 +412,8 @@ describe('lean-http-server fixture', () => {
 
 		const failure = await failureOf(call(connection, 'zstdJson'));
 		expect(failure.message).toContain('zstd');
+		// What to do comes with it (issue 27, point 4).
+		expect(failure.description).toMatch(/reads gzip, deflate and br/);
 		expect(toolPosts(await statsOf(server), 'zstdJson')).toHaveLength(1);
 		expect(await call(connection, 'echo', { message: 'still usable' })).toBe('echo: still usable');
 	});

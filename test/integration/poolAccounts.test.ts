@@ -5,7 +5,7 @@
  * session, a tool list and instructions of its own; a token the connection's own refresh produced
  * keeps the warm connection.
  */
-import { oauthConfigFromCredential, OAUTH_CREDENTIAL } from '../../lib/mcp/credentialData';
+import { oauthConfigFromCredential, SIGN_IN_CREDENTIAL } from '../../lib/mcp/credentialData';
 import type { HostTokenData } from '../../lib/mcp/oauth/hostTokenAuth';
 import { listToolsCached } from '../../lib/mcp/listing';
 import { ConnectionPool, type McpLease } from '../../lib/mcp/pool/connectionPool';
@@ -52,7 +52,7 @@ function execution(tokens: HostTokenData, refreshed?: () => HostTokenData): McpS
 			return refreshed();
 		},
 	});
-	return { ...config, pooling: poolingFor({ type: OAUTH_CREDENTIAL, id: 'c1' }, data) };
+	return { ...config, pooling: poolingFor({ type: SIGN_IN_CREDENTIAL, id: 'c1' }, data) };
 }
 
 async function whoami(lease: McpLease): Promise<{ session: string; request: string }> {

@@ -174,8 +174,8 @@ describe.each(KINDS)('%s against its fake, with server-everything', (kind) => {
 		}
 
 		expect(final.toolLog).toEqual([
-			{ iteration: 1, id: 'call_1', server: 'everything', tool: 'echo', arguments: { message: 'one' }, isError: false, resultSummary: 'Echo: one', durationMs: expect.any(Number) },
-			{ iteration: 2, id: 'call_2', server: 'everything', tool: 'get-sum', arguments: { a: 2, b: 3 }, isError: false, resultSummary: 'The sum of 2 and 3 is 5.', durationMs: expect.any(Number) },
+			{ iteration: 1, id: 'call_1', server: 'everything', tool: 'echo', arguments: { message: 'one' }, isError: false, resultSummary: 'Echo: one', durationMs: expect.any(Number), allowedBy: { by: 'policy' } },
+			{ iteration: 2, id: 'call_2', server: 'everything', tool: 'get-sum', arguments: { a: 2, b: 3 }, isError: false, resultSummary: 'The sum of 2 and 3 is 5.', durationMs: expect.any(Number), allowedBy: { by: 'policy' } },
 		]);
 	});
 

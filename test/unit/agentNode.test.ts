@@ -284,7 +284,7 @@ describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
 		// Visible calls: the MCP call on its MCP Server sub-node; one log line per call, no arguments.
 		expect(filesNode.runs).toEqual([{ input: [[{ json: { tool: 'list_files', arguments: { path: '/tmp' } } }]], output: [[{ json: { tool: 'list_files', response: 'listing of {"path":"/tmp"}', durationMs: expect.any(Number) } }]] }]);
 		// Outside n8n there is no grant store: the Agent says so once and asks (fail closed).
-		expect(first.logs.filter((line) => !/standing approvals could not be read/.test(line))).toEqual([expect.stringMatching(/^MCP Agent "MCP Agent": tool list_files on Files: ok in \d+ ms$/)]);
+		expect(first.logs.filter((line) => !/standing approvals could not be read/.test(line))).toEqual([expect.stringMatching(/^MCP Agent "MCP Agent": tool list_files on Files \(allowed by Require Approval For\): ok in \d+ ms$/)]);
 
 		const decision = signedFor(request, { kind: APPROVAL_DECISION_KIND, approvalId: request.approvalId, decidedAt: new Date().toISOString(), reviewer: 'Ana', decisions: [{ callId: 'c2', argsHash: request.calls[0].argsHash, decision: 'approve' }] });
 		const second = fakeContext({ items: [decision], tools: [filesServer(filesNode), code], nodeContext: first.nodeContext });
@@ -297,7 +297,7 @@ describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
 			['Files', 'list_files', undefined],
 			['Code Tool', 'calculate', 'approved'],
 		]);
-		expect(second.logs).toEqual([expect.stringMatching(/tool calculate on Code Tool: ok in \d+ ms/)]);
+		expect(second.logs).toEqual([expect.stringMatching(/tool calculate on Code Tool \(approved by Ana at [^)]+\): ok in \d+ ms/)]);
 	});
 
 	it("stops a run when n8n cancels the execution (the editor's Stop)", async () => {
@@ -359,7 +359,7 @@ describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
 		await run(context);
 		expect(mcpCalls).toEqual([{ name: 'list_files', args: { path: '/denied' } }]);
 		expect(filesNode.runs).toEqual([{ input: [[{ json: { tool: 'list_files', arguments: { path: '/denied' } } }]], error: 'permission denied' }]);
-		expect(context.logs).toEqual([expect.stringMatching(/tool list_files on Files: error in \d+ ms/)]);
+		expect(context.logs).toEqual([expect.stringMatching(/tool list_files on Files \(allowed by Require Approval For\): error in \d+ ms/)]);
 		expect(context.logs.join()).not.toContain('/denied');
 	});
 });
@@ -673,6 +673,21 @@ describe('provider errors', () => {
 		scriptModel([new ProviderError('Anthropic had a server error (503) and retries ran out: overloaded', 503)]);
 		const [done] = await run(fakeContext({ items: [{ chatInput: 'x' }], tools: [codeTool(fakeSubNode('Code Tool'))], continueOnFail: true }));
 		expect(done[0].json.error).toMatch(/server error \(503\)/);
+	});
+});
+
+describe('user mistakes in the options (issue 27, point 4)', () => {
+	it('a malformed Pinned Fingerprints fails every item with the field, the entry and what to do, before the model is asked', async () => {
+		scriptModel([]);
+		const setup = { items: [{ chatInput: 'x' }, { chatInput: 'y' }], tools: [filesServer()], params: { approvalOptions: { pinnedFingerprints: '[{ "name": "list_files" }]' } } };
+		const error = await run(fakeContext(setup)).catch((e: unknown) => e);
+		expect(error).toMatchObject({ message: 'Pinned Fingerprints: entry 0 needs a string "name" and "fingerprint"', description: expect.stringMatching(/Approval Options > Pinned Fingerprints.*MCP List Tools/) });
+		const [out] = await run(fakeContext({ ...setup, continueOnFail: true }));
+		expect(out.map((item) => [item.pairedItem, item.json.error, typeof item.json.details])).toEqual([
+			[{ item: 0 }, 'Pinned Fingerprints: entry 0 needs a string "name" and "fingerprint"', 'string'],
+			[{ item: 1 }, 'Pinned Fingerprints: entry 0 needs a string "name" and "fingerprint"', 'string'],
+		]);
+		expect(model.requests).toEqual([]);
 	});
 });
 

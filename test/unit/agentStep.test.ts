@@ -290,9 +290,10 @@ describe('tool outcomes', () => {
 			],
 		});
 		expect(state.toolLog).toEqual([
-			{ iteration: 1, id: 'a', server: 'main', tool: 'echo', arguments: { message: 'one' }, isError: true, resultSummary: 'boom', durationMs: 7 },
+			// Issue 28: each call that reached its tool says what let it through (here the node's policy).
+			{ iteration: 1, id: 'a', server: 'main', tool: 'echo', arguments: { message: 'one' }, isError: true, resultSummary: 'boom', durationMs: 7, allowedBy: { by: 'policy' } },
 			{ iteration: 1, id: 'bad', tool: 'missing', arguments: {}, isError: true, resultSummary: expect.stringMatching(/^Unknown tool/), durationMs: 0 },
-			{ iteration: 1, id: 'b', server: 'main', tool: 'add', arguments: { a: 1, b: 2 }, isError: false, resultSummary: '3', durationMs: 9 },
+			{ iteration: 1, id: 'b', server: 'main', tool: 'add', arguments: { a: 1, b: 2 }, isError: false, resultSummary: '3', durationMs: 9, allowedBy: { by: 'policy' } },
 		]);
 	});
 

@@ -92,3 +92,21 @@ describe("a reviewer's decision is held to the rule", () => {
 		expect(nextEffect(decided)).toEqual({ type: 'run_tools', calls: [expect.objectContaining({ id: 'c1', arguments: { amount: 40, to: 'bob' }, review: expect.objectContaining({ status: 'edited' }) })] });
 	});
 });
+
+describe('who approved what: the tool log', () => {
+	test('each call says what let it through, or which rule refused it', () => {
+		let state = opened(afterTurn({ amount: 10, to: 'bob' }, { amount: 500, to: 'bob' }, { amount: 50, to: 'bob' }, { amount: 10, to: 'mallory' }));
+		state = step(state, { type: 'tool_outcomes', outcomes: [{ id: 'c1', isError: false, text: 'paid', images: [] }] });
+		const phaseNow = phase(state);
+		const decisions = ['c2', 'c3'].map((id) => ({ callId: id, argsHash: boundArgsHash(phaseNow.calls.find((c) => c.id === id)!), decision: id === 'c2' ? ('approve' as const) : ('deny' as const) }));
+		state = step(state, { type: 'approval_decided', approvalId: 'ap1', decisions, reviewer: 'ann', decidedAt: '2026-01-01T01:00:00Z' });
+		state = step(state, { type: 'tool_outcomes', outcomes: [{ id: 'c2', isError: false, text: 'paid', images: [] }] });
+		const byId = Object.fromEntries(state.toolLog.map((entry) => [entry.id, { allowedBy: entry.allowedBy, refusedBy: entry.refusedBy }]));
+		expect(byId).toEqual({
+			c1: { allowedBy: { by: 'rule', rule: 1, label: 'small payments' }, refusedBy: undefined },
+			c2: { allowedBy: { by: 'person', reviewer: 'ann', decidedAt: '2026-01-01T01:00:00Z' }, refusedBy: undefined },
+			c3: { allowedBy: undefined, refusedBy: undefined },
+			c4: { allowedBy: undefined, refusedBy: { rule: 3, label: 'blocked recipients' } },
+		});
+	});
+});

@@ -12,19 +12,11 @@ import { CHANNEL_REASON_LABEL } from '../../lib/approvals/channelForm';
 import { awaitingPerson } from '../../lib/agent/step';
 import { readChannelAnswer, readChannelDecision } from '../../lib/approvals/channelDecision';
 import { openStore, peekPausedRun, reissuePausedRun, savePausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
-import {
-	actionForItem,
-	isWiredStraightBack,
-	NOTICE_DECISION_NOT_FROM_APPROVAL,
-	NOTICE_DECISION_WITHOUT_PROOF,
-	NOTICE_NO_DECISION,
-	NOTICE_NOT_FROM_SEND_AND_WAIT,
-	NOTICE_OTHER_EXECUTION,
-	NOTICE_SIGN_IN_REQUIRED,
-	NOTICE_STILL_OPEN,
-	NOTICE_WEBHOOK_WITHOUT_SECRET,
-	ResumeRefused,
-} from '../../lib/approvals/resumeInput';
+import { actionForItem } from '../../lib/approvals/resumeInput';
+import { NOTICE_DECISION_NOT_FROM_APPROVAL, NOTICE_DECISION_WITHOUT_PROOF } from '../../lib/approvals/decisionItemRoute';
+import { isWiredStraightBack, NOTICE_STILL_OPEN } from '../../lib/approvals/returnedRequestRoute';
+import { NOTICE_NO_DECISION, NOTICE_NOT_FROM_SEND_AND_WAIT, NOTICE_SIGN_IN_REQUIRED, NOTICE_WEBHOOK_WITHOUT_SECRET } from '../../lib/approvals/channelAnswerRoute';
+import { NOTICE_OTHER_EXECUTION, ResumeRefused } from '../../lib/approvals/resumeRun';
 import { hashReviewToken, reviewLink, reviewTokenInUrl } from '../../lib/approvals/reviewToken';
 import { RecentDecisions } from '../../lib/approvals/recentDecisions';
 import { decisionKeyFor } from '../../lib/approvals/decisionProof';

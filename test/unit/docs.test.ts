@@ -7,8 +7,9 @@ import path from 'node:path';
 
 const ROOT = path.join(__dirname, '../..');
 const REPOSITORY = 'https://github.com/n8n-nodes-mcp-agent/n8n-nodes-mcp-agent';
-// Short enough to read; the Performance section's target table (about 3 KB) is part of it.
-const README_LIMIT_BYTES = 13_000;
+// Short enough to read as an entry point (issue 27); the Performance section's tables (about 4 KB,
+// written by npm run bench) are part of it.
+const README_LIMIT_BYTES = 12_000;
 const DOCS = [
 	'credentials.md',
 	'nodes.md',

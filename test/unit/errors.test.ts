@@ -60,9 +60,10 @@ describe('describeServer / describeUrl', () => {
 });
 
 describe('McpFailure', () => {
-	it('appends the server output to the message, and summary leaves it out', () => {
+	it('keeps the server output in its own field, out of the message (issue 27, point 4)', () => {
 		const failure = new McpFailure('It broke.', 'protocol', 'line 1\nline 2');
-		expect(failure.message).toBe('It broke.\n\nLast output of the server:\nline 1\nline 2');
+		expect(failure.message).toBe('It broke.');
+		expect(failure.serverOutput).toBe('line 1\nline 2');
 		expect(failure.summary).toBe('It broke.');
 		expect(failure.name).toBe('McpFailure');
 		expect(failure).toBeInstanceOf(Error);
@@ -172,7 +173,7 @@ describe('explainMcpError', () => {
 		expect(exited.kind).toBe('process-exited');
 		expect(exited.summary).toBe('MCP server local command "npx" stopped while calling tool "x": the server process exited with code 1.');
 		expect(exited.serverOutput).toBe('Error: boom\n  at main');
-		expect(exited.message).toContain('Last output of the server:\nError: boom\n  at main');
+		expect(exited.message).not.toContain('Error: boom');
 
 		const notFound = new ProcessExitError('command "npx" was not found (check the path, or that it is on n8n\'s PATH)', null, null);
 		expect(explainMcpError(notFound, stdio, 'connecting').kind).toBe('spawn-failed');

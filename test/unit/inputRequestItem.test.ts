@@ -9,7 +9,8 @@ import type { AgentState } from '../../lib/agent/types';
 import type { CatalogTool } from '../../lib/providers/modelTypes';
 import { buildApprovalRequest, type ApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { openStore, savePausedRun } from '../../lib/approvals/pausedRuns';
-import { actionForItem, NOTICE_INPUT_ON_PAGE } from '../../lib/approvals/resumeInput';
+import { actionForItem } from '../../lib/approvals/resumeInput';
+import { NOTICE_INPUT_ON_PAGE } from '../../lib/approvals/channelAnswerRoute';
 
 const tools: CatalogTool[] = [
 	{ providerName: 'book_trip', mcpName: 'book_trip', serverId: 'srv', serverName: 'travel', inputSchema: { type: 'object' }, annotationsTrusted: true, annotations: { readOnlyHint: true }, fingerprint: 'sha256:aaa' },

@@ -1,7 +1,7 @@
 import type { ICredentialType, INodeType } from 'n8n-workflow';
 import { McpAgentAnthropicApi } from '../../credentials/McpAgentAnthropicApi.credentials';
 import { McpServerHttpApi } from '../../credentials/McpServerHttpApi.credentials';
-import { McpServerOAuthApi } from '../../credentials/McpServerOAuthApi.credentials';
+import { McpServerOAuth2Api } from '../../credentials/McpServerOAuth2Api.credentials';
 import { McpServerStdioApi } from '../../credentials/McpServerStdioApi.credentials';
 import { McpAgent } from '../../nodes/McpAgent/McpAgent.node';
 import { McpApproval } from '../../nodes/McpApproval/McpApproval.node';
@@ -47,7 +47,7 @@ describe('node descriptions', () => {
 
 describe('credential icons', () => {
 	it('gives the MCP server credentials light and dark icons and keeps the provider logos', () => {
-		const server: ICredentialType[] = [new McpServerHttpApi(), new McpServerOAuthApi()];
+		const server: ICredentialType[] = [new McpServerHttpApi(), new McpServerOAuth2Api()];
 		for (const credential of server) expect(credential.icon).toEqual({ light: 'file:mcpServer.svg', dark: 'file:mcpServer.dark.svg' });
 		expect(new McpServerStdioApi().icon).toEqual({ light: 'file:mcpServerLocal.svg', dark: 'file:mcpServerLocal.dark.svg' });
 		expect(new McpAgentAnthropicApi().icon).toBe('file:anthropic.svg');

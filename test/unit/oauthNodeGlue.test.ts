@@ -1,13 +1,13 @@
 /**
  * The n8n side of the OAuth credential: the Server Connection "oauth" resolves the
- * mcpServerOAuthApi credential, the transport gets its stored token, and a refresh goes through
+ * mcpServerOAuth2Api credential, the transport gets its stored token, and a refresh goes through
  * n8n's own helper (refreshOAuth2Token, bound to the context that owns the credential) whose
  * result is used at once; the MCP Server sub-node hands the Agent a config that does the same.
  */
 import { createServer, type Server } from 'node:http';
 import type { AuthProvider } from '@modelcontextprotocol/client';
 import type { IExecuteFunctions, INode, ISupplyDataFunctions } from 'n8n-workflow';
-import { OAUTH_CREDENTIAL } from '../../lib/mcp/credentialData';
+import { SIGN_IN_CREDENTIAL } from '../../lib/mcp/credentialData';
 import type { HttpServerConfig } from '../../lib/mcp/serverConfig';
 import { REDACTED } from '../../lib/mcp/secrets';
 import { McpServer } from '../../nodes/McpServer/McpServer.node';
@@ -21,7 +21,7 @@ const NODE: INode = {
 	typeVersion: 1,
 	position: [0, 0],
 	parameters: {},
-	credentials: { [OAUTH_CREDENTIAL]: { id: 'c1', name: 'Linear (OAuth)' } },
+	credentials: { [SIGN_IN_CREDENTIAL]: { id: 'c1', name: 'Linear (OAuth)' } },
 };
 
 const STORED = { serverUrl: '', transport: 'streamableHttp', oauthTokenData: { access_token: 'at-stored-0123456789', refresh_token: 'rt-stored-0123456789', expires_in: 3600 } };
@@ -41,7 +41,7 @@ function context(refreshed: unknown) {
 	const ctx = {
 		getNodeParameter: (name: string) => (name === 'connection' ? 'oauth' : ''),
 		getCredentials: async (type: string) => {
-			if (type !== OAUTH_CREDENTIAL) throw new Error(`unexpected credential ${type}`);
+			if (type !== SIGN_IN_CREDENTIAL) throw new Error(`unexpected credential ${type}`);
 			return STORED;
 		},
 		getNode: () => NODE,
@@ -60,7 +60,7 @@ const unauthorized = {} as Parameters<NonNullable<AuthProvider['onUnauthorized']
 
 describe('Server Connection "HTTP with OAuth"', () => {
 	it('offers the OAuth credential, tested like the others', () => {
-		expect(serverCredentials.find((c) => c.name === OAUTH_CREDENTIAL)).toMatchObject({ displayOptions: { show: { connection: ['oauth'] } }, testedBy: 'mcpServerConnectionTest' });
+		expect(serverCredentials.find((c) => c.name === SIGN_IN_CREDENTIAL)).toMatchObject({ displayOptions: { show: { connection: ['oauth'] } }, testedBy: 'mcpServerConnectionTest' });
 	});
 
 	it('sends the stored token and refreshes through n8n\'s helper on the node\'s own context', async () => {
@@ -70,7 +70,7 @@ describe('Server Connection "HTTP with OAuth"', () => {
 		const provider = config.auth?.provider as AuthProvider;
 		expect(await provider.token()).toBe('at-stored-0123456789');
 		await provider.onUnauthorized?.(unauthorized);
-		expect(refreshCalls).toEqual([{ self: ctx, type: OAUTH_CREDENTIAL }]);
+		expect(refreshCalls).toEqual([{ self: ctx, type: SIGN_IN_CREDENTIAL }]);
 		expect(await provider.token()).toBe('at-new-0123456789');
 		// Both tokens are redacted from anything the node reports.
 		const error = toNodeError(ctx as unknown as IExecuteFunctions, new Error('at-stored-0123456789 at-new-0123456789'));
@@ -92,14 +92,14 @@ describe('Server Connection "HTTP with OAuth"', () => {
 		const { response } = await new McpServer().supplyData.call(supply as unknown as ISupplyDataFunctions, 0);
 		const config = (response as { config: HttpServerConfig }).config;
 		await (config.auth?.provider as AuthProvider).onUnauthorized?.(unauthorized);
-		expect(refreshCalls).toEqual([{ self: supply, type: OAUTH_CREDENTIAL }]);
+		expect(refreshCalls).toEqual([{ self: supply, type: SIGN_IN_CREDENTIAL }]);
 	});
 });
 
 describe('Keep Server Running in the node glue', () => {
 	it('on: pooled by the credential; off: not pooled, but named so the pool closes what it kept for it', async () => {
 		const kept = await resolveServerConfig(context({}).ctx as unknown as IExecuteFunctions);
-		expect(kept.pooling?.identity).toBe(`${OAUTH_CREDENTIAL}\u0000c1`);
+		expect(kept.pooling?.identity).toBe(`${SIGN_IN_CREDENTIAL}\u0000c1`);
 		expect(kept.unkeptIdentity).toBeUndefined();
 		const off = context({}).ctx;
 		off.getCredentials = async () => ({ ...STORED, keepServerRunning: false });

@@ -30,7 +30,7 @@ function execution(token: string, refreshed: string, expiresAt?: number) {
 	const config: HttpServerConfig & McpServerConfig = {
 		kind: 'http', url: 'https://mcp.example.com/mcp', transport: 'streamableHttp', headers: {}, auth,
 		trustAnnotations: false, connectTimeoutMs: 1000, requestTimeoutMs: 1000,
-		pooling: poolingFor({ type: 'mcpServerOAuthApi', id: 'c1' }, data),
+		pooling: poolingFor({ type: 'mcpServerOAuth2Api', id: 'c1' }, data),
 	};
 	return { config, refreshes };
 }

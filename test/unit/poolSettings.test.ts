@@ -35,9 +35,9 @@ describe('pool keying', () => {
 	// Whether the kept connection produced the token it is handed is checked apart (poolOAuth.test.ts).
 	it('OAuth tokens rotating (a refresh) do not make a new connection; the server URL does', () => {
 		const oauth = { serverUrl: 'https://mcp.example.com/mcp', oauthTokenData: { access_token: 'at-1-0123456789' } };
-		const before = poolingFor({ type: 'mcpServerOAuthApi', id: '3' }, oauth)!;
-		expect(poolingFor({ type: 'mcpServerOAuthApi', id: '3' }, { ...oauth, oauthTokenData: { access_token: 'at-2-0123456789' } })!.key).toBe(before.key);
-		expect(poolingFor({ type: 'mcpServerOAuthApi', id: '3' }, { ...oauth, serverUrl: 'https://other.example.com/mcp' })!.key).not.toBe(before.key);
+		const before = poolingFor({ type: 'mcpServerOAuth2Api', id: '3' }, oauth)!;
+		expect(poolingFor({ type: 'mcpServerOAuth2Api', id: '3' }, { ...oauth, oauthTokenData: { access_token: 'at-2-0123456789' } })!.key).toBe(before.key);
+		expect(poolingFor({ type: 'mcpServerOAuth2Api', id: '3' }, { ...oauth, serverUrl: 'https://other.example.com/mcp' })!.key).not.toBe(before.key);
 	});
 
 	it('the HTTP credential\'s secrets are in the hash: a new bearer token, header value, client secret or key retires the connection', () => {

@@ -208,7 +208,9 @@ describe('explainMcpError redacts', () => {
 	it('an McpFailure made elsewhere is redacted too, and passed through untouched when clean', () => {
 		const config = stdio({ env: { API_KEY: 'k-secret-42' }, secretEnvNames: ['API_KEY'] });
 		const dirty = new McpFailure('saw k-secret-42', 'protocol', 'k-secret-42');
-		expect(explainMcpError(dirty, config, 'x').message).toBe(`saw ${REDACTED}\n\nLast output of the server:\n${REDACTED}`);
+		const redacted = explainMcpError(dirty, config, 'x');
+		expect(redacted.message).toBe(`saw ${REDACTED}`);
+		expect(redacted.serverOutput).toBe(REDACTED);
 		const clean = new McpFailure('fine', 'protocol');
 		expect(explainMcpError(clean, config, 'x')).toBe(clean);
 	});

@@ -3,7 +3,7 @@
  * counted. summarize() takes shortcuts (text already normal, only a prefix of a long text); they
  * must give exactly what normalizing the whole text gives.
  */
-import { summarize } from '../../lib/agent/step';
+import { summarize } from '../../lib/agent/toolLog';
 import type { ToolOutcome } from '../../lib/providers/modelTypes';
 
 /** The definition, on the whole text. */

@@ -1,6 +1,7 @@
 /**
- * How a person gets n8n's "Connect my account" to ask for a scope. n8n shows the credential's
- * Scope field only with Register Client Automatically off; with it on, n8n asks for exactly the
+ * How a person gets n8n's "Connect my account" to ask for a scope. The credential's Scope field
+ * (`mcpScope`, which its hidden `scope` follows: credentials/McpServerOAuth2Api.credentials.ts) is
+ * shown only with Register Client Automatically off; with it on, n8n asks for exactly the
  * scopes the MCP server publishes (its protected-resource metadata's `scopes_supported`, else the
  * authorization server's) and registers with those, so no field can add one.
  */

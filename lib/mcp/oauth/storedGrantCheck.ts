@@ -49,7 +49,7 @@ function watchedDiscoveryFetch(
 				if (response.status >= 500) watched.trouble ??= `HTTP ${response.status}`;
 				return hasRebuildableBody(response) ? withBody(response, await readLimited(response.body, MAX_METADATA_BYTES, 'The OAuth metadata')) : response;
 			} catch (error) {
-				if (error instanceof AddressRefused) {
+				if (AddressRefused.isInstance(error)) {
 					watched.refused ??= error;
 					throw error;
 				}

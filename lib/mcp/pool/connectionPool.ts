@@ -1,4 +1,4 @@
-import { McpConnection } from '../connection';
+import { McpConnection, type OpenOptions } from '../connection';
 import type { McpServerConfig } from '../serverConfig';
 import type { McpAuth } from '../oauth/types';
 import { SwappableAuth } from './swappableAuth';
@@ -34,7 +34,7 @@ export interface PoolOptions {
 	pingTimeoutMs?: number;
 	now?: () => number;
 	/** Opens a connection; McpConnection.open unless a test says otherwise. */
-	open?: (config: McpServerConfig) => Promise<McpConnection>;
+	open?: (config: McpServerConfig, options: OpenOptions) => Promise<McpConnection>;
 }
 
 interface Entry {
@@ -73,11 +73,11 @@ export class ConnectionPool {
 	/** Numbers the connections retired for a token not their own (see supersede). */
 	private superseded = 0;
 	private readonly now: () => number;
-	private readonly open: (config: McpServerConfig) => Promise<McpConnection>;
+	private readonly open: (config: McpServerConfig, options: OpenOptions) => Promise<McpConnection>;
 
 	constructor(private readonly options: PoolOptions) {
 		this.now = options.now ?? Date.now;
-		this.open = options.open ?? ((config) => McpConnection.open(config, { watchToolList: true }));
+		this.open = options.open ?? ((config, openOptions) => McpConnection.open(config, openOptions));
 	}
 
 	/** Connections kept (in use or idle). */
@@ -150,7 +150,7 @@ export class ConnectionPool {
 	}
 
 	private async unpooled(config: McpServerConfig): Promise<McpLease> {
-		const connection = await this.open(config);
+		const connection = await this.open(config, { watchToolList: true });
 		this.live.add(connection);
 		let released = false;
 		return {
@@ -196,13 +196,12 @@ export class ConnectionPool {
 			auth,
 			ready: undefined as unknown as Promise<McpConnection>,
 		};
-		entry.ready = this.open(kept).then((connection) => {
+		// A process that exits or a stream that closes takes the connection out at once, so its
+		// process group is reaped now and the next use starts a new one.
+		entry.ready = this.open(kept, { watchToolList: true, onLost: () => this.evict(entry) }).then((connection) => {
 			this.live.add(connection);
 			entry.connection = connection;
 			entry.lastHealthy = this.now();
-			// A process that exits or a stream that closes takes the connection out at once, so its
-			// process group is reaped now and the next use starts a new one.
-			connection.onLost = () => this.evict(entry);
 			if (entry.removed) void this.track(connection);
 			return connection;
 		});

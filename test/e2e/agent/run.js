@@ -19,6 +19,7 @@ const { startInbox } = require('./inbox');
 const { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, listingFreezeWorkflow, leakWorkflow } = require('./workflows');
 const hardeningCases = require('./hardeningCases');
 const inputCases = require('./inputCases');
+const ruleCases = require('./ruleCases');
 const { plan, call, finalResults, reviewPage, decide, assertRecorded, fieldName, inputFieldName, browserForm, submitForm, nextMessage } = require('./review');
 const { latestFinishedExecution } = require('../lib/executions');
 const { latestExecutionStatus } = require('../lib/executionStatuses');
@@ -107,6 +108,7 @@ function workflows() {
 		approvalWorkflow({ name: 'input', inboxUrl, requireApprovalFor: 'none', server: CREDENTIALS.modernStdio, serverName: 'Modern' }),
 		approvalWorkflow({ name: 'inputhttp', inboxUrl, provider: 'openaiResponses', server: CREDENTIALS.modernHttp, serverName: 'Modern', connection: 'http' }),
 		approvalWorkflow({ name: 'legacy', inboxUrl, requireApprovalFor: 'none', server: CREDENTIALS.legacyStdio, serverName: 'Legacy' }),
+		...ruleCases.workflows(approvalWorkflow, inboxUrl),
 	];
 }
 
@@ -154,6 +156,7 @@ require('./agentCases')(e2e, ctx, { plan, call, finalResults, MANUAL_PLAN });
 require('./approvalCases')(e2e, ctx, { plan, call, finalResults, reviewPage, decide, assertRecorded, fieldName, nextMessage, latestError, counterLabels, latestStatus, ownerSession, OWNER });
 hardeningCases(e2e, ctx, { plan, call, finalResults, nextMessage, counterLabels, latestStatus, latestError });
 inputCases(e2e, ctx, { plan, call, finalResults, reviewPage, assertRecorded, fieldName, inputFieldName, browserForm, submitForm, nextMessage, latestStatus, latestError, ownerSession, credentials });
+ruleCases(e2e, ctx, { plan, call, finalResults, reviewPage, decide, assertRecorded, counterLabels, latestError });
 require('./browserCases')(e2e, ctx, { plan, call, finalResults, reviewPage, counterLabels, latestStatus });
 require('./agentCases').credentialTests(e2e, ctx, { credentials, ownerSession });
 

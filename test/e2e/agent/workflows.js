@@ -53,7 +53,7 @@ function post(name, url, y) {
  * Wait node's URL writes the item the Agent gets).
  * The one MCP Server sub-node is named serverName and uses `server` over `connection` (stdio or http).
  */
-function approvalWorkflow({ name, inboxUrl, provider = 'anthropic', requireApprovalFor = 'notReadOnly', approvalOptions = {}, server = CREDENTIALS.counter, serverName = 'Counter', connection = 'stdio', approval = 'mcp', waitMethod = 'POST', splitPlans = false, options = {}, approvalParameters = {} }) {
+function approvalWorkflow({ name, inboxUrl, provider = 'anthropic', requireApprovalFor = 'notReadOnly', approvalOptions = {}, server = CREDENTIALS.counter, serverName = 'Counter', connection = 'stdio', approval = 'mcp', waitMethod = 'POST', splitPlans = false, options = {}, approvalParameters = {}, approvalRules }) {
 	const nodes = [
 		{ id: `${name}-hook`, name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2.1, position: [0, 0], webhookId: `${id(name)}-hook`, parameters: { httpMethod: 'POST', path: `agent-${name}`, responseMode: 'onReceived', options: {} } },
 		{
@@ -62,7 +62,7 @@ function approvalWorkflow({ name, inboxUrl, provider = 'anthropic', requireAppro
 			type: 'n8n-nodes-mcp-agent.mcpAgent',
 			typeVersion: 1,
 			position: [300, 0],
-			parameters: { provider, model: { __rl: true, mode: 'id', value: 'fake-model' }, userMessage: splitPlans ? '={{ $json.plan }}' : '={{ $json.body.plan }}', requireApprovalFor, approvalOptions, options },
+			parameters: { provider, model: { __rl: true, mode: 'id', value: 'fake-model' }, userMessage: splitPlans ? '={{ $json.plan }}' : '={{ $json.body.plan }}', requireApprovalFor, approvalOptions, options, ...(approvalRules ? { approvalRules } : {}) },
 			credentials: providerCredential(provider),
 		},
 		serverNode(serverName, server, connection, 250),

@@ -1,7 +1,8 @@
 'use strict';
 // Read finished executions straight from n8n's SQLite file, read-only and lightly (see N8N-NOTES).
 // Node 24's built-in node:sqlite does the reading (Node 20 has none), and n8n's own `flatted`
-// decodes execution_data.data, so this adds no dependency to the repo.
+// decodes execution_data.data, so this adds no dependency to the repo. The busy timeout waits out
+// n8n's own writes ("database is locked" otherwise, right after a trigger).
 
 const path = require('node:path');
 const { sleep } = require('./processes');
@@ -11,7 +12,7 @@ const READER = String.raw`
 const { DatabaseSync } = require('node:sqlite');
 const { parse } = require('flatted');
 const [dbFile, workflowId, withData] = process.argv.slice(1);
-const db = new DatabaseSync(dbFile, { readOnly: true });
+const db = new DatabaseSync(dbFile, { readOnly: true, timeout: 10000 });
 const row = db.prepare('SELECT id, status, finished FROM execution_entity WHERE workflowId = ? ORDER BY id DESC LIMIT 1').get(workflowId);
 let result = row ? { id: String(row.id), status: row.status, finished: !!row.finished } : null;
 if (row && withData === '1') {
@@ -49,7 +50,7 @@ async function latestFinishedExecution(n8n, workflowId, { timeoutMs = 30000 } = 
 const RAW_READER = String.raw`
 const { DatabaseSync } = require('node:sqlite');
 const [dbFile, workflowId, afterId] = process.argv.slice(1);
-const db = new DatabaseSync(dbFile, { readOnly: true });
+const db = new DatabaseSync(dbFile, { readOnly: true, timeout: 10000 });
 const row = db.prepare('SELECT id, status FROM execution_entity WHERE workflowId = ? AND id > ? ORDER BY id DESC LIMIT 1').get(workflowId, Number(afterId));
 let result = null;
 if (row) {

@@ -1,6 +1,6 @@
 'use strict';
 // Issue 12 in a real n8n. The cases run in order and build on each other:
-// 1. "Connect my account" for an MCP Server (OAuth) credential, through n8n's REST as the editor does.
+// 1. "Connect my account" for an MCP Server OAuth2 API credential, through n8n's REST as the editor does.
 // 2. A published workflow lists and calls the protected tools with Server Connection "HTTP with OAuth".
 // 3. The credential's Test button.
 // 4. Expired access tokens are refreshed without a person: on the server's 401, and before expiry
@@ -9,7 +9,8 @@
 // 6. A revoked grant fails with a message saying to reconnect; connecting again works.
 // 7. Client credentials on the HTTP credential (client secret, and a private-key JWT), and a
 //    configured Scope wider than the scope the server's 401 challenge names (issue 26, point 4).
-// 8. No token, refresh token or client secret appears in n8n's database, log or any output.
+// 8. Connect my account with a client registered by hand asks for the Scope entered (n8n 2.x and 1.x).
+// 9. No token, refresh token or client secret appears in n8n's database, log or any output.
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -67,7 +68,7 @@ module.exports = function oauthCases(e2e, ctx) {
 
 	e2e('Connect my account: n8n discovers the authorization server from the MCP URL, registers, and stores the tokens (REST calls of the editor)', async () => {
 		const editor = await ctx.editor();
-		state.oauth = await editor.createCredential({ name: 'OAuth fixture (Connect my account)', type: 'mcpServerOAuthApi', data: { serverUrl: urls().mcpUrl, useDynamicClientRegistration: true, ...COMMON } });
+		state.oauth = await editor.createCredential({ name: 'OAuth fixture (Connect my account)', type: 'mcpServerOAuth2Api', data: { serverUrl: urls().mcpUrl, useDynamicClientRegistration: true, ...COMMON } });
 		assert.match(String(state.oauth.id), /\S/);
 		const connected = await editor.connectOAuth2(state.oauth.id);
 		assert.equal(connected.callbackStatus, 200, connected.callbackPage.slice(0, 800));
@@ -77,8 +78,13 @@ module.exports = function oauthCases(e2e, ctx) {
 		assert.equal(authorize.searchParams.get('code_challenge_method'), 'S256');
 		// n8n 1.x sends no `resource` (RFC 8707) in the authorization request; 2.x sends the MCP URL.
 		assert.equal(authorize.searchParams.get('resource'), ctx.n8n.major >= 2 ? urls().mcpUrl : null);
+		// With automatic registration the scope is the one the server publishes, not the credential's:
+		// 2.x takes the protected-resource metadata's scopes_supported, 1.x the authorization server's.
+		const published = ctx.n8n.major >= 2 ? 'mcp:read mcp:write' : 'mcp:read mcp:write offline_access';
+		assert.equal(authorize.searchParams.get('scope'), published);
 		const stats = await fixtureStats(ctx.fixture);
 		assert.equal(stats.register, 1, 'n8n registers itself (dynamic client registration)');
+		assert.equal(stats.lastRegistration.scope, published);
 		assert.deepEqual(stats.lastRegistration.redirect_uris, [`${ctx.n8n.baseUrl}/rest/oauth2-credential/callback`]);
 		// A public client: PKCE instead of a client secret, and refresh tokens.
 		assert.equal(stats.lastRegistration.token_endpoint_auth_method, 'none');
@@ -92,7 +98,7 @@ module.exports = function oauthCases(e2e, ctx) {
 
 	e2e('a published workflow lists and calls the protected tools with Server Connection "HTTP with OAuth"', async () => {
 		assert.ok(state.oauth, 'needs the connected credential');
-		await publish('e2eOAuthConnected1', 'oauth', 'oauth', 'mcpServerOAuthApi', state.oauth);
+		await publish('e2eOAuthConnected1', 'oauth', 'oauth', 'mcpServerOAuth2Api', state.oauth);
 		const tools = await listTools('oauth');
 		assert.deepEqual(tools.map((t) => t.name), TOOL_NAMES);
 		assert.equal(tools[0].server.name, 'oauth-fixture');
@@ -240,6 +246,30 @@ module.exports = function oauthCases(e2e, ctx) {
 		const error = await failedRun('ccjwt', 'call', { tool: 'write_note', args: { text: 'denied' } }, state.workflowIds.ccjwt);
 		const text = `${error.message} ${error.description ?? ''}`;
 		assert.match(text, /mcp:write/, text);
+	});
+
+	// Issue 27, point 5: the type name contains "OAuth2". When n8n builds the authorization URL it
+	// deletes the stored scope of such a type (not one of its own; 2.x only when the field is hidden)
+	// and applies the type's defaults: the credential's hidden `scope` defaults to an expression over
+	// the Scope field (`mcpScope`), so both versions ask for what was entered there.
+	e2e('Connect my account with a client registered by hand: the authorization request asks for the Scope entered, and a tool needing mcp:write works', async () => {
+		const { preRegistered } = urls().clients;
+		const scope = 'mcp:read mcp:write offline_access';
+		const editor = await ctx.editor();
+		const credential = await editor.createCredential({
+			name: 'OAuth fixture (client registered by hand)',
+			type: 'mcpServerOAuth2Api',
+			data: { serverUrl: urls().mcpUrl, useDynamicClientRegistration: false, grantType: 'pkce', authUrl: urls().authorizationEndpoint, accessTokenUrl: urls().tokenEndpoint, clientId: preRegistered.client_id, clientSecret: preRegistered.client_secret, authentication: 'header', mcpScope: scope, ...COMMON },
+		});
+		const connected = await editor.connectOAuth2(credential.id);
+		assert.equal(connected.callbackStatus, 200, connected.callbackPage.slice(0, 800));
+		assert.doesNotMatch(connected.callbackPage, /error|failed|Unauthorized/i, connected.callbackPage.slice(0, 800));
+		const authorize = new URL(connected.authorizationUrl);
+		assert.equal(authorize.searchParams.get('client_id'), preRegistered.client_id);
+		assert.equal(authorize.searchParams.get('scope'), scope);
+		await publish('e2eOAuthManual01', 'manual', 'oauth', 'mcpServerOAuth2Api', credential);
+		assert.equal((await callTool('manual', 'write_note', { text: 'by hand' })).text, 'Saved: by hand');
+		assert.equal(JSON.parse((await callTool('manual', 'whoami')).text).scope, scope);
 	});
 
 	e2e('no access token, refresh token or client secret appears in n8n\'s database, its log or any output', async () => {

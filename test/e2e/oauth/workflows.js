@@ -9,7 +9,7 @@ const crypto = require('node:crypto');
 
 /**
  * @param connection      'oauth' (HTTP with OAuth, Connect my account) or 'http'
- * @param credentialType  'mcpServerOAuthApi' or 'mcpServerHttpApi'
+ * @param credentialType  'mcpServerOAuth2Api' or 'mcpServerHttpApi'
  * @param credential      { id, name } as n8n saved it
  */
 function toolsWorkflow({ id, name, prefix, connection, credentialType, credential }) {
