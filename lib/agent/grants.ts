@@ -1,3 +1,4 @@
+import { McpAgentError } from '../errors';
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../tools/fingerprint';
 import { ARGUMENT_LIMITS, exceededLimit } from '../tools/schemaLimits';
@@ -217,10 +218,10 @@ export interface NewGrant extends GrantScope {
 
 /** A new grant, checked; an Error names what is wrong (nothing is stored then). */
 export function makeGrant(input: NewGrant): Grant | Error {
-	if (!Object.hasOwn(GRANT_DURATIONS, input.duration)) return new Error(`unknown duration "${String(input.duration)}"; pick ${Object.values(GRANT_DURATION_LABELS).join(', ')}`);
+	if (!Object.hasOwn(GRANT_DURATIONS, input.duration)) return new McpAgentError(`unknown duration "${String(input.duration)}"; pick ${Object.values(GRANT_DURATION_LABELS).join(', ')}`, { code: 'review' });
 	const constraint = parseConstraint(input.constraint);
-	if (!constraint) return new Error('the condition for similar calls cannot be used');
-	if (!constraintHolds(constraint, input.arguments)) return new Error('the condition for similar calls does not hold for the call it was made from');
+	if (!constraint) return new McpAgentError('the condition for similar calls cannot be used', { code: 'review' });
+	if (!constraintHolds(constraint, input.arguments)) return new McpAgentError('the condition for similar calls does not hold for the call it was made from', { code: 'review' });
 	const grant = parseGrant({
 		v: GRANT_VERSION,
 		id: grantIdFor(input, input.approvalId, input.callId),
@@ -235,8 +236,8 @@ export function makeGrant(input: NewGrant): Grant | Error {
 		expiresAt: input.now + GRANT_DURATIONS[input.duration],
 		approvalId: input.approvalId,
 	});
-	if (!grant) return new Error('the standing approval is incomplete (workflow, Agent node, tool, fingerprint or reviewer missing)');
-	if (Buffer.byteLength(JSON.stringify(grant), 'utf8') > MAX_GRANT_BYTES) return new Error(`the standing approval would be larger than ${MAX_GRANT_BYTES / 1024} KB; allow exactly these arguments or a smaller field instead`);
+	if (!grant) return new McpAgentError('the standing approval is incomplete (workflow, Agent node, tool, fingerprint or reviewer missing)', { code: 'review' });
+	if (Buffer.byteLength(JSON.stringify(grant), 'utf8') > MAX_GRANT_BYTES) return new McpAgentError(`the standing approval would be larger than ${MAX_GRANT_BYTES / 1024} KB; allow exactly these arguments or a smaller field instead`, { code: 'review' });
 	return grant;
 }
 

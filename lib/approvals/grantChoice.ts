@@ -1,3 +1,4 @@
+import { McpAgentError } from '../errors';
 import { createHash } from 'node:crypto';
 import { hashArguments } from '../agent/argumentHash';
 import { GRANT_DURATION_LABELS, GRANT_DURATIONS, describeConstraint, makeGrant, type FieldCondition, type Grant, type GrantConstraint, type GrantDuration } from '../agent/grants';
@@ -154,7 +155,7 @@ export function grantsFromChoices(choices: GrantChoice[], context: { workflowId:
 					grantedBy: context.grantedBy,
 					now: context.now,
 				})
-			: new Error('the workflow has no id (save it first)');
+			: new McpAgentError('the workflow has no id (save it first)', { code: 'review' });
 		if (made instanceof Error) problems.push(`Similar calls of ${choice.call.tool} were not allowed: ${made.message}.`);
 		else grants.push(made);
 	}

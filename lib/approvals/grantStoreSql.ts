@@ -1,3 +1,4 @@
+import { McpAgentError } from '../errors';
 import type { Grant, GrantScope, GrantStore } from '../agent/grants';
 
 /**
@@ -24,7 +25,7 @@ export const STATEMENT_TIMEOUT_MS = 10_000;
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	const timeout = new Promise<never>((_resolve, reject) => {
-		timer = setTimeout(() => reject(new Error(`the grant store did not answer within ${ms / 1000} s`)), ms);
+		timer = setTimeout(() => reject(new McpAgentError(`the grant store did not answer within ${ms / 1000} s`, { code: 'state' })), ms);
 	});
 	return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
@@ -33,7 +34,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 export const EXPIRED_KEPT_MS = 7 * 86_400_000;
 
 export function grantTableName(prefix = ''): string {
-	if (!/^[A-Za-z0-9_]{0,40}$/.test(prefix)) throw new Error(`the table prefix ${JSON.stringify(prefix)} is not usable in a table name`);
+	if (!/^[A-Za-z0-9_]{0,40}$/.test(prefix)) throw new McpAgentError(`the table prefix ${JSON.stringify(prefix)} is not usable in a table name`, { code: 'state' });
 	return `${prefix}mcp_agent_grant`;
 }
 
@@ -116,7 +117,7 @@ export function sqlGrantStore(connection: SqlConnection, timeoutMs = STATEMENT_T
 		}
 	}
 	const rows = (result: unknown): GrantRow[] => {
-		if (!Array.isArray(result)) throw new Error('the database answered a SELECT with something other than rows');
+		if (!Array.isArray(result)) throw new McpAgentError('the database answered a SELECT with something other than rows', { code: 'state' });
 		return result as GrantRow[];
 	};
 	return {
