@@ -100,7 +100,7 @@ function grantsOnPage(html) {
 	return [...section.matchAll(/<li class="grant-row[^"]*">([\s\S]*?)<\/li>/g)].map((m) => {
 		const button = /<button type="submit" name="([^"]+)" value="([^"]+)" class="revoke"/.exec(m[1]);
 		const ids = [...m[1].matchAll(/<code>([^<]+)<\/code>/g)].map((c) => unescapeHtml(c[1]));
-		return { id: ids.at(-1), text: pageText(m[1], 2000), active: Boolean(button), revokeField: button ? unescapeHtml(button[1]) : undefined };
+		return { id: ids.at(-1), text: unescapeHtml(pageText(m[1], 2000)), active: Boolean(button), revokeField: button ? unescapeHtml(button[1]) : undefined };
 	});
 }
 
