@@ -5,7 +5,7 @@
  */
 import { buildCatalog } from '../../lib/agent/catalog';
 import { createRun, nextEffect } from '../../lib/agent/step';
-import { runAgent } from '../../lib/agent/runAgent';
+import { grantToolKey, runAgent } from '../../lib/agent/runAgent';
 import { hashArguments } from '../../lib/agent/argumentHash';
 import { makeGrant, type Grant, type GrantStore } from '../../lib/agent/grants';
 import type { AgentState, PlannedCall } from '../../lib/agent/types';
@@ -144,4 +144,52 @@ test('grants of another Agent node or workflow cover nothing', async () => {
 	const final = await runAgent(run(), { model: model([{ amount: 5, to: 'bob' }]), runTools, grants: { store: memoryStore([grant]), scope: SCOPE, now: () => NOW } });
 	expect(nextEffect(final).type).toBe('request_approval');
 	expect(runTools).not.toHaveBeenCalled();
+});
+
+describe('the definition a grant covers is checked against a listing made when the grant would apply', () => {
+	const listed = (fingerprint: string) => jest.fn(async () => new Map([[grantToolKey('payments', 'send_money'), fingerprint]]));
+
+	test('unchanged: the covered call runs; the servers were listed once', async () => {
+		const grant = grantFor({ amount: 20, to: 'bob' }, true);
+		const currentFingerprints = listed(TOOLS[0].fingerprint);
+		const runTools = jest.fn(async (calls: PlannedCall[]) => ran(calls));
+		const final = await runAgent(run(), { model: model([{ amount: 15, to: 'bob' }]), runTools, grants: { store: memoryStore([grant]), scope: SCOPE, now: () => NOW, currentFingerprints } });
+		expect(nextEffect(final).type).toBe('finish');
+		expect(runTools).toHaveBeenCalledTimes(1);
+		expect(currentFingerprints).toHaveBeenCalledTimes(1);
+	});
+
+	test('changed since the run listed it (a rug pull inside a kept connection\'s cached listing): no grant applies, the call is asked, nothing runs, no use is counted', async () => {
+		const grant = grantFor({ amount: 20, to: 'bob' }, true);
+		const store = memoryStore([grant]);
+		const runTools = jest.fn(async (calls: PlannedCall[]) => ran(calls));
+		const final = await runAgent(run(), { model: model([{ amount: 15, to: 'bob' }]), runTools, grants: { store, scope: SCOPE, now: () => NOW, currentFingerprints: listed(`sha256:${'0'.repeat(64)}`) } });
+		expect(nextEffect(final).type).toBe('request_approval');
+		expect(runTools).not.toHaveBeenCalled();
+		expect(store.used).toEqual([]);
+	});
+
+	test('the tool is gone, or the listing fails: asked, and the driver hears why', async () => {
+		const grant = grantFor({ amount: 20, to: 'bob' }, true);
+		const runTools = jest.fn(async (calls: PlannedCall[]) => ran(calls));
+		const gone = await runAgent(run(), { model: model([{ amount: 15, to: 'bob' }]), runTools, grants: { store: memoryStore([grant]), scope: SCOPE, now: () => NOW, currentFingerprints: async () => new Map() } });
+		expect(nextEffect(gone).type).toBe('request_approval');
+		const onUnavailable = jest.fn();
+		const failed = await runAgent(run(), {
+			model: model([{ amount: 15, to: 'bob' }]),
+			runTools,
+			grants: { store: memoryStore([grant]), scope: SCOPE, now: () => NOW, onUnavailable, currentFingerprints: async () => Promise.reject(new Error('connection closed')) },
+		});
+		expect(nextEffect(failed).type).toBe('request_approval');
+		expect(onUnavailable).toHaveBeenCalledWith(expect.stringContaining('connection closed'));
+		expect(runTools).not.toHaveBeenCalled();
+	});
+
+	test('not listed again when no grant covers the call', async () => {
+		const grant = grantFor({ amount: 20, to: 'bob' }, true);
+		const currentFingerprints = listed(TOOLS[0].fingerprint);
+		const final = await runAgent(run(), { model: model([{ amount: 25, to: 'bob' }]), runTools: jest.fn(), grants: { store: memoryStore([grant]), scope: SCOPE, now: () => NOW, currentFingerprints } });
+		expect(nextEffect(final).type).toBe('request_approval');
+		expect(currentFingerprints).not.toHaveBeenCalled();
+	});
 });

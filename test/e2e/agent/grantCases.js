@@ -82,12 +82,34 @@ function helpers(ctx, name, { plan, call, finalResults, reviewPage, assertRecord
 		return done;
 	}
 
-	return { allFinished, run, expectPending, expectRanByGrant, decideOnPage };
+	/**
+	 * Approves a call whose tool changed (no grant): the run resumes, and when the request still
+	 * showed the definition of a listing made before the change (a kept connection's listing of the
+	 * last minute), the resumed run finds it changed and asks once more; approved again, it runs.
+	 * Returns { done, definitions: the fingerprints the person was shown }.
+	 */
+	async function approveChanged(pending, page) {
+		const definitions = [pending.calls[0].fingerprint];
+		assertRecorded(await submitForm(pending.reviewUrl, decisionForm(page, { decision: 'approve', reviewer: 'Grant Reviewer' })));
+		let message;
+		await waitFor(`the resumed run of ${pending.calls[0].arguments.memo}`, async () => (message = ctx.inbox.take('done', name) ?? ctx.inbox.take('pending', name)) !== undefined, { timeoutMs: 90000, intervalMs: 300 });
+		if (message.calls) {
+			assert.match(message.calls[0].warnings.join(' '), /definition changed since this call was requested/, JSON.stringify(message.calls[0].warnings));
+			definitions.push(message.calls[0].fingerprint);
+			const again = await reviewPage(message.reviewUrl);
+			assertRecorded(await submitForm(message.reviewUrl, decisionForm(again, { decision: 'approve', reviewer: 'Grant Reviewer' })));
+			message = await ctx.inbox.next('done', name);
+		}
+		await allFinished();
+		return { done: message, definitions };
+	}
+
+	return { allFinished, run, expectPending, expectRanByGrant, decideOnPage, approveChanged };
 }
 
 module.exports = function grantCases(e2e, ctx, h) {
 	const labels = () => h.counterLabels(ctx.grantCounterFile);
-	const { grantsOnPage, reviewPage, submitForm, revokeForm } = h;
+	const { grantsOnPage, reviewPage, submitForm, revokeForm, assertRecorded } = h;
 	const [grant, rug] = NAMES.map((name) => helpers(ctx, name, h, labels));
 
 	e2e('standing approval: approved on the review page with "allow similar calls", the next matching call runs without review (allowedBy: the grant); one outside its conditions waits; Revoke on a review page makes the next matching call wait again', async () => {
@@ -146,11 +168,11 @@ module.exports = function grantCases(e2e, ctx, h) {
 			// The server now describes transfer differently: a new definition fingerprint.
 			fs.writeFileSync(ctx.grantDescriptionFile, 'Transfers an amount to a recipient (version 2 of this tool).');
 			const changed = await rug.expectPending('carol', 5, 'rug-3');
-			assert.notEqual(changed.calls[0].fingerprint, first.calls[0].fingerprint, 'the definition fingerprint changed');
 			const page = await reviewPage(changed.reviewUrl);
 			// Not revoked, still listed as active: it is the fingerprint that no longer matches.
 			assert.equal(grantsOnPage(page).find((g) => g.id === allowed.grant)?.active, true, JSON.stringify(grantsOnPage(page)));
-			const done = await rug.decideOnPage(changed, { decision: 'approve', page });
+			const { done, definitions } = await rug.approveChanged(changed, page);
+			assert.notEqual(definitions.at(-1), first.calls[0].fingerprint, 'the person approved the new definition');
 			assert.equal(done.toolCalls[0].allowedBy.by, 'person');
 			assert.deepEqual(labels().filter((l) => l.startsWith('rug-')), ['rug-1', 'rug-2', 'rug-3']);
 		} finally {

@@ -1,6 +1,7 @@
 'use strict';
 // End-to-end: human review in n8n QUEUE MODE (`node test/e2e/agent/queue.js`). A real n8n 2.41.1
-// main (`n8n start`, EXECUTIONS_MODE=queue) and one worker (`n8n worker`) share a private
+// main (`n8n start`, EXECUTIONS_MODE=queue) and one worker (`n8n worker`; a second one for the
+// standing-approval cases, queueGrantCases.js) share a private
 // PostgreSQL and a private Redis, both started here on free loopback ports (Debian packages,
 // scripts/ensure-services.sh). The main process receives the trigger and serves the review page;
 // every execution, including its continuation after a decision, must run on the worker.

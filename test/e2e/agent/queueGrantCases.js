@@ -157,6 +157,26 @@ module.exports = function queueGrantCases(e2e, ctx, h) {
 		return done;
 	}
 
+	/** approveChanged of grantCases.js: a second review when the request showed a definition listed before the change. */
+	async function approveChanged(pending, page) {
+		const definitions = [pending.calls[0].fingerprint];
+		const post = async (request, html) => {
+			const answer = await submitForm(request.reviewUrl, decisionForm(html, { decision: 'approve', reviewer: 'Queue Reviewer' }));
+			assert.equal(answer.status, 200, `the review page refused the decision: ${pageText(answer.text)}`);
+		};
+		await post(pending, page);
+		let message;
+		await waitFor(`the resumed run of ${pending.calls[0].arguments.memo}`, async () => (message = ctx.inbox.take('done', CASE) ?? ctx.inbox.take('pending', CASE)) !== undefined, { timeoutMs: 120000, intervalMs: 300 });
+		if (message.calls) {
+			assert.match(message.calls[0].warnings.join(' '), /definition changed since this call was requested/, JSON.stringify(message.calls[0].warnings));
+			definitions.push(message.calls[0].fingerprint);
+			await post(message, await reviewPage(message.reviewUrl));
+			message = await ctx.inbox.next('done', CASE, { timeoutMs: 120000 });
+		}
+		await allFinished();
+		return { done: message, definitions };
+	}
+
 	async function grantRow(id) {
 		return ctx.postgres.query(`SELECT uses || '|' || coalesce(revoked_by, '') FROM mcp_agent_grant WHERE id = ${sqlText(id)}`);
 	}
@@ -216,10 +236,10 @@ module.exports = function queueGrantCases(e2e, ctx, h) {
 			const allowed = await expectRanByGrant('erin', 99, 'qrug-2', next);
 			fs.writeFileSync(ctx.descriptionFile, 'Transfers an amount to a recipient (version 2 of this tool).');
 			const changed = await expectPending('erin', 5, 'qrug-3', next);
-			assert.notEqual(changed.calls[0].fingerprint, first.calls[0].fingerprint, 'the definition fingerprint changed');
 			const page = await reviewPage(changed.reviewUrl);
 			assert.equal(grantsOnPage(page).find((g) => g.id === allowed.grant)?.active, true, 'not revoked: the fingerprint no longer matches');
-			const done = await decideOnPage(changed, { decision: 'approve', page });
+			const { done, definitions } = await approveChanged(changed, page);
+			assert.notEqual(definitions.at(-1), first.calls[0].fingerprint, 'the person approved the new definition');
 			assert.equal(done.toolCalls[0].allowedBy.by, 'person');
 			assert.equal(ranOn('qrug-3'), next);
 			assert.deepEqual(lines(ctx.counterFile).filter((l) => l.startsWith('qrug-')), ['qrug-1', 'qrug-2', 'qrug-3']);
