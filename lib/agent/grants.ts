@@ -3,10 +3,10 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../tools/fingerprint';
 import { ARGUMENT_LIMITS, exceededLimit } from '../tools/schemaLimits';
 import { hashArguments } from './argumentHash';
-import type { PlannedCall } from './types';
-import { GRANT_VERSION, type FieldCondition, type Grant, type GrantConstraint, type GrantRef, type GrantScope, type GrantStore } from './grantTypes';
+import type { AllowSimilar, PlannedCall, ReviewDecision } from './types';
+import { GRANT_VERSION, type FieldCondition, type Grant, type GrantConstraint, type GrantDuration, type GrantRef, type GrantScope, type GrantStore } from './grantTypes';
 
-export { GRANT_VERSION, type FieldCondition, type Grant, type GrantConstraint, type GrantRef, type GrantScope, type GrantStore };
+export { GRANT_VERSION, type FieldCondition, type Grant, type GrantConstraint, type GrantDuration, type GrantRef, type GrantScope, type GrantStore };
 
 /**
  * Standing approvals ("grants"), the pure part: what a grant is, whether one covers a call, and the
@@ -26,8 +26,7 @@ export { GRANT_VERSION, type FieldCondition, type Grant, type GrantConstraint, t
  * refuses before any review, so no grant ever reaches a refused call.
  */
 /** The durations a person may pick, in milliseconds. */
-export const GRANT_DURATIONS = { '1h': 3_600_000, '1d': 86_400_000, '30d': 30 * 86_400_000 } as const;
-export type GrantDuration = keyof typeof GRANT_DURATIONS;
+export const GRANT_DURATIONS: Readonly<Record<GrantDuration, number>> = { '1h': 3_600_000, '1d': 86_400_000, '30d': 30 * 86_400_000 };
 export const GRANT_DURATION_LABELS: Record<GrantDuration, string> = { '1h': '1 hour', '1d': '1 day', '30d': '30 days' };
 const LONGEST = GRANT_DURATIONS['30d'];
 /** How far a grant's creation time may lie in the future of the checking process (clock skew between n8n processes). */
@@ -293,6 +292,40 @@ export function applyGrants<P extends { calls: PlannedCall[]; outcomes: Record<s
 		changed = true;
 		const { review: _covered, ...rest } = call;
 		return { ...rest, allowedBy: grantRef(grant) };
+	});
+	return changed ? { ...phase, calls } : phase;
+}
+
+/**
+ * Why a decision's "allow similar calls" cannot stand (undefined when it can): only with Approve,
+ * only on a call a grant could cover, with a known duration and a condition that holds for this
+ * call's own arguments. The review page checks the same; this is the Agent's own check of what
+ * reaches it, so the grant it stores rests on the run's state, not on the request item.
+ */
+export function allowSimilarProblem(call: PlannedCall, decision: Pick<ReviewDecision, 'decision' | 'allowSimilar'>): string | undefined {
+	const wanted: unknown = decision.allowSimilar;
+	if (decision.decision !== 'approve') return 'only an approval can allow similar calls';
+	if (!grantableCall(call)) return 'its approval rule or its definition needs a person for every call';
+	if (!isRecord(wanted) || Object.keys(wanted).some((key) => key !== 'duration' && key !== 'constraint')) return 'the choice is not in the expected form';
+	if (typeof wanted.duration !== 'string' || !Object.hasOwn(GRANT_DURATIONS, wanted.duration)) return `unknown duration "${String(wanted.duration)}"`;
+	const constraint = parseConstraint(wanted.constraint);
+	if (!constraint) return 'the condition for similar calls cannot be used';
+	if (!constraintHolds(constraint, call.arguments)) return 'the condition for similar calls does not hold for this call';
+	return undefined;
+}
+
+/** The calls of the phase whose approval allowed similar calls, and that have no standing approval recorded yet. */
+export function standingApprovalsToStore(calls: readonly PlannedCall[]): Array<PlannedCall & { review: { allowSimilar: AllowSimilar & { approvalId: string } } }> {
+	return calls.filter((call) => call.review?.allowSimilar && !call.review.standingApproval) as Array<PlannedCall & { review: { allowSimilar: AllowSimilar & { approvalId: string } } }>;
+}
+
+/** The phase with what became of each call's standing approval recorded (pure; `results` by call id). */
+export function recordStandingApprovals<P extends { calls: PlannedCall[] }>(phase: P, results: Record<string, { grant: string; expiresAt: string } | { notSaved: string }>): P {
+	let changed = false;
+	const calls = phase.calls.map((call): PlannedCall => {
+		if (!call.review?.allowSimilar || call.review.standingApproval || !Object.hasOwn(results, call.id)) return call;
+		changed = true;
+		return { ...call, review: { ...call.review, standingApproval: { ...results[call.id] } } };
 	});
 	return changed ? { ...phase, calls } : phase;
 }
