@@ -194,7 +194,7 @@ class ApprovalsBench {
 		this.startedAt = Date.now();
 		const dbFile = path.join(this.userFolder, '.n8n', 'database.sqlite');
 		const inserted = await this.track(() =>
-			runScript(this.node24, 'insert-grants.js', { dbFile, workflowId: WORKFLOW_ID, nodeId: AGENT_NODE_ID, now: this.startedAt, serverScript: SERVER_SCRIPT }, { env: { [RUN_MARKER_NAME]: this.runId } }),
+			runScript(this.node24, 'insert-grants.js', { dbFile, workflowId: WORKFLOW_ID, nodeId: AGENT_NODE_ID, now: this.startedAt, serverScript: SERVER_SCRIPT }, { env: { [RUN_MARKER_NAME]: this.runId, N8N_MCP_AGENT_ALLOW_STDIO: 'true' } }),
 		);
 		this.grants = inserted.grants;
 		this.grantRows = inserted.rows;
