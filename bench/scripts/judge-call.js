@@ -99,7 +99,7 @@ function fillerSpec(tool, k) {
 }
 
 function grantSet(fillerTools, count) {
-	const own = GRANTS.filter((g) => !g.scope && g.fingerprint !== 'stale' && !g.revoked && !g.agoMs);
+	const own = GRANTS.filter((g) => !g.scope && g.fingerprint !== 'stale' && !g.revoked && !g.agoMs && fillerTools.includes(g.tool));
 	const list = own.map((spec, i) => grant(spec, i));
 	for (let k = 0; list.length < count; k++) list.push(grant(fillerSpec(fillerTools[k % fillerTools.length], Math.floor(k / fillerTools.length)), 10_000 + k));
 	return list;
