@@ -244,7 +244,7 @@ async function main() {
 	}
 	if (options.only.includes('approvals')) {
 		log('part 7: judging one call against 50 approval rules and 1,000 standing approvals (no n8n)');
-		const judging = await tracked(() => runScript(n8n.node24, 'judge-call.js', { passes: options.quick ? 1 : 4, warmupPasses: options.quick ? 1 : 3 }, { env: childEnv }));
+		const judging = await tracked(() => runScript(n8n.node24, 'judge-call.js', { passes: options.quick ? 1 : 3, warmupPasses: options.quick ? 1 : 3 }, { env: childEnv }));
 		log('part 7: 200 scripted calls through the MCP Agent in n8n 2.41.1 with approval rules and standing approvals');
 		const workload = await runN8nSuite(runApprovalsSuite, { label: 'approvals' }, { profileFocus: /n8n-nodes-mcp-agent\/dist/ });
 		results.approvals = { judging, workload };

@@ -4,7 +4,8 @@
 // every call the model asks for: judgeCall (lib/agent/approvalRules.ts: the rules, Always/Never Ask
 // For, Require Approval For) and, for a call that would wait for a person, applyGrants
 // (lib/agent/grants.ts: which grant, if any, covers it) over the node's grants as readGrants hands
-// them over (parsed). One sample = one call, timed alone (process.hrtime.bigint), in a warm process.
+// them over (parsed). One sample = one call, timed alone (process.hrtime.bigint), in a warm process;
+// the CPU time of each measured pass is kept beside the samples.
 //
 // Rules: the 11 of the n8n workload (bench/lib/approvalWorkload.js) and 39 more over the same five
 // tools (patterns on paths and SQL, enums, maxima; three on every tool of the server), most of
@@ -14,7 +15,7 @@
 // Supplementary: all 1,000 grants on the tool called (send_money), send_money calls only.
 //
 // Input (argv[2], JSON): { passes, warmupPasses }
-// Output: { samples: { <verdict kind>: [µs, ...] }, concentrated: { ... }, ... }
+// Output: { samples: { <verdict kind>: [µs, ...] }, passCpu: [{ calls, cpuUs, wallUs }], concentrated: { ... }, ... }
 
 const path = require('node:path');
 const { REPO, emitResult } = require('../lib/common');
@@ -126,23 +127,33 @@ function judge(call, grants, i) {
 	return phase.calls[0].allowedBy ? 'granted' : 'asked';
 }
 
+/**
+ * Each call's wall time in µs, by verdict kind, and each measured pass's CPU time (the process's,
+ * from getrusage, which is too coarse to time one call): on a shared machine a sample's wall time
+ * also holds any time the process was not running, the pass's CPU time does not.
+ */
 function sample(calls, grants, passes, warmup) {
 	const samples = {};
+	const passCpu = [];
 	for (let pass = 0; pass < warmup + passes; pass++) {
+		const c0 = process.cpuUsage();
+		const w0 = process.hrtime.bigint();
 		for (let i = 0; i < calls.length; i++) {
 			const t0 = process.hrtime.bigint();
 			const kind = judge(calls[i], grants, i);
 			const us = Number(process.hrtime.bigint() - t0) / 1000;
 			if (pass >= warmup) (samples[kind] ??= []).push(Math.round(us * 10) / 10);
 		}
+		const cpu = process.cpuUsage(c0);
+		if (pass >= warmup) passCpu.push({ calls: calls.length, cpuUs: cpu.user + cpu.system, wallUs: Math.round(Number(process.hrtime.bigint() - w0) / 1000) });
 	}
-	return samples;
+	return { samples, passCpu };
 }
 
 const calls = workloadCalls(1000, 2801);
 const grants = grantSet(TOOLS.map((t) => t.name), GRANT_COUNT);
 const t0 = process.hrtime.bigint();
-const samples = sample(calls, grants, PASSES, WARMUP);
+const { samples, passCpu } = sample(calls, grants, PASSES, WARMUP);
 const totalS = Number(process.hrtime.bigint() - t0) / 1e9;
 const oneTool = grantSet(['send_money'], GRANT_COUNT);
 const moneyCalls = calls.filter((c) => c.tool === 'send_money');
@@ -158,5 +169,6 @@ emitResult({
 	warmupPasses: WARMUP,
 	totalS,
 	samples,
-	concentrated: { tool: 'send_money', grantsOnTool: oneTool.filter((g) => g.tool === 'send_money').length, calls: moneyCalls.length, samples: concentrated },
+	passCpu,
+	concentrated: { tool: 'send_money', grantsOnTool: oneTool.filter((g) => g.tool === 'send_money').length, calls: moneyCalls.length, ...concentrated },
 });
