@@ -19,19 +19,70 @@ const POLICY = { requireApprovalFor: 'all', alwaysAsk: `${SERVER}/delete_record`
 
 /** Rules 1-5: the node's Approval Rules list (as n8n saves the fixedCollection: tools and condition as text). */
 const LIST_RULES = [
-	{ label: 'Small EUR payments', tools: `${SERVER}/send_money`, effect: 'run', when: { properties: { amount: { maximum: 20 }, currency: { const: 'EUR' } }, required: ['amount', 'currency'] } },
-	{ label: 'Large payments', tools: `${SERVER}/send_money`, effect: 'ask', decisions: ['approve', 'deny'], when: { properties: { amount: { exclusiveMinimum: 1000 } }, required: ['amount'] } },
-	{ label: 'Unknown recipients', tools: `${SERVER}/send_money`, effect: 'refuse', reason: 'Payments go only to suppliers on the allow-list.', when: { properties: { to: { not: { enum: ALLOWED } } } } },
-	{ label: 'Writes in /data/reports', tools: `${SERVER}/write_file`, effect: 'run', when: { properties: { path: { type: 'string', pattern: '^/data/reports/[^/]+$' } }, required: ['path'] } },
-	{ label: 'Config writes', tools: `${SERVER}/write_file`, effect: 'ask', decisions: ['edit', 'deny'], when: { properties: { path: { type: 'string', pattern: '^/etc/' } }, required: ['path'] } },
+	{
+		label: 'Small EUR payments',
+		tools: `${SERVER}/send_money`,
+		effect: 'run',
+		when: { properties: { amount: { maximum: 20 }, currency: { const: 'EUR' } }, required: ['amount', 'currency'] },
+	},
+	{
+		label: 'Large payments',
+		tools: `${SERVER}/send_money`,
+		effect: 'ask',
+		decisions: ['approve', 'deny'],
+		when: { properties: { amount: { exclusiveMinimum: 1000 } }, required: ['amount'] },
+	},
+	{
+		label: 'Unknown recipients',
+		tools: `${SERVER}/send_money`,
+		effect: 'refuse',
+		reason: 'Payments go only to suppliers on the allow-list.',
+		when: { properties: { to: { not: { enum: ALLOWED } } } },
+	},
+	{
+		label: 'Writes in /data/reports',
+		tools: `${SERVER}/write_file`,
+		effect: 'run',
+		when: { properties: { path: { type: 'string', pattern: '^/data/reports/[^/]+$' } }, required: ['path'] },
+	},
+	{
+		label: 'Config writes',
+		tools: `${SERVER}/write_file`,
+		effect: 'ask',
+		decisions: ['edit', 'deny'],
+		when: { properties: { path: { type: 'string', pattern: '^/etc/' } }, required: ['path'] },
+	},
 ];
 /** Rules 6-11: Approval Rules (JSON), judged after the list. */
 const JSON_RULES = [
-	{ label: 'Read-only queries', tools: 'run_query', effect: 'run', when: { properties: { sql: { type: 'string', pattern: '^\\s*[Ss][Ee][Ll][Ee][Cc][Tt]\\b[^;]*$' } }, required: ['sql'] } },
-	{ label: 'Never drop', tools: 'run_query', effect: 'refuse', reason: 'Dropping tables is not allowed.', when: { properties: { sql: { type: 'string', pattern: '[Dd][Rr][Oo][Pp]\\s+[Tt][Aa][Bb][Ll][Ee]' } }, required: ['sql'] } },
-	{ label: 'Secrets', tools: `${SERVER}/read_file`, effect: 'refuse', reason: 'System secrets are never read.', when: { properties: { path: { type: 'string', pattern: '^/etc/(shadow|ssh)' } }, required: ['path'] } },
+	{
+		label: 'Read-only queries',
+		tools: 'run_query',
+		effect: 'run',
+		when: { properties: { sql: { type: 'string', pattern: '^\\s*[Ss][Ee][Ll][Ee][Cc][Tt]\\b[^;]*$' } }, required: ['sql'] },
+	},
+	{
+		label: 'Never drop',
+		tools: 'run_query',
+		effect: 'refuse',
+		reason: 'Dropping tables is not allowed.',
+		when: { properties: { sql: { type: 'string', pattern: '[Dd][Rr][Oo][Pp]\\s+[Tt][Aa][Bb][Ll][Ee]' } }, required: ['sql'] },
+	},
+	{
+		label: 'Secrets',
+		tools: `${SERVER}/read_file`,
+		effect: 'refuse',
+		reason: 'System secrets are never read.',
+		when: { properties: { path: { type: 'string', pattern: '^/etc/(shadow|ssh)' } }, required: ['path'] },
+	},
 	{ label: 'Home directories', tools: `${SERVER}/read_file`, effect: 'ask', when: { properties: { path: { type: 'string', pattern: '^/home/' } }, required: ['path'] } },
-	{ label: 'Audit trail', tools: `${SERVER}/delete_record`, effect: 'refuse', reason: 'The audit table is append-only.', when: { properties: { table: { const: 'audit' } }, required: ['table'] } },
+	{
+		label: 'Audit trail',
+		tools: `${SERVER}/delete_record`,
+		effect: 'refuse',
+		reason: 'The audit table is append-only.',
+		when: { properties: { table: { const: 'audit' } }, required: ['table'] },
+	},
 	// Always Ask For (delete_record) comes before run rules: this rule never lets a call through.
 	{ label: 'Temporary rows', tools: `${SERVER}/delete_record`, effect: 'run', when: { properties: { table: { const: 'tmp' } }, required: ['table'] } },
 ];
@@ -41,7 +92,14 @@ const RULES = [...LIST_RULES, ...JSON_RULES];
 function ruleParameters() {
 	return {
 		approvalRules: {
-			rule: LIST_RULES.map((r) => ({ label: r.label, tools: r.tools, effect: r.effect, condition: JSON.stringify(r.when), ...(r.reason ? { reason: r.reason } : {}), ...(r.decisions ? { decisions: r.decisions } : {}) })),
+			rule: LIST_RULES.map((r) => ({
+				label: r.label,
+				tools: r.tools,
+				effect: r.effect,
+				condition: JSON.stringify(r.when),
+				...(r.reason ? { reason: r.reason } : {}),
+				...(r.decisions ? { decisions: r.decisions } : {}),
+			})),
 		},
 		rulesJson: JSON.stringify(JSON_RULES),
 	};
@@ -55,18 +113,67 @@ function ruleParameters() {
  * longer than its duration).
  */
 const GRANTS = [
-	{ key: 'payA500', tool: 'send_money', fields: [{ path: ['to'], equals: IBAN_A }, { path: ['amount'], atMost: 500 }], from: { to: IBAN_A, amount: 500, currency: 'EUR' }, duration: '30d' },
-	{ key: 'payB5000', tool: 'send_money', fields: [{ path: ['to'], equals: IBAN_B }, { path: ['amount'], atMost: 5000 }], from: { to: IBAN_B, amount: 5000, currency: 'EUR' }, duration: '1d' },
-	{ key: 'payAStale', tool: 'send_money', fields: [{ path: ['to'], equals: IBAN_A }, { path: ['amount'], atMost: 1000 }], from: { to: IBAN_A, amount: 1000, currency: 'EUR' }, duration: '30d', fingerprint: 'stale' },
+	{
+		key: 'payA500',
+		tool: 'send_money',
+		fields: [
+			{ path: ['to'], equals: IBAN_A },
+			{ path: ['amount'], atMost: 500 },
+		],
+		from: { to: IBAN_A, amount: 500, currency: 'EUR' },
+		duration: '30d',
+	},
+	{
+		key: 'payB5000',
+		tool: 'send_money',
+		fields: [
+			{ path: ['to'], equals: IBAN_B },
+			{ path: ['amount'], atMost: 5000 },
+		],
+		from: { to: IBAN_B, amount: 5000, currency: 'EUR' },
+		duration: '1d',
+	},
+	{
+		key: 'payAStale',
+		tool: 'send_money',
+		fields: [
+			{ path: ['to'], equals: IBAN_A },
+			{ path: ['amount'], atMost: 1000 },
+		],
+		from: { to: IBAN_A, amount: 1000, currency: 'EUR' },
+		duration: '30d',
+		fingerprint: 'stale',
+	},
 	{ key: 'notesExact', tool: 'write_file', exact: { path: '/tmp/notes.txt', content: 'hello' }, duration: '1h' },
 	{ key: 'configWrites', tool: 'write_file', fields: [{ path: ['path'], equals: '/etc/app.conf' }], from: { path: '/etc/app.conf', content: 'x' }, duration: '1d' },
-	{ key: 'oldExpired', tool: 'write_file', fields: [{ path: ['path'], equals: '/tmp/old.txt' }], from: { path: '/tmp/old.txt', content: 'x' }, duration: '1h', agoMs: 2 * 3_600_000 },
+	{
+		key: 'oldExpired',
+		tool: 'write_file',
+		fields: [{ path: ['path'], equals: '/tmp/old.txt' }],
+		from: { path: '/tmp/old.txt', content: 'x' },
+		duration: '1h',
+		agoMs: 2 * 3_600_000,
+	},
 	{ key: 'updateJob7', tool: 'run_query', exact: { sql: "UPDATE jobs SET state = 'done' WHERE id = 7" }, duration: '1d' },
 	{ key: 'deleteLogsRevoked', tool: 'run_query', fields: [{ path: ['sql'], equals: 'DELETE FROM logs' }], from: { sql: 'DELETE FROM logs' }, duration: '30d', revoked: true },
 	{ key: 'annHome', tool: 'read_file', fields: [{ path: ['path'], equals: '/home/ann/todo.txt' }], from: { path: '/home/ann/todo.txt' }, duration: '1d' },
-	{ key: 'bobHomeOtherNode', tool: 'read_file', fields: [{ path: ['path'], equals: '/home/bob/notes.txt' }], from: { path: '/home/bob/notes.txt' }, duration: '1d', scope: 'other-node' },
+	{
+		key: 'bobHomeOtherNode',
+		tool: 'read_file',
+		fields: [{ path: ['path'], equals: '/home/bob/notes.txt' }],
+		from: { path: '/home/bob/notes.txt' },
+		duration: '1d',
+		scope: 'other-node',
+	},
 	{ key: 'tmpRows', tool: 'delete_record', fields: [{ path: ['table'], equals: 'tmp' }], from: { table: 'tmp', id: 'r0' }, duration: '30d' },
-	{ key: 'usersOtherWorkflow', tool: 'delete_record', fields: [{ path: ['table'], equals: 'users' }], from: { table: 'users', id: 'u0' }, duration: '30d', scope: 'other-workflow' },
+	{
+		key: 'usersOtherWorkflow',
+		tool: 'delete_record',
+		fields: [{ path: ['table'], equals: 'users' }],
+		from: { table: 'users', id: 'u0' },
+		duration: '30d',
+		scope: 'other-workflow',
+	},
 	// Grants no call of the workload matches (other recipients, other files): the store is not trivially small.
 	...Array.from({ length: 24 }, (_, i) => ({ key: `filler${i}`, tool: TOOLS[i % 5].name, exact: fillerArguments(TOOLS[i % 5].name, i), duration: '30d' })),
 ];
@@ -227,7 +334,13 @@ function patternMatches(pattern, tool) {
 	return (server === undefined || glob(server, SERVER)) && glob(name, tool);
 }
 
-const listOf = (text) => (text ? text.split(',').map((p) => p.trim()).filter(Boolean) : []);
+const listOf = (text) =>
+	text
+		? text
+				.split(',')
+				.map((p) => p.trim())
+				.filter(Boolean)
+		: [];
 
 /**
  * What must happen to one call: { outcome: 'run' | 'ask' | 'refuse', by } where by is
@@ -236,7 +349,8 @@ const listOf = (text) => (text ? text.split(',').map((p) => p.trim()).filter(Boo
  * active (not revoked, not expired at the time of the run) }.
  */
 function expectedOutcome(call, grants) {
-	const firstRule = (effect) => RULES.findIndex((r) => r.effect === effect && listOf(r.tools).some((p) => patternMatches(p, call.tool)) && schemaHolds(r.when ?? {}, call.arguments));
+	const firstRule = (effect) =>
+		RULES.findIndex((r) => r.effect === effect && listOf(r.tools).some((p) => patternMatches(p, call.tool)) && schemaHolds(r.when ?? {}, call.arguments));
 	const refuse = firstRule('refuse');
 	if (refuse >= 0) return { outcome: 'refuse', by: { rule: refuse + 1 } };
 	let asked;

@@ -435,7 +435,7 @@ function approvalsSection(approvals) {
 			table(['Judging one call', 'Samples', 'Median', 'p95', 'p99', 'Max'], rows, ['l']),
 			'',
 			`One sample = one call judged by the package's own code in a warm Node process without n8n (\`bench/scripts/judge-call.js\`): \`judgeCall\` over ${j.rules} rules (${j.rulesWithCondition} with a condition) and the policy, then, for a call that would wait for a person, \`applyGrants\` over ${j.grants.toLocaleString('en')} grants of the Agent node (${Object.values(j.grantsPerTool).join('/')} per tool), parsed as \`readGrants\` hands them over; reading them from the database is not included. ` +
-				`${j.distinctCalls.toLocaleString('en')} calls made like the workload's, ${j.passes} measured passes after ${j.warmupPasses} warm-up passes; every sample is in \`latest.json\`. ` +
+				`${j.distinctCalls.toLocaleString('en')} calls made like the workload's, ${j.passes} measured passes after ${j.warmupPasses} warm-up passes; every sample is kept in the results (\`latest.json\` after a complete run). ` +
 				`A sample's time is wall-clock time, so on a shared machine it includes any moment the process was not running (the tail of the distribution); the CPU time of the measured passes was ${us(cpuPerCall(j.passCpu))} per call` +
 				(j.concentrated?.passCpu ? ` (${us(cpuPerCall(j.concentrated.passCpu))} with all grants on the tool called).` : '.'),
 			'',

@@ -35,22 +35,42 @@ const GRANT_COUNT = 1000;
 const SCOPE = { workflowId: 'benchJudgeWorkflow', nodeId: 'bench-judge-agent' };
 const NOW = Date.now();
 const FINGERPRINTS = Object.fromEntries(TOOLS.map((tool) => [tool.name, fingerprintTool(tool)]));
-const listOf = (text) => text.split(',').map((p) => p.trim()).filter(Boolean);
+const listOf = (text) =>
+	text
+		.split(',')
+		.map((p) => p.trim())
+		.filter(Boolean);
 
 function moreRules(count) {
 	const effects = ['run', 'ask', 'refuse'];
 	const rules = [];
 	for (let k = 0; k < count; k++) {
 		const effect = effects[k % 3];
-		const base = { label: `Generated rule ${k + 1}`, effect, ...(effect === 'refuse' ? { reason: `Refused by generated rule ${k + 1}.` } : {}), ...(effect === 'ask' && k % 2 ? { decisions: ['approve', 'deny'] } : {}) };
+		const base = {
+			label: `Generated rule ${k + 1}`,
+			effect,
+			...(effect === 'refuse' ? { reason: `Refused by generated rule ${k + 1}.` } : {}),
+			...(effect === 'ask' && k % 2 ? { decisions: ['approve', 'deny'] } : {}),
+		};
 		if (k % 13 === 12) {
 			// On every tool of the server: a condition on a field few calls have.
-			rules.push({ ...base, tools: [`${SERVER}/*`], when: { properties: { note: { type: 'string', pattern: `[Ii]gnore (all )?previous instructions ${k}` } }, required: ['note'] } });
+			rules.push({
+				...base,
+				tools: [`${SERVER}/*`],
+				when: { properties: { note: { type: 'string', pattern: `[Ii]gnore (all )?previous instructions ${k}` } }, required: ['note'] },
+			});
 			continue;
 		}
 		const tool = TOOLS[k % 5].name;
 		const when = {
-			send_money: { properties: { to: { enum: [`CH93007620116238529${String(k).padStart(2, '0')}`, `NL91ABNA04171643${String(k).padStart(2, '0')}`] }, amount: { maximum: 100 + k }, currency: { enum: ['EUR', 'CHF'] } }, required: ['to', 'amount'] },
+			send_money: {
+				properties: {
+					to: { enum: [`CH93007620116238529${String(k).padStart(2, '0')}`, `NL91ABNA04171643${String(k).padStart(2, '0')}`] },
+					amount: { maximum: 100 + k },
+					currency: { enum: ['EUR', 'CHF'] },
+				},
+				required: ['to', 'amount'],
+			},
 			write_file: { properties: { path: { type: 'string', pattern: `^/srv/app${k}/[a-z0-9_./-]+$` }, content: { type: 'string', maxLength: 10000 } }, required: ['path'] },
 			run_query: { properties: { sql: { type: 'string', pattern: `^\\s*[Ss][Ee][Ll][Ee][Cc][Tt]\\b[^;]*\\b[Ff][Rr][Oo][Mm]\\s+t${k}\\b` } }, required: ['sql'] },
 			read_file: { properties: { path: { type: 'string', pattern: `^/var/log/app${k}/[^/]+\\.log$` } }, required: ['path'] },
@@ -87,15 +107,37 @@ function fillerSpec(tool, k) {
 		case 'send_money':
 			return exact
 				? { tool, exact: { to: `DE02120300000000${String(202050 + k)}`, amount: 40 + k, currency: 'EUR', note: `order ${k}` } }
-				: { tool, fields: [{ path: ['to'], equals: `DE02500105170000${String(137000 + k)}` }, { path: ['amount'], atMost: 200 + k }], from: { to: `DE02500105170000${String(137000 + k)}`, amount: 200 + k, currency: 'EUR' } };
+				: {
+						tool,
+						fields: [
+							{ path: ['to'], equals: `DE02500105170000${String(137000 + k)}` },
+							{ path: ['amount'], atMost: 200 + k },
+						],
+						from: { to: `DE02500105170000${String(137000 + k)}`, amount: 200 + k, currency: 'EUR' },
+					};
 		case 'write_file':
-			return exact ? { tool, exact: { path: `/srv/share/u${k}/draft.md`, content: `# Draft ${k}\n\nText of the draft.` } } : { tool, fields: [{ path: ['path'], equals: `/srv/share/u${k}/notes.md` }], from: { path: `/srv/share/u${k}/notes.md`, content: 'x' } };
+			return exact
+				? { tool, exact: { path: `/srv/share/u${k}/draft.md`, content: `# Draft ${k}\n\nText of the draft.` } }
+				: { tool, fields: [{ path: ['path'], equals: `/srv/share/u${k}/notes.md` }], from: { path: `/srv/share/u${k}/notes.md`, content: 'x' } };
 		case 'run_query':
-			return exact ? { tool, exact: { sql: `UPDATE orders SET shipped = true WHERE id = ${100000 + k}` } } : { tool, fields: [{ path: ['sql'], equals: `DELETE FROM carts WHERE id = ${k}` }], from: { sql: `DELETE FROM carts WHERE id = ${k}` } };
+			return exact
+				? { tool, exact: { sql: `UPDATE orders SET shipped = true WHERE id = ${100000 + k}` } }
+				: { tool, fields: [{ path: ['sql'], equals: `DELETE FROM carts WHERE id = ${k}` }], from: { sql: `DELETE FROM carts WHERE id = ${k}` } };
 		case 'read_file':
-			return exact ? { tool, exact: { path: `/home/user${k}/Documents/report.txt` } } : { tool, fields: [{ path: ['path'], equals: `/home/user${k}/notes.txt` }], from: { path: `/home/user${k}/notes.txt` } };
+			return exact
+				? { tool, exact: { path: `/home/user${k}/Documents/report.txt` } }
+				: { tool, fields: [{ path: ['path'], equals: `/home/user${k}/notes.txt` }], from: { path: `/home/user${k}/notes.txt` } };
 		default:
-			return exact ? { tool, exact: { table: 'orders', id: `o${100000 + k}` } } : { tool, fields: [{ path: ['table'], equals: `t_${k}` }, { path: ['id'], equals: `r${k}` }], from: { table: `t_${k}`, id: `r${k}` } };
+			return exact
+				? { tool, exact: { table: 'orders', id: `o${100000 + k}` } }
+				: {
+						tool,
+						fields: [
+							{ path: ['table'], equals: `t_${k}` },
+							{ path: ['id'], equals: `r${k}` },
+						],
+						from: { table: `t_${k}`, id: `r${k}` },
+					};
 	}
 }
 
@@ -121,7 +163,14 @@ function judge(call, grants, i) {
 		providerName: call.tool,
 		tool: { serverId: 'ops', serverName: SERVER, mcpName: call.tool, fingerprint: FINGERPRINTS[call.tool] },
 		arguments: call.arguments,
-		review: { status: 'pending', argsHash: 'sha256:bench', warnings: [], rounds: 0, ...(verdict.by !== 'policy' ? { askedBy: verdict.by } : {}), ...(verdict.decisions.length < 3 ? { decisions: verdict.decisions } : {}) },
+		review: {
+			status: 'pending',
+			argsHash: 'sha256:bench',
+			warnings: [],
+			rounds: 0,
+			...(verdict.by !== 'policy' ? { askedBy: verdict.by } : {}),
+			...(verdict.decisions.length < 3 ? { decisions: verdict.decisions } : {}),
+		},
 	};
 	const phase = applyGrants({ calls: [planned], outcomes: {} }, grants, SCOPE, NOW);
 	return phase.calls[0].allowedBy ? 'granted' : 'asked';
@@ -151,7 +200,10 @@ function sample(calls, grants, passes, warmup) {
 }
 
 const calls = workloadCalls(1000, 2801);
-const grants = grantSet(TOOLS.map((t) => t.name), GRANT_COUNT);
+const grants = grantSet(
+	TOOLS.map((t) => t.name),
+	GRANT_COUNT,
+);
 const t0 = process.hrtime.bigint();
 const { samples, passCpu } = sample(calls, grants, PASSES, WARMUP);
 const totalS = Number(process.hrtime.bigint() - t0) / 1e9;

@@ -45,8 +45,23 @@ const ALL_DECISIONS = ['approve', 'deny', 'edit'];
 function workflow() {
 	const { approvalRules, rulesJson } = ruleParameters();
 	const nodes = [
-		{ id: 'b28-hook', name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2.1, position: [0, 0], webhookId: '6a3c1f0e-28a1-4b6e-9a11-bench0000028', parameters: { httpMethod: 'POST', path: HOOK_PATH, responseMode: 'onReceived', options: {} } },
-		{ id: 'b28-calls', name: 'Calls', type: 'n8n-nodes-base.code', typeVersion: 2, position: [200, 0], parameters: { jsCode: 'return $json.body.plans.map((plan) => ({ json: { plan } }));' } },
+		{
+			id: 'b28-hook',
+			name: 'Webhook',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2.1,
+			position: [0, 0],
+			webhookId: '6a3c1f0e-28a1-4b6e-9a11-bench0000028',
+			parameters: { httpMethod: 'POST', path: HOOK_PATH, responseMode: 'onReceived', options: {} },
+		},
+		{
+			id: 'b28-calls',
+			name: 'Calls',
+			type: 'n8n-nodes-base.code',
+			typeVersion: 2,
+			position: [200, 0],
+			parameters: { jsCode: 'return $json.body.plans.map((plan) => ({ json: { plan } }));' },
+		},
 		{
 			id: AGENT_NODE_ID,
 			name: AGENT,
@@ -64,7 +79,15 @@ function workflow() {
 			},
 			credentials: { mcpAgentOpenAiApi: CREDENTIALS.openai },
 		},
-		{ id: 'b28-ops', name: SERVER, type: 'n8n-nodes-mcp-agent.mcpServer', typeVersion: 1, position: [400, 200], parameters: { connection: 'stdio' }, credentials: { mcpServerStdioApi: CREDENTIALS.ops } },
+		{
+			id: 'b28-ops',
+			name: SERVER,
+			type: 'n8n-nodes-mcp-agent.mcpServer',
+			typeVersion: 1,
+			position: [400, 200],
+			parameters: { connection: 'stdio' },
+			credentials: { mcpServerStdioApi: CREDENTIALS.ops },
+		},
 	];
 	const connections = {
 		Webhook: { main: [[{ node: 'Calls', type: 'main', index: 0 }]] },
@@ -108,7 +131,8 @@ function actualOutcome(call, done, pending) {
 	if (done && pending) return { outcome: 'both' };
 	if (pending) {
 		const calls = pending.calls ?? [];
-		if (calls.length !== 1 || calls[0].tool !== call.tool || canonical(calls[0].arguments) !== canonical(call.arguments)) return { outcome: 'other', detail: `Needs Approval with ${JSON.stringify(calls).slice(0, 300)}` };
+		if (calls.length !== 1 || calls[0].tool !== call.tool || canonical(calls[0].arguments) !== canonical(call.arguments))
+			return { outcome: 'other', detail: `Needs Approval with ${JSON.stringify(calls).slice(0, 300)}` };
 		const rule = /\(rule (\d+)\)/.exec(calls[0].askedBy ?? '');
 		return { outcome: 'ask', by: rule ? { rule: Number(rule[1]) } : 'policy', decisions: calls[0].decisions ?? ALL_DECISIONS, grantable: calls[0].grantable === true };
 	}
@@ -159,7 +183,10 @@ class ApprovalsBench {
 		this.callsFile = path.join(this.runDir, 'server-calls.jsonl');
 		fs.writeFileSync(this.callsFile, '');
 		log(`approvals benchmark in ${this.runDir}`);
-		const install = spawnSync('bash', [path.join(REPO, 'scripts', 'install-package-into-n8n.sh'), this.userFolder], { encoding: 'utf8', env: { ...process.env, MCP_AGENT_NODE24_BIN: this.node24Bin } });
+		const install = spawnSync('bash', [path.join(REPO, 'scripts', 'install-package-into-n8n.sh'), this.userFolder], {
+			encoding: 'utf8',
+			env: { ...process.env, MCP_AGENT_NODE24_BIN: this.node24Bin },
+		});
 		fs.writeFileSync(path.join(this.runDir, 'install.log'), `${install.stdout}\n${install.stderr}`);
 		if (install.status !== 0) throw new Error(`install-package-into-n8n.sh failed:\n${install.stderr}`);
 		this.llm = await startScriptedLlm();
@@ -179,7 +206,14 @@ class ApprovalsBench {
 			{
 				...CREDENTIALS.ops,
 				type: 'mcpServerStdioApi',
-				data: { command: 'node', args: JSON.stringify([SERVER_SCRIPT]), environment: `APPROVAL_CALLS_FILE=${this.callsFile}\n${this.runMarker}`, secretEnvironment: '', cwd: '', trustAnnotations: false },
+				data: {
+					command: 'node',
+					args: JSON.stringify([SERVER_SCRIPT]),
+					environment: `APPROVAL_CALLS_FILE=${this.callsFile}\n${this.runMarker}`,
+					secretEnvironment: '',
+					cwd: '',
+					trustAnnotations: false,
+				},
 			},
 		];
 		const credentialsFile = path.join(this.runDir, 'credentials.json');
@@ -194,7 +228,12 @@ class ApprovalsBench {
 		this.startedAt = Date.now();
 		const dbFile = path.join(this.userFolder, '.n8n', 'database.sqlite');
 		const inserted = await this.track(() =>
-			runScript(this.node24, 'insert-grants.js', { dbFile, workflowId: WORKFLOW_ID, nodeId: AGENT_NODE_ID, now: this.startedAt, serverScript: SERVER_SCRIPT }, { env: { [RUN_MARKER_NAME]: this.runId, N8N_MCP_AGENT_ALLOW_STDIO: 'true' } }),
+			runScript(
+				this.node24,
+				'insert-grants.js',
+				{ dbFile, workflowId: WORKFLOW_ID, nodeId: AGENT_NODE_ID, now: this.startedAt, serverScript: SERVER_SCRIPT },
+				{ env: { [RUN_MARKER_NAME]: this.runId, N8N_MCP_AGENT_ALLOW_STDIO: 'true' } },
+			),
 		);
 		this.grants = inserted.grants;
 		this.grantRows = inserted.rows;
@@ -248,10 +287,21 @@ class ApprovalsBench {
 			for (let i = 0; i < size; i++) {
 				const done = at(doneItems, i);
 				const pending = at(pendingItems, i);
-				actual[start + i] = done.length > 1 || pending.length > 1 ? { outcome: 'other', detail: `${done.length} Done and ${pending.length} Needs Approval items` } : actualOutcome(calls[start + i], done[0], pending[0]);
+				actual[start + i] =
+					done.length > 1 || pending.length > 1
+						? { outcome: 'other', detail: `${done.length} Done and ${pending.length} Needs Approval items` }
+						: actualOutcome(calls[start + i], done[0], pending[0]);
 			}
-			batches.push({ execution: execution.id, calls: size, wallMs, agentMs: execution.agentRuns[0].executionTime, executionMs: Date.parse(execution.stoppedAt) - Date.parse(execution.startedAt) });
-			log(`approvals: calls ${start + 1}-${start + size}: execution ${execution.id}, Agent ${execution.agentRuns[0].executionTime} ms, ${doneItems.length} done, ${pendingItems.length} waiting for a person`);
+			batches.push({
+				execution: execution.id,
+				calls: size,
+				wallMs,
+				agentMs: execution.agentRuns[0].executionTime,
+				executionMs: Date.parse(execution.stoppedAt) - Date.parse(execution.startedAt),
+			});
+			log(
+				`approvals: calls ${start + 1}-${start + size}: execution ${execution.id}, Agent ${execution.agentRuns[0].executionTime} ms, ${doneItems.length} done, ${pendingItems.length} waiting for a person`,
+			);
 		}
 		const uses = await runNode24Script(
 			this.node24,
@@ -270,11 +320,20 @@ class ApprovalsBench {
 	analyse({ calls, actual, batches, uses, serverCalls }) {
 		const expected = calls.map((call) => expectedOutcome(call, this.grants));
 		const count = (list, outcome) => list.filter((o) => o.outcome === outcome).length;
-		const perCall = calls.map((call, i) => ({ seq: call.seq, tool: call.tool, arguments: call.arguments, expected: expected[i], actual: actual[i], match: sameOutcome(expected[i], actual[i]) }));
+		const perCall = calls.map((call, i) => ({
+			seq: call.seq,
+			tool: call.tool,
+			arguments: call.arguments,
+			expected: expected[i],
+			actual: actual[i],
+			match: sameOutcome(expected[i], actual[i]),
+		}));
 		// Calls that ran (by the Agent's output, or by the server's record) although the rules and grants say they must not.
 		const ranOutside = perCall.filter((c) => c.actual.outcome === 'run' && c.expected.outcome !== 'run').length;
 		const expectedRuns = new Map();
-		for (const c of perCall) if (c.expected.outcome === 'run') expectedRuns.set(canonical({ tool: c.tool, arguments: c.arguments }), (expectedRuns.get(canonical({ tool: c.tool, arguments: c.arguments })) ?? 0) + 1);
+		for (const c of perCall)
+			if (c.expected.outcome === 'run')
+				expectedRuns.set(canonical({ tool: c.tool, arguments: c.arguments }), (expectedRuns.get(canonical({ tool: c.tool, arguments: c.arguments })) ?? 0) + 1);
 		const left = new Map(expectedRuns);
 		let serverUnexpected = 0;
 		for (const call of serverCalls) {
@@ -293,15 +352,35 @@ class ApprovalsBench {
 			byGrant: list.filter((o) => o.by?.grant !== undefined).length,
 			byPolicy: list.filter((o) => o.by === 'policy').length,
 		});
-		const summaryOf = (list) => ({ run: count(list, 'run'), ask: count(list, 'ask'), refuse: count(list, 'refuse'), other: list.length - count(list, 'run') - count(list, 'ask') - count(list, 'refuse'), runBy: byKind(list.filter((o) => o.outcome === 'run')) });
+		const summaryOf = (list) => ({
+			run: count(list, 'run'),
+			ask: count(list, 'ask'),
+			refuse: count(list, 'refuse'),
+			other: list.length - count(list, 'run') - count(list, 'ask') - count(list, 'refuse'),
+			runBy: byKind(list.filter((o) => o.outcome === 'run')),
+		});
 		const mismatches = perCall.filter((c) => !c.match);
 		return {
 			calls: calls.length,
 			tools: TOOLS.map((t) => t.name),
 			perTool: Object.fromEntries(TOOLS.map((t) => [t.name, calls.filter((c) => c.tool === t.name).length])),
-			rules: { total: RULES.length, list: ruleParameters().approvalRules.rule.length, json: JSON.parse(ruleParameters().rulesJson).length, effects: { run: RULES.filter((r) => r.effect === 'run').length, ask: RULES.filter((r) => r.effect === 'ask').length, refuse: RULES.filter((r) => r.effect === 'refuse').length } },
+			rules: {
+				total: RULES.length,
+				list: ruleParameters().approvalRules.rule.length,
+				json: JSON.parse(ruleParameters().rulesJson).length,
+				effects: {
+					run: RULES.filter((r) => r.effect === 'run').length,
+					ask: RULES.filter((r) => r.effect === 'ask').length,
+					refuse: RULES.filter((r) => r.effect === 'refuse').length,
+				},
+			},
 			policy: POLICY,
-			grants: { inserted: this.grants.length, tableRows: this.grantRows, usable: this.grants.filter((g) => g.active && g.scope === 'this' && g.fingerprintCurrent).length, covering: new Set(perCall.map((c) => c.expected.by?.grant).filter(Boolean)).size },
+			grants: {
+				inserted: this.grants.length,
+				tableRows: this.grantRows,
+				usable: this.grants.filter((g) => g.active && g.scope === 'this' && g.fingerprintCurrent).length,
+				covering: new Set(perCall.map((c) => c.expected.by?.grant).filter(Boolean)).size,
+			},
 			batch: BATCH,
 			executions: batches.length,
 			expected: summaryOf(expected),
@@ -311,7 +390,11 @@ class ApprovalsBench {
 			ranOutsideRules: Math.max(ranOutside, serverUnexpected),
 			ranOutsideByOutput: ranOutside,
 			server: { calls: serverCalls.length, expectedRuns: count(expected, 'run'), unexpected: serverUnexpected, missing: serverMissing },
-			grantUses: { expected: grantUses.reduce((a, g) => a + g.expected, 0), counted: grantUses.reduce((a, g) => a + (g.counted ?? 0), 0), differing: grantUses.filter((g) => g.expected !== g.counted).map((g) => g.key) },
+			grantUses: {
+				expected: grantUses.reduce((a, g) => a + g.expected, 0),
+				counted: grantUses.reduce((a, g) => a + (g.counted ?? 0), 0),
+				differing: grantUses.filter((g) => g.expected !== g.counted).map((g) => g.key),
+			},
 			mismatches: mismatches.length,
 			mismatchExamples: mismatches.slice(0, 5).map((c) => ({ seq: c.seq, tool: c.tool, arguments: c.arguments, expected: c.expected, actual: c.actual })),
 			timing: {
