@@ -135,17 +135,57 @@ function valueAt(args: unknown, path: string[]): { found: boolean; value?: unkno
 	return { found: true, value: current };
 }
 
-/** Whether the arguments meet the constraint. Arguments beyond the package's limits meet none. */
-export function constraintHolds(constraint: GrantConstraint, args: unknown): boolean {
-	if (exceededLimit(args ?? {}, ARGUMENT_LIMITS)) return false;
-	if (constraint.kind === 'exact') return hashArguments(args) === constraint.argumentsHash;
+/**
+ * What a call brings to every grant it is checked against, worked out once per call rather than
+ * once per grant (a node may hold a thousand grants): whether the arguments are beyond the
+ * package's limits, and their hash, computed when the first "exactly these arguments" grant asks.
+ */
+interface CallFacts {
+	args: unknown;
+	oversized: boolean;
+	hash?: string;
+}
+
+function factsOf(args: unknown): CallFacts {
+	return { args, oversized: exceededLimit(args ?? {}, ARGUMENT_LIMITS) !== undefined };
+}
+
+/** canonicalJson of a condition's value, kept per condition object: the grants of one read are checked against every call of the run. */
+const canonicalEquals = new WeakMap<object, string>();
+
+function equalsText(field: { equals: unknown }): string {
+	let text = canonicalEquals.get(field);
+	if (text === undefined) {
+		text = canonicalJson(field.equals);
+		canonicalEquals.set(field, text);
+	}
+	return text;
+}
+
+function holds(constraint: GrantConstraint, facts: CallFacts): boolean {
+	if (facts.oversized) return false;
+	if (constraint.kind === 'exact') return (facts.hash ??= hashArguments(facts.args)) === constraint.argumentsHash;
+	const args = facts.args;
 	if (!isRecord(args) || constraint.fields.length === 0) return false;
 	return constraint.fields.every((field) => {
 		const { found, value } = valueAt(args, field.path);
 		if (!found) return false;
-		if ('equals' in field) return canonicalJson(value) === canonicalJson(field.equals);
+		if ('equals' in field) return sameValue(value, field);
 		return typeof value === 'number' && Number.isFinite(value) && value <= field.atMost && (field.atLeast === undefined || value >= field.atLeast);
 	});
+}
+
+/** canonicalJson(value) === canonicalJson(field.equals), without serializing two strings or two finite numbers (equal as JSON exactly when ===). */
+function sameValue(value: unknown, field: { equals: unknown }): boolean {
+	const expected = field.equals;
+	if (typeof value === 'string' && typeof expected === 'string') return value === expected;
+	if (typeof value === 'number' && typeof expected === 'number' && Number.isFinite(value) && Number.isFinite(expected)) return value === expected;
+	return canonicalJson(value) === equalsText(field);
+}
+
+/** Whether the arguments meet the constraint. Arguments beyond the package's limits meet none. */
+export function constraintHolds(constraint: GrantConstraint, args: unknown): boolean {
+	return holds(constraint, factsOf(args));
 }
 
 /**
@@ -163,23 +203,35 @@ export function grantableCall(call: PlannedCall): boolean {
 
 /** Whether the grant covers the call in this scope at `now`. */
 export function grantCovers(grant: Grant, call: PlannedCall, scope: GrantScope, now: number): boolean {
+	if (!call.tool || !grantableCall(call)) return false;
+	return coversGrantable(grant, call, scope, now, () => factsOf(call.arguments));
+}
+
+/** grantCovers for a call already known to be grantable; `facts` is asked only once the grant's identity matches. */
+function coversGrantable(grant: Grant, call: PlannedCall, scope: GrantScope, now: number, facts: () => CallFacts): boolean {
 	const tool = call.tool;
-	if (!tool || !grantableCall(call) || !grantActive(grant, now)) return false;
+	if (!tool || !grantActive(grant, now)) return false;
 	if (grant.workflowId !== scope.workflowId || grant.nodeId !== scope.nodeId) return false;
 	if (grant.server !== tool.serverName || grant.tool !== tool.mcpName || grant.fingerprint !== tool.fingerprint) return false;
 	try {
-		return constraintHolds(grant.constraint, call.arguments);
+		return holds(grant.constraint, facts());
 	} catch {
 		return false;
 	}
 }
 
-/** The first grant (earliest expiry first, then id: deterministic) that covers the call, if any. */
+/**
+ * The first grant (earliest expiry first, then id: deterministic) that covers the call, if any.
+ * What the call brings (its limits check, its hash) is worked out once, not once per grant.
+ */
 export function coveringGrant(grants: readonly Grant[], call: PlannedCall, scope: GrantScope, now: number): Grant | undefined {
+	if (!call.tool || !grantableCall(call)) return undefined;
+	let facts: CallFacts | undefined;
+	const factsOnce = () => (facts ??= factsOf(call.arguments));
 	let best: Grant | undefined;
 	for (const grant of grants) {
-		if (!grantCovers(grant, call, scope, now)) continue;
-		if (!best || grant.expiresAt < best.expiresAt || (grant.expiresAt === best.expiresAt && grant.id < best.id)) best = grant;
+		if (best && (grant.expiresAt > best.expiresAt || (grant.expiresAt === best.expiresAt && grant.id >= best.id))) continue;
+		if (coversGrantable(grant, call, scope, now, factsOnce)) best = grant;
 	}
 	return best;
 }
