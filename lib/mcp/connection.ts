@@ -135,6 +135,11 @@ export class McpConnection {
 		return this.redactor.active && instructions !== undefined ? this.redactor.text(instructions) : instructions;
 	}
 
+	/** What the server declared it offers (tasks for tool calls among others). */
+	get serverCapabilities(): unknown {
+		return this.session.client.getServerCapabilities();
+	}
+
 	get protocolVersion(): string | undefined {
 		return this.session.client.getNegotiatedProtocolVersion();
 	}

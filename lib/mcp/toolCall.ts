@@ -5,6 +5,7 @@ import { quoteToolName } from '../tools/toolNameRule';
 import { callInteractively, type InternalCallOutcome } from './interactiveCall';
 import { describeInputRequest, inputDeclinedNote, inputRequestFailure } from './inputRequestMessages';
 import { hasMarker, McpAgentError } from '../errors';
+import { DEFAULT_MAX_TASK_WAIT_MS, type TaskMode, type TaskState } from './toolTask';
 
 export interface ToolCallOptions {
 	timeoutMs?: number;
@@ -19,6 +20,15 @@ export interface ToolCallOptions {
 	 * note; 'fail' rejects with InputRequestRefused naming the tool and the server's message.
 	 */
 	onInputRequest?: 'decline' | 'fail';
+	/**
+	 * MCP Tasks (lib/mcp/toolTask.ts): which tools are called as a task and waited for in place.
+	 * Unset: none is (a tool that requires it is then refused by the server).
+	 */
+	runAsTask?: TaskMode;
+	/** How long a task is waited for before it is cancelled and the call fails (DEFAULT_MAX_TASK_WAIT_MS). */
+	maxTaskWaitMs?: number;
+	/** Each status of a task the call became. */
+	onTaskStatus?: (state: TaskState) => void;
 }
 
 /** A completed call, and what the caller should be told about it (declined input requests). */
@@ -98,6 +108,9 @@ export function callToolAnsweringInput(
 		resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
 		maxTotalTimeoutMs: options.maxTotalTimeoutMs,
 		...(options.signal ? { signal: options.signal } : {}),
+		...(options.runAsTask
+			? { tasks: { mode: options.runAsTask, maxWaitMs: options.maxTaskWaitMs ?? DEFAULT_MAX_TASK_WAIT_MS, ...(options.onTaskStatus ? { onStatus: options.onTaskStatus } : {}) } }
+			: {}),
 	};
 	const first = callInteractively(connection, tool.name, args as Record<string, unknown>, callOptions);
 	return first.then((called) => {
