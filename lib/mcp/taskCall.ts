@@ -4,6 +4,7 @@ import { quoteToolName } from '../tools/toolNameRule';
 import { toolResultValidator } from './legacyToolCall';
 import { awaitTask, CANCEL_GRACE_MS, parseTaskState, taskRequestMetadata, type TaskChannel, type TaskState, type TaskTimers } from './toolTask';
 import type { DeclinedRequest } from './legacyInputRequests';
+import { McpAgentError } from '../errors';
 
 /**
  * A tool call sent as an MCP task (2025-11-25) on a connection, and waited for in place: the
@@ -50,13 +51,20 @@ export async function callToolAsTask(
 	const quoted = quoteToolName(name);
 	const requestOptions = (timeout: number, signal?: AbortSignal) => ({ timeout, ...(signal ? { signal } : {}) });
 	return connection.trackLegacyInput(async () => {
-		const answer = await connection.request(`calling tool ${quoted} as a task`, (client) =>
-			client.request(
-				{ method: 'tools/call', params: { name, arguments: args, task: taskRequestMetadata(options.maxWaitMs) } },
-				AS_SENT,
-				requestOptions(options.timeoutMs, options.signal),
-			),
-		);
+		const answer = await connection
+			.request(`calling tool ${quoted} as a task`, (client) =>
+				client.request(
+					{ method: 'tools/call', params: { name, arguments: args, task: taskRequestMetadata(options.maxWaitMs) } },
+					AS_SENT,
+					requestOptions(options.timeoutMs, options.signal),
+				),
+			)
+			.catch((error: unknown) => {
+				// Stopped before the server named the task: there is no id to cancel (the client told the
+				// server the request was cancelled; a server that made the task anyway lets it expire).
+				if (!options.signal?.aborted) throw error;
+				throw new McpAgentError(`The call of tool ${quoted} was stopped before the server created its task`, { code: 'cancelled', cause: error });
+			});
 		if (isPlainResult(answer)) return answer as Record<string, unknown>;
 		const created = parseTaskState(name, answer, 'tools/call');
 		const phase = `following the task of tool ${quoted}`;

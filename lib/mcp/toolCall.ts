@@ -37,6 +37,15 @@ export interface AnsweredToolCall {
 	notes?: string[];
 }
 
+/**
+ * A call that failed because the caller stopped it (n8n's Stop) says so, whatever the client made of
+ * the abort; errors that already say it (a task's) stay as they are.
+ */
+function stoppedOr(error: unknown, tool: string, signal: AbortSignal | undefined): unknown {
+	if (!signal?.aborted || (McpAgentError.isInstance(error) && error.code === 'cancelled')) return error;
+	return new McpAgentError(`The call of tool ${quoteToolName(tool)} was stopped before the server answered`, { code: 'cancelled', cause: error });
+}
+
 /** Rounds of declining before a server that keeps asking is given up on. */
 export const MAX_DECLINE_ROUNDS = 3;
 
@@ -113,10 +122,11 @@ export function callToolAnsweringInput(
 			: {}),
 	};
 	const first = callInteractively(connection, tool.name, args as Record<string, unknown>, callOptions);
-	return first.then((called) => {
+	const answered = first.then((called) => {
 		if (called.kind === 'result' && !called.notes) return { result: called.result };
 		return settle(called, [], 0);
 	});
+	return options.signal ? answered.catch((error: unknown) => Promise.reject(stoppedOr(error, tool.name, options.signal))) : answered;
 
 	function settle(called: InternalCallOutcome, notes: string[], round: number): AnsweredToolCall | Promise<AnsweredToolCall> {
 		if (called.kind === 'result') {
