@@ -80,7 +80,10 @@ export async function callToolAsTask(
 					),
 				) as Promise<Record<string, unknown>>,
 			// Not under the call's signal: it is what an aborted call sends on its way out.
-			cancel: (taskId) => connection.request(`cancelling the task of tool ${quoted}`, (client) => client.request({ method: 'tasks/cancel', params: { taskId } }, AS_SENT, { timeout: CANCEL_GRACE_MS })),
+			cancel: (taskId) =>
+				connection.request(`cancelling the task of tool ${quoted}`, (client) =>
+					client.request({ method: 'tasks/cancel', params: { taskId } }, AS_SENT, { timeout: CANCEL_GRACE_MS }),
+				),
 		};
 		return awaitTask(created, channel, {
 			tool: name,

@@ -85,17 +85,25 @@ export function decideTaskCall(tool: ToolDefinition, mode: TaskMode, session: { 
 	}
 	if (session.isModern) {
 		if (support === 'optional') return false;
-		throw new McpAgentError(`Tool ${name} runs only as an MCP task, and on this MCP 2026-07-28 connection tasks are the io.modelcontextprotocol/tasks extension, which this release does not speak yet`, {
-			code: 'remote',
-			description: 'Nothing was sent to the server. Servers on MCP 2025-11-25 are called as tasks; ask the server to offer that version too, or follow issue 29 of n8n-nodes-mcp-agent.',
-		});
+		throw new McpAgentError(
+			`Tool ${name} runs only as an MCP task, and on this MCP 2026-07-28 connection tasks are the io.modelcontextprotocol/tasks extension, which this release does not speak yet`,
+			{
+				code: 'remote',
+				description:
+					'Nothing was sent to the server. Servers on MCP 2025-11-25 are called as tasks; ask the server to offer that version too, or follow issue 29 of n8n-nodes-mcp-agent.',
+			},
+		);
 	}
 	if (!serverOffersToolTasks(session.capabilities)) {
 		if (support === 'optional') return false;
-		throw new McpAgentError(`Tool ${name} runs only as an MCP task (execution.taskSupport "required"), but the server does not offer tasks for tool calls (capabilities.tasks.requests.tools.call)`, {
-			code: 'remote',
-			description: 'Nothing was sent to the server: a client may not send a task to a server that does not offer them. The server contradicts itself; update it or report it to its authors.',
-		});
+		throw new McpAgentError(
+			`Tool ${name} runs only as an MCP task (execution.taskSupport "required"), but the server does not offer tasks for tool calls (capabilities.tasks.requests.tools.call)`,
+			{
+				code: 'remote',
+				description:
+					'Nothing was sent to the server: a client may not send a task to a server that does not offer them. The server contradicts itself; update it or report it to its authors.',
+			},
+		);
 	}
 	return mode === 'whenSupported' || support === 'required';
 }
@@ -120,13 +128,16 @@ export class TaskFailed extends McpAgentError {
 		readonly status: 'failed' | 'cancelled',
 		readonly statusMessage: string | undefined,
 	) {
-		super(`The task of tool ${quoteToolName(tool)} ended ${status === 'failed' ? 'failed' : 'cancelled by the server'} (task ${quoteId(taskId)}, status "${status}"): ${statusMessage || 'the server gave no message'}`, {
-			code: 'remote',
-			description:
-				status === 'failed'
-					? "The server ran the tool as a task and reported it failed; its message says why. Set Options > On Tool Error to \"Return as Data\" to receive such failures as items."
-					: 'The server cancelled the task before it finished (nobody here asked it to). Run it again, or ask the server\'s operators why it was cancelled.',
-		});
+		super(
+			`The task of tool ${quoteToolName(tool)} ended ${status === 'failed' ? 'failed' : 'cancelled by the server'} (task ${quoteId(taskId)}, status "${status}"): ${statusMessage || 'the server gave no message'}`,
+			{
+				code: 'remote',
+				description:
+					status === 'failed'
+						? 'The server ran the tool as a task and reported it failed; its message says why. Set Options > On Tool Error to "Return as Data" to receive such failures as items.'
+						: "The server cancelled the task before it finished (nobody here asked it to). Run it again, or ask the server's operators why it was cancelled.",
+			},
+		);
 		this.name = 'TaskFailed';
 	}
 
@@ -144,7 +155,7 @@ function taskRefused(tool: string, what: string, description: string): McpAgentE
 	return new McpAgentError(`The task of tool ${quoteToolName(tool)} ${what}`, { code: 'remote', description });
 }
 
-const BROKEN_SERVER = "The server does not answer as MCP Tasks (2025-11-25) require. The task was cancelled; update the server or report it to its authors.";
+const BROKEN_SERVER = 'The server does not answer as MCP Tasks (2025-11-25) require. The task was cancelled; update the server or report it to its authors.';
 
 /**
  * A CreateTaskResult or tasks/get answer checked: the status first (an unknown one named as such),
@@ -166,10 +177,18 @@ export function parseTaskState(tool: string, answer: unknown, where: 'tools/call
 	}
 	const { status, taskId } = body as { status?: unknown; taskId?: unknown };
 	if (typeof status !== 'string' || !STATUSES.has(status)) {
-		throw taskRefused(tool, `has a status this client does not know (${JSON.stringify(typeof status === 'string' ? status.slice(0, 60) : status ?? null)} in the ${where} answer; known: working, input_required, completed, failed, cancelled)`, BROKEN_SERVER);
+		throw taskRefused(
+			tool,
+			`has a status this client does not know (${JSON.stringify(typeof status === 'string' ? status.slice(0, 60) : (status ?? null))} in the ${where} answer; known: working, input_required, completed, failed, cancelled)`,
+			BROKEN_SERVER,
+		);
 	}
 	if (expectedId !== undefined && taskId !== expectedId) {
-		throw taskRefused(tool, `could not be followed: tasks/get for task ${quoteId(expectedId)} was answered for another task (${typeof taskId === 'string' ? quoteId(taskId) : 'no taskId'})`, BROKEN_SERVER);
+		throw taskRefused(
+			tool,
+			`could not be followed: tasks/get for task ${quoteId(expectedId)} was answered for another task (${typeof taskId === 'string' ? quoteId(taskId) : 'no taskId'})`,
+			BROKEN_SERVER,
+		);
 	}
 	const checked = (where === 'tools/call' ? specTypeSchemas.CreateTaskResult : specTypeSchemas.GetTaskResult)['~standard'].validate(answer);
 	if ('then' in checked || checked.issues) {
@@ -258,8 +277,15 @@ export async function awaitTask(created: TaskState, channel: TaskChannel, option
 		);
 	};
 	const overLimit = () =>
-		taskRefused(tool, `did not finish within ${limitName}; it was cancelled on the server (task ${quoteId(taskId)})`, 'Raise Options > Max Task Wait if the tool needs longer (the task\'s ttl, which the server sets, bounds it too).');
-	const aborted = () => new McpAgentError(`The call of tool ${quoteToolName(tool)} was stopped while its task ran; the task was cancelled on the server (task ${quoteId(taskId)})`, { code: 'cancelled' });
+		taskRefused(
+			tool,
+			`did not finish within ${limitName}; it was cancelled on the server (task ${quoteId(taskId)})`,
+			"Raise Options > Max Task Wait if the tool needs longer (the task's ttl, which the server sets, bounds it too).",
+		);
+	const aborted = () =>
+		new McpAgentError(`The call of tool ${quoteToolName(tool)} was stopped while its task ran; the task was cancelled on the server (task ${quoteId(taskId)})`, {
+			code: 'cancelled',
+		});
 
 	let state = created;
 	try {

@@ -13,7 +13,15 @@ process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
 function context(tool: string, args: Record<string, unknown>, options: Record<string, unknown>, extra: { continueOnFail?: boolean; signal?: AbortSignal } = {}): IExecuteFunctions {
 	const parameters: Record<string, unknown> = { connection: 'stdio', tool: { mode: 'name', value: tool }, argumentsMode: 'json', argumentsJson: JSON.stringify(args), options };
 	const items: INodeExecutionData[] = [{ json: {} }];
-	const node = { id: 'n1', name: 'MCP Call Tool', type: 'mcpCallTool', typeVersion: 1, position: [0, 0], parameters, credentials: { mcpServerStdioApi: { id: 'c1', name: 'Tasks' } } };
+	const node = {
+		id: 'n1',
+		name: 'MCP Call Tool',
+		type: 'mcpCallTool',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+		credentials: { mcpServerStdioApi: { id: 'c1', name: 'Tasks' } },
+	};
 	return {
 		getInputData: () => items,
 		getNode: () => node,
@@ -41,7 +49,12 @@ describe('MCP Call Tool and tools that run as tasks', () => {
 
 	it('"Return as Data": a failed task is an isError item with the task', async () => {
 		const [[item]] = await executeCallTool.call(context('failing-task', {}, { isErrorHandling: 'data' }));
-		expect(item.json).toMatchObject({ tool: 'failing-task', isError: true, text: expect.stringMatching(/the job exploded/), task: { taskId: 'task-1', status: 'failed', statusMessage: 'the job exploded' } });
+		expect(item.json).toMatchObject({
+			tool: 'failing-task',
+			isError: true,
+			text: expect.stringMatching(/the job exploded/),
+			task: { taskId: 'task-1', status: 'failed', statusMessage: 'the job exploded' },
+		});
 	});
 
 	it('Run As Task Never: the item fails saying so, with Continue On Fail as data', async () => {
@@ -60,6 +73,8 @@ describe('MCP Call Tool and tools that run as tasks', () => {
 		const running = executeCallTool.call(context('endless-task', {}, {}, { signal: stop.signal, continueOnFail: true }));
 		const [[item]] = await running;
 		clearTimeout(timer);
-		expect(String(item.json.error)).toMatch(/The call of tool "endless-task" was stopped (while its task ran; the task was cancelled on the server|before the server created its task)/);
+		expect(String(item.json.error)).toMatch(
+			/The call of tool "endless-task" was stopped (while its task ran; the task was cancelled on the server|before the server created its task)/,
+		);
 	});
 });

@@ -69,7 +69,12 @@ describe.each(['stdio', 'streamableHttp'] as const)('server-everything simulate-
 
 	it('runs as a task and gives the result as a quick call would', async () => {
 		const statuses: string[] = [];
-		const answered = await callToolAnsweringInput(connection, research, { topic: 'tidal energy' }, { runAsTask: 'whenRequired', onTaskStatus: (state) => statuses.push(state.status) });
+		const answered = await callToolAnsweringInput(
+			connection,
+			research,
+			{ topic: 'tidal energy' },
+			{ runAsTask: 'whenRequired', onTaskStatus: (state) => statuses.push(state.status) },
+		);
 		const output = extractToolResult(research.name, answered.result);
 		expect(output.json.isError).toBe(false);
 		expect(output.json.text).toContain('# Research Report: tidal energy');
@@ -80,7 +85,12 @@ describe.each(['stdio', 'streamableHttp'] as const)('server-everything simulate-
 
 	it('a task that asks for input (input_required): the request is declined through tasks/result, the task goes on and completes, with a note', async () => {
 		const statuses: string[] = [];
-		const answered = await callToolAnsweringInput(connection, research, { topic: 'python', ambiguous: true }, { runAsTask: 'whenRequired', onTaskStatus: (state) => statuses.push(state.status) });
+		const answered = await callToolAnsweringInput(
+			connection,
+			research,
+			{ topic: 'python', ambiguous: true },
+			{ runAsTask: 'whenRequired', onTaskStatus: (state) => statuses.push(state.status) },
+		);
 		expect(statuses).toContain('input_required');
 		const output = extractToolResult(research.name, answered.result);
 		expect(output.json.text).toContain('User declined - using default interpretation');
@@ -90,14 +100,19 @@ describe.each(['stdio', 'streamableHttp'] as const)('server-everything simulate-
 	it("an abort (n8n's Stop) sends tasks/cancel: the task is cancelled on the server", async () => {
 		const stop = new AbortController();
 		let created: TaskState | undefined;
-		const calling = callToolAnsweringInput(connection, research, { topic: 'stopped' }, {
-			runAsTask: 'whenRequired',
-			signal: stop.signal,
-			onTaskStatus: (state) => {
-				created ??= state;
-				stop.abort();
+		const calling = callToolAnsweringInput(
+			connection,
+			research,
+			{ topic: 'stopped' },
+			{
+				runAsTask: 'whenRequired',
+				signal: stop.signal,
+				onTaskStatus: (state) => {
+					created ??= state;
+					stop.abort();
+				},
 			},
-		});
+		);
 		const error = await calling.catch((caught: unknown) => caught);
 		expect(McpAgentError.isInstance(error) && error.code).toBe('cancelled');
 		expect(created).toBeDefined();
@@ -145,7 +160,9 @@ describe('tasks that end badly (fixture server over stdio)', () => {
 	it('a task that never ends fails at Max Task Wait and is cancelled on the server', async () => {
 		const before = await cancelledOnServer();
 		let taskId = '';
-		await expect(call('endless-task', {}, { maxTaskWaitMs: 800, onTaskStatus: (state) => (taskId = state.taskId) })).rejects.toThrow(/did not finish within Max Task Wait \(0\.8 s\); it was cancelled on the server/);
+		await expect(call('endless-task', {}, { maxTaskWaitMs: 800, onTaskStatus: (state) => (taskId = state.taskId) })).rejects.toThrow(
+			/did not finish within Max Task Wait \(0\.8 s\); it was cancelled on the server/,
+		);
 		expect(await cancelledOnServer()).toEqual([...before, taskId]);
 	});
 

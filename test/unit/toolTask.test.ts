@@ -241,14 +241,18 @@ describe('waiting for a task', () => {
 		const clock = new FakeClock();
 		const channel = scripted([task('working', { ttl: 3_000 })]);
 		const short = task('working', { ttl: 3_000 }) as unknown as TaskState;
-		await expect(settle(clock, awaitTask(short, channel, { tool: 'research', maxWaitMs: 60_000, timers: clock }))).rejects.toThrow(/within the task's ttl \(3 s, set by the server\)/);
+		await expect(settle(clock, awaitTask(short, channel, { tool: 'research', maxWaitMs: 60_000, timers: clock }))).rejects.toThrow(
+			/within the task's ttl \(3 s, set by the server\)/,
+		);
 		expect(channel.calls.at(-1)).toBe('cancel');
 	});
 
 	it('a server that keeps asking for a poll every hour is still asked every 30 s, and the limit holds', async () => {
 		const clock = new FakeClock();
 		const channel = scripted([task('working', { pollInterval: 3_600_000 })]);
-		await expect(settle(clock, awaitTask(task('working', { pollInterval: 3_600_000 }) as unknown as TaskState, channel, { tool: 'r', maxWaitMs: 95_000, timers: clock }))).rejects.toThrow(/Max Task Wait \(95 s\)/);
+		await expect(
+			settle(clock, awaitTask(task('working', { pollInterval: 3_600_000 }) as unknown as TaskState, channel, { tool: 'r', maxWaitMs: 95_000, timers: clock })),
+		).rejects.toThrow(/Max Task Wait \(95 s\)/);
 		expect(clock.waits).toEqual([30_000, 30_000, 30_000, 5_000]);
 	});
 
