@@ -26,6 +26,8 @@ export interface CallChannel {
 	trackLegacyInput<T>(call: () => Promise<T>): Promise<{ value: T; declined?: DeclinedRequest[] }>;
 	/** The server's capabilities (whether it offers tasks for tool calls); absent on stand-ins. */
 	readonly serverCapabilities?: unknown;
+	/** `notifications/tasks/status` for one task (lib/mcp/taskNotices.ts); absent on stand-ins. */
+	watchTask?(taskId: string, wake: () => void): () => void;
 }
 
 /**

@@ -22,6 +22,7 @@ export interface TaskCallChannel {
 	readonly config: { requestTimeoutMs: number };
 	request<T>(phase: string, run: (client: Client) => Promise<T>): Promise<T>;
 	trackLegacyInput<T>(call: () => Promise<T>): Promise<{ value: T; declined?: DeclinedRequest[] }>;
+	watchTask?(taskId: string, wake: () => void): () => void;
 }
 
 export interface TaskCallOptions {
@@ -68,6 +69,7 @@ export async function callToolAsTask(
 		if (isPlainResult(answer)) return answer as Record<string, unknown>;
 		const created = parseTaskState(name, answer, 'tools/call');
 		const phase = `following the task of tool ${quoted}`;
+		const watchTask = connection.watchTask?.bind(connection);
 		const channel: TaskChannel = {
 			get: (taskId, signal) =>
 				connection.request(phase, (client) => client.request({ method: 'tasks/get', params: { taskId } }, AS_SENT, requestOptions(options.timeoutMs, signal))),
@@ -79,6 +81,7 @@ export async function callToolAsTask(
 						requestOptions(timeoutMs ?? options.timeoutMs, signal),
 					),
 				) as Promise<Record<string, unknown>>,
+			...(watchTask ? { watch: watchTask } : {}),
 			// Not under the call's signal: it is what an aborted call sends on its way out.
 			cancel: (taskId) =>
 				connection.request(`cancelling the task of tool ${quoted}`, (client) =>

@@ -208,6 +208,11 @@ export interface TaskChannel {
 	result(taskId: string, timeoutMs: number | undefined, signal: AbortSignal): Promise<Record<string, unknown>>;
 	/** `tasks/cancel`, bounded by CANCEL_GRACE_MS; failures are the caller's to ignore. */
 	cancel(taskId: string): Promise<unknown>;
+	/**
+	 * `notifications/tasks/status` for the task: `wake` on each, until the returned function is
+	 * called. The wait then polls at once (at most once per MIN_POLL_INTERVAL_MS).
+	 */
+	watch?(taskId: string, wake: () => void): () => void;
 }
 
 /** The clock of a wait (injected in tests). */
@@ -288,6 +293,9 @@ export async function awaitTask(created: TaskState, channel: TaskChannel, option
 		});
 
 	let state = created;
+	// A status notice ends the current sleep early (see sleep); between sleeps it has nothing to do.
+	let wakeEarly: (() => void) | undefined;
+	const unwatch = channel.watch?.(taskId, () => wakeEarly?.());
 	try {
 		options.onStatus?.(state);
 		for (;;) {
@@ -303,7 +311,8 @@ export async function awaitTask(created: TaskState, channel: TaskChannel, option
 				if (result === OVER) throw overLimit();
 				return result;
 			}
-			const slept = await sleep(Math.min(pollDelay(state), remaining), timers, stop.signal);
+			const slept = await sleep(Math.min(pollDelay(state), remaining), timers, stop.signal, (wake) => (wakeEarly = wake));
+			wakeEarly = undefined;
 			if (!slept) throw aborted();
 			if (timers.now() >= deadline) throw overLimit();
 			state = parseTaskState(tool, await channel.get(taskId, stop.signal), 'tasks/get', taskId);
@@ -321,6 +330,7 @@ export async function awaitTask(created: TaskState, channel: TaskChannel, option
 		if (stopped) throw aborted();
 		throw error;
 	} finally {
+		unwatch?.();
 		outer?.removeEventListener('abort', onOuterAbort);
 	}
 }
@@ -347,19 +357,35 @@ function withDeadline<T>(pending: Promise<T>, ms: number, timers: TaskTimers, st
 	});
 }
 
-/** True after `ms`, false as soon as `signal` aborts (the timer cleared). */
-function sleep(ms: number, timers: TaskTimers, signal: AbortSignal): Promise<boolean> {
+/**
+ * True after `ms`, false as soon as `signal` aborts (the timer cleared). `onWake` is handed a
+ * function that ends the sleep early (a status notice), though never before MIN_POLL_INTERVAL_MS
+ * of it have passed: a server sending notices without end gets one poll per that interval.
+ */
+function sleep(ms: number, timers: TaskTimers, signal: AbortSignal, onWake?: (wake: () => void) => void): Promise<boolean> {
 	if (signal.aborted) return Promise.resolve(false);
+	const started = timers.now();
 	return new Promise<boolean>((resolve) => {
+		let handle: unknown;
+		let early = false;
+		const done = () => {
+			signal.removeEventListener('abort', onAbort);
+			resolve(true);
+		};
 		const onAbort = () => {
 			timers.clearTimeout(handle);
 			resolve(false);
 		};
-		const handle = timers.setTimeout(() => {
-			signal.removeEventListener('abort', onAbort);
-			resolve(true);
-		}, ms);
+		handle = timers.setTimeout(done, ms);
 		signal.addEventListener('abort', onAbort, { once: true });
+		onWake?.(() => {
+			if (early) return;
+			early = true;
+			const soonest = Math.max(0, MIN_POLL_INTERVAL_MS - (timers.now() - started));
+			if (soonest >= ms - (timers.now() - started)) return;
+			timers.clearTimeout(handle);
+			handle = timers.setTimeout(done, soonest);
+		});
 	});
 }
 

@@ -69,18 +69,31 @@ describe.each(['stdio', 'streamableHttp'] as const)('server-everything simulate-
 
 	it('runs as a task and gives the result as a quick call would', async () => {
 		const statuses: string[] = [];
+		// Counts the server's status notices for the task, beside the wait's own watch.
+		let notices = 0;
+		let unwatch: (() => void) | undefined;
 		const answered = await callToolAnsweringInput(
 			connection,
 			research,
 			{ topic: 'tidal energy' },
-			{ runAsTask: 'whenRequired', onTaskStatus: (state) => statuses.push(state.status) },
+			{
+				runAsTask: 'whenRequired',
+				onTaskStatus: (state) => {
+					statuses.push(state.status);
+					unwatch ??= connection.watchTask(state.taskId, () => notices++);
+				},
+			},
 		);
+		unwatch?.();
 		const output = extractToolResult(research.name, answered.result);
 		expect(output.json.isError).toBe(false);
 		expect(output.json.text).toContain('# Research Report: tidal energy');
 		expect(statuses[0]).toBe('working');
 		expect(statuses.at(-1)).toBe('completed');
 		expect(answered.notes).toBeUndefined();
+		// server-everything announces each stage: the wait polls on them, not a second later.
+		expect(notices).toBeGreaterThan(0);
+		expect(connection.taskNotices.size).toBe(0);
 	});
 
 	it('a task that asks for input (input_required): the request is declined through tasks/result, the task goes on and completes, with a note', async () => {

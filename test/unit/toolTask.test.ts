@@ -351,3 +351,43 @@ describe('waiting for a task', () => {
 		expect(channel.calls).toEqual(['get', 'result']);
 	});
 });
+
+describe('status notifications (notifications/tasks/status)', () => {
+	function watched(answers: unknown[]) {
+		const channel = scripted(answers);
+		const wakes = new Set<() => void>();
+		channel.watch = (_id, wake) => {
+			wakes.add(wake);
+			return () => wakes.delete(wake);
+		};
+		return { channel, notify: () => [...wakes].forEach((wake) => wake()), wakes };
+	}
+
+	it('a notice polls at once instead of at the end of the interval, and the watch ends with the wait', async () => {
+		const clock = new FakeClock();
+		const { channel, notify, wakes } = watched([task('completed')]);
+		const waiting = awaitTask(task('working', { pollInterval: 10_000 }) as unknown as TaskState, channel, { tool: 'r', maxWaitMs: 60_000, timers: clock });
+		await flush();
+		clock.time = 2_000;
+		notify();
+		await settle(clock, waiting);
+		expect(clock.time).toBe(2_000);
+		expect(channel.calls).toEqual(['get', 'result']);
+		expect(wakes.size).toBe(0);
+		expect(clock.pending.size).toBe(0);
+	});
+
+	it('a flood of notices gets one poll per minimum interval', async () => {
+		const clock = new FakeClock();
+		const { channel, notify } = watched([task('working'), task('working'), task('completed')]);
+		const waiting = awaitTask(task('working', { pollInterval: 10_000 }) as unknown as TaskState, channel, { tool: 'r', maxWaitMs: 60_000, timers: clock });
+		for (let round = 0; round < 3; round++) {
+			await flush();
+			for (let notice = 0; notice < 100; notice++) notify();
+			clock.fireNext();
+		}
+		await settle(clock, waiting);
+		expect(channel.calls).toEqual(['get', 'get', 'get', 'result']);
+		expect(clock.time).toBe(3 * MIN_POLL_INTERVAL_MS);
+	});
+});
