@@ -8,6 +8,7 @@ import type { ServerIdentity, ToolDefinition } from '../tools/toolDefinition';
 import { callInteractively } from './interactiveCall';
 import { endSession, serverOutputOf, startSession, type LiveSession, type SessionOptions } from './session';
 import { ToolListCache } from './toolListCache';
+import { TaskNotices } from './taskNotices';
 
 export interface OpenOptions extends SessionOptions {
 	/**
@@ -43,6 +44,8 @@ export class McpConnection {
 	/** When a request last failed for a reason other than the server's own answer (timeouts included). */
 	private failedAt = 0;
 	private lost = false;
+	/** Task waits listening for `notifications/tasks/status` (lib/mcp/taskNotices.ts). */
+	readonly taskNotices = new TaskNotices();
 	/** The session replacing an expired one, shared by every request that saw it expire. */
 	private reopening?: { expired: LiveSession; done: Promise<void> };
 
@@ -111,6 +114,7 @@ export class McpConnection {
 	}
 
 	private attach(session: LiveSession): void {
+		this.taskNotices.install(session.client);
 		session.legacyInput.redact = (text) => this.redactor.text(text);
 		session.events.toolsChanged = () => this.toolList.markStale();
 		session.events.lost = () => {
@@ -133,6 +137,16 @@ export class McpConnection {
 	get instructions(): string | undefined {
 		const instructions = this.session.client.getInstructions();
 		return this.redactor.active && instructions !== undefined ? this.redactor.text(instructions) : instructions;
+	}
+
+	/** Calls `wake` when the server says task `taskId` changed status, until the returned function is called. */
+	watchTask(taskId: string, wake: () => void): () => void {
+		return this.taskNotices.watch(taskId, wake);
+	}
+
+	/** What the server declared it offers (tasks for tool calls among others). */
+	get serverCapabilities(): unknown {
+		return this.session.client.getServerCapabilities();
 	}
 
 	get protocolVersion(): string | undefined {

@@ -9,6 +9,8 @@ import { checkToolOutput } from './toolOutput';
 import { callToolOnLegacySession } from './legacyToolCall';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { McpAgentError } from '../errors';
+import { decideTaskCall, type TaskMode, type TaskState, type TaskTimers } from './toolTask';
+import { callToolAsTask } from './taskCall';
 
 /**
  * What a call needs of its connection (McpConnection implements it). Named here, not imported, so
@@ -22,6 +24,10 @@ export interface CallChannel {
 	request<T>(phase: string, run: (client: Client) => Promise<T>): Promise<T>;
 	requestUnredacted<T>(phase: string, run: (client: Client) => Promise<T>): Promise<T>;
 	trackLegacyInput<T>(call: () => Promise<T>): Promise<{ value: T; declined?: DeclinedRequest[] }>;
+	/** The server's capabilities (whether it offers tasks for tool calls); absent on stand-ins. */
+	readonly serverCapabilities?: unknown;
+	/** `notifications/tasks/status` for one task (lib/mcp/taskNotices.ts); absent on stand-ins. */
+	watchTask?(taskId: string, wake: () => void): () => void;
 }
 
 /**
@@ -58,6 +64,12 @@ export interface InternalCallOptions extends InteractiveCallOptions {
 	/** Progress notifications restart the timeout, up to maxTotalTimeoutMs. */
 	resetTimeoutOnProgress?: boolean;
 	maxTotalTimeoutMs?: number;
+	/**
+	 * MCP Tasks (lib/mcp/toolTask.ts): when set, a tool whose `execution.taskSupport` asks for it
+	 * (per `mode`) is called as a task and waited for here, up to `maxWaitMs`. Unset: no call is
+	 * ever sent as a task (the Agent, for now).
+	 */
+	tasks?: { mode: TaskMode; maxWaitMs: number; timers?: TaskTimers; onStatus?: (state: TaskState) => void };
 	/** The outcome as callToolInteractive returns it: without the package-internal `declined` details (built so at once: no extra promise layer per call). */
 	publicOnly?: boolean;
 }
@@ -90,6 +102,29 @@ export function callInteractively(
 		...(options.signal ? { signal: options.signal } : {}),
 	};
 	const phase = `calling tool "${name}"`;
+	let asTask = false;
+	if (options.tasks && tool) {
+		try {
+			asTask = decideTaskCall(tool, options.tasks.mode, { isModern: connection.isModern, capabilities: connection.serverCapabilities });
+		} catch (error) {
+			return Promise.reject(error);
+		}
+	}
+	if (asTask && tool && options.tasks) {
+		const tasks = options.tasks;
+		return callToolAsTask(connection, tool, args, {
+			maxWaitMs: tasks.maxWaitMs,
+			timeoutMs: timeout,
+			...(options.signal ? { signal: options.signal } : {}),
+			...(tasks.timers ? { timers: tasks.timers } : {}),
+			...(tasks.onStatus ? { onStatus: tasks.onStatus } : {}),
+		}).then(({ value: result, declined }): CompletedCall => {
+			checkToolOutput(tool, result);
+			if (!declined) return { kind: 'result', result };
+			const notes = declined.map((entry) => entry.note);
+			return options.publicOnly ? { kind: 'result', result, notes } : { kind: 'result', result, notes, declined };
+		});
+	}
 	if (!connection.isModern) {
 		// Straight to the client's request with the session's own result validator (legacyToolCall.ts);
 		// we check results against the output schema ourselves.

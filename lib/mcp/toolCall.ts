@@ -5,6 +5,7 @@ import { quoteToolName } from '../tools/toolNameRule';
 import { callInteractively, type InternalCallOutcome } from './interactiveCall';
 import { describeInputRequest, inputDeclinedNote, inputRequestFailure } from './inputRequestMessages';
 import { hasMarker, McpAgentError } from '../errors';
+import { DEFAULT_MAX_TASK_WAIT_MS, type TaskMode, type TaskState } from './toolTask';
 
 export interface ToolCallOptions {
 	timeoutMs?: number;
@@ -19,12 +20,30 @@ export interface ToolCallOptions {
 	 * note; 'fail' rejects with InputRequestRefused naming the tool and the server's message.
 	 */
 	onInputRequest?: 'decline' | 'fail';
+	/**
+	 * MCP Tasks (lib/mcp/toolTask.ts): which tools are called as a task and waited for in place.
+	 * Unset: none is (a tool that requires it is then refused by the server).
+	 */
+	runAsTask?: TaskMode;
+	/** How long a task is waited for before it is cancelled and the call fails (DEFAULT_MAX_TASK_WAIT_MS). */
+	maxTaskWaitMs?: number;
+	/** Each status of a task the call became. */
+	onTaskStatus?: (state: TaskState) => void;
 }
 
 /** A completed call, and what the caller should be told about it (declined input requests). */
 export interface AnsweredToolCall {
 	result: Record<string, unknown>;
 	notes?: string[];
+}
+
+/**
+ * A call that failed because the caller stopped it (n8n's Stop) says so, whatever the client made of
+ * the abort; errors that already say it (a task's) stay as they are.
+ */
+function stoppedOr(error: unknown, tool: string, signal: AbortSignal | undefined): unknown {
+	if (!signal?.aborted || (McpAgentError.isInstance(error) && error.code === 'cancelled')) return error;
+	return new McpAgentError(`The call of tool ${quoteToolName(tool)} was stopped before the server answered`, { code: 'cancelled', cause: error });
 }
 
 /** Rounds of declining before a server that keeps asking is given up on. */
@@ -98,12 +117,16 @@ export function callToolAnsweringInput(
 		resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
 		maxTotalTimeoutMs: options.maxTotalTimeoutMs,
 		...(options.signal ? { signal: options.signal } : {}),
+		...(options.runAsTask
+			? { tasks: { mode: options.runAsTask, maxWaitMs: options.maxTaskWaitMs ?? DEFAULT_MAX_TASK_WAIT_MS, ...(options.onTaskStatus ? { onStatus: options.onTaskStatus } : {}) } }
+			: {}),
 	};
 	const first = callInteractively(connection, tool.name, args as Record<string, unknown>, callOptions);
-	return first.then((called) => {
+	const answered = first.then((called) => {
 		if (called.kind === 'result' && !called.notes) return { result: called.result };
 		return settle(called, [], 0);
 	});
+	return options.signal ? answered.catch((error: unknown) => Promise.reject(stoppedOr(error, tool.name, options.signal))) : answered;
 
 	function settle(called: InternalCallOutcome, notes: string[], round: number): AnsweredToolCall | Promise<AnsweredToolCall> {
 		if (called.kind === 'result') {

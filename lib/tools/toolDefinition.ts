@@ -15,6 +15,8 @@ export interface ToolDefinition {
 	inputSchema: Record<string, unknown>;
 	outputSchema?: Record<string, unknown>;
 	annotations?: ToolAnnotations;
+	/** How the tool may be called (MCP 2025-11-25): `taskSupport` 'forbidden' (default), 'optional' or 'required' (lib/mcp/toolTask.ts). */
+	execution?: { taskSupport?: string; [key: string]: unknown };
 	/** The tool's `_meta` as listed (MCP Apps settings among others: lib/tools/mcpApps.ts). */
 	_meta?: Record<string, unknown>;
 }

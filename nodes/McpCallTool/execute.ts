@@ -17,6 +17,7 @@ import { failEveryItem, failItem } from '../shared/nodeErrors';
 import { toBinaryData } from '../shared/binaryData';
 import { valueAtOwnPath } from '../../lib/util/ownPath';
 import { awaitedLater } from '../../lib/util/awaitedLater';
+import { DEFAULT_MAX_TASK_WAIT_MS, TaskFailed } from '../../lib/mcp/toolTask';
 
 /** Per-item parameter readers (resolved once when they hold no expression). */
 interface ItemParameters {
@@ -34,6 +35,8 @@ interface CallOptions {
 	isErrorHandling?: 'fail' | 'data';
 	onInputRequest?: 'decline' | 'fail';
 	timeout?: number;
+	runAsTask?: 'whenRequired' | 'whenSupported' | 'never';
+	maxTaskWait?: number;
 }
 
 /** A tool by name, and the tools of the listing it was looked for in (named when it is missing). */
@@ -154,9 +157,15 @@ async function callForItem(
 		timeoutMs: options.timeout && options.timeout > 0 ? options.timeout : undefined,
 		resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? true,
 		onInputRequest: options.onInputRequest === 'fail' ? 'fail' : 'decline',
-	}).catch((error: unknown) => {
+		runAsTask: options.runAsTask === 'whenSupported' || options.runAsTask === 'never' ? options.runAsTask : 'whenRequired',
+		maxTaskWaitMs: options.maxTaskWait && options.maxTaskWait > 0 ? options.maxTaskWait * 1000 : DEFAULT_MAX_TASK_WAIT_MS,
+		// n8n's Stop (n8n 1.x may have no cancel signal: calls then end by their timeouts). A task is cancelled on the server.
+		...(typeof this.getExecutionCancelSignal === 'function' && this.getExecutionCancelSignal() ? { signal: this.getExecutionCancelSignal() } : {}),
+	}).catch((error: unknown): { serverError: ServerErrorAnswer } | { taskFailed: TaskFailed } => {
 		// The server answered the call with a JSON-RPC error (a bad query): a tool error in other words.
 		if (returnErrorsAsData && McpFailure.isInstance(error) && error.serverError) return { serverError: error.serverError };
+		// The server ended the call's task as failed (or cancelled it): a tool error too.
+		if (returnErrorsAsData && TaskFailed.isInstance(error)) return { taskFailed: error };
 		if (!InputRequestRefused.isInstance(error)) throw error;
 		throw new NodeOperationError(this.getNode(), error.message, {
 			itemIndex,
@@ -164,6 +173,7 @@ async function callForItem(
 		});
 	});
 	if ('serverError' in answered) return serverErrorItem(tool.name, answered.serverError, itemIndex);
+	if ('taskFailed' in answered) return taskFailedItem(tool.name, answered.taskFailed, itemIndex);
 	const { result, notes } = answered;
 	const output = extractToolResult(tool.name, result, options.binaryPropertyPrefix || 'data');
 	// After the result's own notes (binaries not stored, ...), which must not be lost.
@@ -184,6 +194,16 @@ async function callForItem(
  */
 function serverErrorItem(tool: string, serverError: ServerErrorAnswer, itemIndex: number): INodeExecutionData {
 	const json = { tool, isError: true, text: serverError.message, content: [], jsonRpcError: serverError };
+	return { json: json as unknown as IDataObject, pairedItem: { item: itemIndex } };
+}
+
+/**
+ * "Return as Data" for a task the server ended as failed or cancelled: shaped like an isError
+ * result (the message as `text`), with the task's id, status and message as `task`.
+ */
+function taskFailedItem(tool: string, failure: TaskFailed, itemIndex: number): INodeExecutionData {
+	const task = { taskId: failure.taskId, status: failure.status, ...(failure.statusMessage !== undefined ? { statusMessage: failure.statusMessage } : {}) };
+	const json = { tool, isError: true, text: failure.message, content: [], task };
 	return { json: json as unknown as IDataObject, pairedItem: { item: itemIndex } };
 }
 

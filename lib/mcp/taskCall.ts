@@ -1,0 +1,104 @@
+import { specTypeSchemas, type Client, type StandardSchemaV1 } from '@modelcontextprotocol/client';
+import type { ToolDefinition } from '../tools/toolDefinition';
+import { quoteToolName } from '../tools/toolNameRule';
+import { toolResultValidator } from './legacyToolCall';
+import { awaitTask, CANCEL_GRACE_MS, parseTaskState, taskRequestMetadata, type TaskChannel, type TaskState, type TaskTimers } from './toolTask';
+import type { DeclinedRequest } from './legacyInputRequests';
+import { McpAgentError } from '../errors';
+
+/**
+ * A tool call sent as an MCP task (2025-11-25) on a connection, and waited for in place: the
+ * connection's side of lib/mcp/toolTask.ts. Plain requests with the SDK's task schemas: the v2
+ * client carries the 2025-11-25 task vocabulary (`specTypeSchemas.CreateTaskResult`, ...) but no
+ * task runtime, and the 1.x SDK's `client.experimental.tasks` is not the client this package runs.
+ *
+ * Works on every transport the connection may have: stdio, the SDK's Streamable HTTP and the lean
+ * HTTP path (tasks/* are ordinary requests on an established 2025-era session; a `tasks/result`
+ * answered as an event stream carries the server's requests, which the session answers).
+ */
+
+/** What the task path needs of its connection (McpConnection, through interactiveCall's CallChannel). */
+export interface TaskCallChannel {
+	readonly config: { requestTimeoutMs: number };
+	request<T>(phase: string, run: (client: Client) => Promise<T>): Promise<T>;
+	trackLegacyInput<T>(call: () => Promise<T>): Promise<{ value: T; declined?: DeclinedRequest[] }>;
+	watchTask?(taskId: string, wake: () => void): () => void;
+}
+
+export interface TaskCallOptions {
+	maxWaitMs: number;
+	/** Per request (the tools/call that creates the task, each tasks/get, the final tasks/result). */
+	timeoutMs: number;
+	signal?: AbortSignal;
+	timers?: TaskTimers;
+	onStatus?: (state: TaskState) => void;
+}
+
+/** Takes the answer as it came: it is checked here (parseTaskState), with messages that say what was wrong. */
+const AS_SENT: StandardSchemaV1 = { '~standard': { version: 1, vendor: 'n8n-nodes-mcp-agent', validate: (value: unknown) => ({ value }) } };
+
+/**
+ * Calls `tool` as a task and resolves with its CallToolResult (with the notes of requests the
+ * session declined while it ran), as a quick call would. A server that answers the task-augmented
+ * call with a plain result (it chose to run it at once) is taken at its word.
+ */
+export async function callToolAsTask(
+	connection: TaskCallChannel,
+	tool: ToolDefinition,
+	args: Record<string, unknown>,
+	options: TaskCallOptions,
+): Promise<{ value: Record<string, unknown>; declined?: DeclinedRequest[] }> {
+	const name = tool.name;
+	const quoted = quoteToolName(name);
+	const requestOptions = (timeout: number, signal?: AbortSignal) => ({ timeout, ...(signal ? { signal } : {}) });
+	return connection.trackLegacyInput(async () => {
+		const answer = await connection
+			.request(`calling tool ${quoted} as a task`, (client) =>
+				client.request(
+					{ method: 'tools/call', params: { name, arguments: args, task: taskRequestMetadata(options.maxWaitMs) } },
+					AS_SENT,
+					requestOptions(options.timeoutMs, options.signal),
+				),
+			)
+			.catch((error: unknown) => {
+				// Stopped before the server named the task: there is no id to cancel (the client told the
+				// server the request was cancelled; a server that made the task anyway lets it expire).
+				if (!options.signal?.aborted) throw error;
+				throw new McpAgentError(`The call of tool ${quoted} was stopped before the server created its task`, { code: 'cancelled', cause: error });
+			});
+		if (isPlainResult(answer)) return answer as Record<string, unknown>;
+		const created = parseTaskState(name, answer, 'tools/call');
+		const phase = `following the task of tool ${quoted}`;
+		const watchTask = connection.watchTask?.bind(connection);
+		const channel: TaskChannel = {
+			get: (taskId, signal) =>
+				connection.request(phase, (client) => client.request({ method: 'tasks/get', params: { taskId } }, AS_SENT, requestOptions(options.timeoutMs, signal))),
+			result: (taskId, timeoutMs, signal) =>
+				connection.request(`fetching the result of the task of tool ${quoted}`, (client) =>
+					client.request(
+						{ method: 'tasks/result', params: { taskId } },
+						toolResultValidator(client) ?? specTypeSchemas.CallToolResult,
+						requestOptions(timeoutMs ?? options.timeoutMs, signal),
+					),
+				) as Promise<Record<string, unknown>>,
+			...(watchTask ? { watch: watchTask } : {}),
+			// Not under the call's signal: it is what an aborted call sends on its way out.
+			cancel: (taskId) =>
+				connection.request(`cancelling the task of tool ${quoted}`, (client) =>
+					client.request({ method: 'tasks/cancel', params: { taskId } }, AS_SENT, { timeout: CANCEL_GRACE_MS }),
+				),
+		};
+		return awaitTask(created, channel, {
+			tool: name,
+			maxWaitMs: options.maxWaitMs,
+			...(options.signal ? { signal: options.signal } : {}),
+			...(options.timers ? { timers: options.timers } : {}),
+			...(options.onStatus ? { onStatus: options.onStatus } : {}),
+		});
+	});
+}
+
+/** A CallToolResult where a CreateTaskResult was asked for: content and no task. */
+function isPlainResult(answer: unknown): boolean {
+	return typeof answer === 'object' && answer !== null && !('task' in answer) && Array.isArray((answer as { content?: unknown }).content);
+}

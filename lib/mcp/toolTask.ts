@@ -1,0 +1,394 @@
+import { specTypeSchemas } from '@modelcontextprotocol/client';
+import type { ToolDefinition } from '../tools/toolDefinition';
+import { quoteToolName } from '../tools/toolNameRule';
+import { hasMarker, McpAgentError } from '../errors';
+
+/**
+ * Task-augmented tool calls (MCP 2025-11-25, SEP-1686), the part that needs no connection: when a
+ * call goes as a task, and the wait for the task (poll `tasks/get` at the server's interval until a
+ * terminal status, then fetch the result once). Requests go through a TaskChannel and time through
+ * TaskTimers, so the whole wait runs in unit tests on a fake clock (test/unit/toolTask.test.ts);
+ * lib/mcp/taskCall.ts binds both to a connection.
+ */
+
+/** How MCP Call Tool's *Run As Task* decides (a tool's `execution.taskSupport` is the other half). */
+export type TaskMode = 'whenRequired' | 'whenSupported' | 'never';
+
+/** What a tool says of itself (`execution.taskSupport`); absent means 'forbidden'. */
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
+
+/** The statuses of 2025-11-25; the last three are terminal. */
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/** A task as the server describes it (CreateTaskResult.task, a tasks/get answer). */
+export interface TaskState {
+	taskId: string;
+	status: TaskStatus;
+	statusMessage?: string;
+	/** Milliseconds from creation the server keeps the task; null for unlimited. */
+	ttl: number | null;
+	pollInterval?: number;
+	createdAt: string;
+	lastUpdatedAt: string;
+}
+
+/** Shortest wait between two `tasks/get` of one task, whatever `pollInterval` the server asks for. */
+export const MIN_POLL_INTERVAL_MS = 250;
+/** Longest wait between two polls: a server asking for hours still gets asked within this. */
+export const MAX_POLL_INTERVAL_MS = 30_000;
+/** The wait when the server names no `pollInterval`. */
+export const DEFAULT_POLL_INTERVAL_MS = 1_000;
+/** Default of MCP Call Tool's *Max Task Wait*: how long the node waits in place for one task. */
+export const DEFAULT_MAX_TASK_WAIT_MS = 300_000;
+/**
+ * Largest `tasks/get` answer (as JSON) taken in: a status with a message is a few hundred bytes;
+ * one of megabytes is a broken or hostile server and the task is given up on (and cancelled).
+ */
+export const MAX_TASK_STATUS_BYTES = 64 * 1024;
+/** How long a `tasks/cancel` sent on the way out (abort, limit, bad answer) may take. */
+export const CANCEL_GRACE_MS = 5_000;
+/** How much longer than the wait the server is asked to keep the task (`ttl`): the result must still be there when fetched. */
+const TTL_MARGIN_MS = 60_000;
+
+const TERMINAL = new Set<TaskStatus>(['completed', 'failed', 'cancelled']);
+const STATUSES = new Set<string>(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+
+export function taskSupportOf(tool: Pick<ToolDefinition, 'execution'> | undefined): TaskSupport {
+	const support = tool?.execution?.taskSupport;
+	return support === 'optional' || support === 'required' ? support : 'forbidden';
+}
+
+/** What the server offers for tool calls: 2025-11-25 `capabilities.tasks.requests.tools.call`. */
+export function serverOffersToolTasks(capabilities: unknown): boolean {
+	const tasks = (capabilities as { tasks?: { requests?: { tools?: { call?: unknown } } } } | undefined)?.tasks;
+	const call = tasks?.requests?.tools?.call;
+	return typeof call === 'object' && call !== null;
+}
+
+/**
+ * Whether this call goes as a task: `required` tools always (unless the mode is 'never', which
+ * refuses them here, nothing sent), `optional` ones with 'whenSupported', and never when the
+ * server does not offer tasks for tool calls (the spec forbids it then; a required tool is refused
+ * with a message saying so). On 2026-07-28 connections tasks are the `io.modelcontextprotocol/tasks`
+ * extension, which this release does not speak: a required tool is refused, an optional one called
+ * plainly.
+ */
+export function decideTaskCall(tool: ToolDefinition, mode: TaskMode, session: { isModern: boolean; capabilities: unknown }): boolean {
+	const support = taskSupportOf(tool);
+	if (support === 'forbidden') return false;
+	const name = quoteToolName(tool.name);
+	if (support === 'required' && mode === 'never') {
+		throw new McpAgentError(`Tool ${name} runs only as an MCP task (execution.taskSupport "required"), and Run As Task is Never`, {
+			code: 'config',
+			description: 'Nothing was sent to the server. Set Options > Run As Task to "When Required" (the default) or "When Supported".',
+		});
+	}
+	if (session.isModern) {
+		if (support === 'optional') return false;
+		throw new McpAgentError(
+			`Tool ${name} runs only as an MCP task, and on this MCP 2026-07-28 connection tasks are the io.modelcontextprotocol/tasks extension, which this release does not speak yet`,
+			{
+				code: 'remote',
+				description:
+					'Nothing was sent to the server. Servers on MCP 2025-11-25 are called as tasks; ask the server to offer that version too, or follow issue 29 of n8n-nodes-mcp-agent.',
+			},
+		);
+	}
+	if (!serverOffersToolTasks(session.capabilities)) {
+		if (support === 'optional') return false;
+		throw new McpAgentError(
+			`Tool ${name} runs only as an MCP task (execution.taskSupport "required"), but the server does not offer tasks for tool calls (capabilities.tasks.requests.tools.call)`,
+			{
+				code: 'remote',
+				description:
+					'Nothing was sent to the server: a client may not send a task to a server that does not offer them. The server contradicts itself; update it or report it to its authors.',
+			},
+		);
+	}
+	return mode === 'whenSupported' || support === 'required';
+}
+
+/** The `task` field of the tools/call request: keep the task a minute past the longest wait. */
+export function taskRequestMetadata(maxWaitMs: number): { ttl: number } {
+	return { ttl: maxWaitMs + TTL_MARGIN_MS };
+}
+
+const TASK_FAILED_MARKER = Symbol.for('n8n-nodes-mcp-agent.error.TaskFailed');
+
+/**
+ * The server ended the task as `failed` or `cancelled` (not by us): a tool failure, for MCP Call
+ * Tool's On Tool Error (Return as Data outputs it as an isError item).
+ */
+export class TaskFailed extends McpAgentError {
+	readonly [TASK_FAILED_MARKER] = true;
+
+	constructor(
+		readonly tool: string,
+		readonly taskId: string,
+		readonly status: 'failed' | 'cancelled',
+		readonly statusMessage: string | undefined,
+	) {
+		super(
+			`The task of tool ${quoteToolName(tool)} ended ${status === 'failed' ? 'failed' : 'cancelled by the server'} (task ${quoteId(taskId)}, status "${status}"): ${statusMessage || 'the server gave no message'}`,
+			{
+				code: 'remote',
+				description:
+					status === 'failed'
+						? 'The server ran the tool as a task and reported it failed; its message says why. Set Options > On Tool Error to "Return as Data" to receive such failures as items.'
+						: "The server cancelled the task before it finished (nobody here asked it to). Run it again, or ask the server's operators why it was cancelled.",
+			},
+		);
+		this.name = 'TaskFailed';
+	}
+
+	static isInstance(error: unknown): error is TaskFailed {
+		return hasMarker(error, TASK_FAILED_MARKER);
+	}
+}
+
+/** A task id as the server chose it, cut for messages. */
+function quoteId(id: string): string {
+	return JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id);
+}
+
+function taskRefused(tool: string, what: string, description: string): McpAgentError {
+	return new McpAgentError(`The task of tool ${quoteToolName(tool)} ${what}`, { code: 'remote', description });
+}
+
+const BROKEN_SERVER = 'The server does not answer as MCP Tasks (2025-11-25) require. The task was cancelled; update the server or report it to its authors.';
+
+/**
+ * A CreateTaskResult or tasks/get answer checked: the status first (an unknown one named as such),
+ * the size, the id, then the rest against the SDK's own schema. `expectedId` is set for tasks/get.
+ */
+export function parseTaskState(tool: string, answer: unknown, where: 'tools/call' | 'tasks/get', expectedId?: string): TaskState {
+	const body = where === 'tools/call' ? (answer as { task?: unknown } | null)?.task : answer;
+	if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+		throw taskRefused(tool, `could not be followed: the server answered ${where} without a task${where === 'tools/call' ? ' (CreateTaskResult.task)' : ''}`, BROKEN_SERVER);
+	}
+	let size: number;
+	try {
+		size = JSON.stringify(body).length;
+	} catch {
+		size = Infinity;
+	}
+	if (size > MAX_TASK_STATUS_BYTES) {
+		throw taskRefused(tool, `was given up: the server's ${where} answer is larger than ${MAX_TASK_STATUS_BYTES / 1024} KB (a task status is a few hundred bytes)`, BROKEN_SERVER);
+	}
+	const { status, taskId } = body as { status?: unknown; taskId?: unknown };
+	if (typeof status !== 'string' || !STATUSES.has(status)) {
+		throw taskRefused(
+			tool,
+			`has a status this client does not know (${JSON.stringify(typeof status === 'string' ? status.slice(0, 60) : (status ?? null))} in the ${where} answer; known: working, input_required, completed, failed, cancelled)`,
+			BROKEN_SERVER,
+		);
+	}
+	if (expectedId !== undefined && taskId !== expectedId) {
+		throw taskRefused(
+			tool,
+			`could not be followed: tasks/get for task ${quoteId(expectedId)} was answered for another task (${typeof taskId === 'string' ? quoteId(taskId) : 'no taskId'})`,
+			BROKEN_SERVER,
+		);
+	}
+	const checked = (where === 'tools/call' ? specTypeSchemas.CreateTaskResult : specTypeSchemas.GetTaskResult)['~standard'].validate(answer);
+	if ('then' in checked || checked.issues) {
+		const issue = 'then' in checked ? undefined : checked.issues?.[0];
+		const path = issue?.path?.map((key) => String(typeof key === 'object' ? key.key : key)).join('.');
+		throw taskRefused(tool, `could not be followed: the server's ${where} answer is not a valid task (${path ? `${path}: ` : ''}${issue?.message ?? 'invalid'})`, BROKEN_SERVER);
+	}
+	const state = (where === 'tools/call' ? (checked.value as { task: TaskState }).task : checked.value) as TaskState;
+	return state;
+}
+
+/** The requests a task wait makes; lib/mcp/taskCall.ts sends them on a connection. */
+export interface TaskChannel {
+	/** `tasks/get`: the raw answer (parsed here). */
+	get(taskId: string, signal: AbortSignal): Promise<unknown>;
+	/** `tasks/result`: the tool's CallToolResult; blocks on the server until the task ends. */
+	result(taskId: string, timeoutMs: number | undefined, signal: AbortSignal): Promise<Record<string, unknown>>;
+	/** `tasks/cancel`, bounded by CANCEL_GRACE_MS; failures are the caller's to ignore. */
+	cancel(taskId: string): Promise<unknown>;
+	/**
+	 * `notifications/tasks/status` for the task: `wake` on each, until the returned function is
+	 * called. The wait then polls at once (at most once per MIN_POLL_INTERVAL_MS).
+	 */
+	watch?(taskId: string, wake: () => void): () => void;
+}
+
+/** The clock of a wait (injected in tests). */
+export interface TaskTimers {
+	now(): number;
+	setTimeout(run: () => void, ms: number): unknown;
+	clearTimeout(handle: unknown): void;
+}
+
+export const REAL_TIMERS: TaskTimers = {
+	now: () => Date.now(),
+	setTimeout: (run, ms) => setTimeout(run, ms),
+	clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+export interface TaskWaitOptions {
+	tool: string;
+	/** Past this the task is cancelled and the call fails naming the limit (Max Task Wait). */
+	maxWaitMs: number;
+	/** n8n's Stop: the task is cancelled on the server, the wait ends at once. */
+	signal?: AbortSignal;
+	timers?: TaskTimers;
+	/** Each status seen, the created one first (progress on n8n's log, later the Agent's output). */
+	onStatus?: (state: TaskState) => void;
+}
+
+/** The poll wait: the server's interval within [MIN_POLL_INTERVAL_MS, MAX_POLL_INTERVAL_MS]. */
+export function pollDelay(state: Pick<TaskState, 'pollInterval'>): number {
+	const asked = state.pollInterval;
+	if (typeof asked !== 'number' || !Number.isFinite(asked)) return DEFAULT_POLL_INTERVAL_MS;
+	return Math.min(MAX_POLL_INTERVAL_MS, Math.max(MIN_POLL_INTERVAL_MS, asked));
+}
+
+/**
+ * Waits for a created task and returns its result, as a quick call would have: polls `tasks/get`
+ * at the server's interval; on `input_required` calls `tasks/result` at once (2025-11-25: that is
+ * where the server sends its requests, which the session answers, and it blocks until the task
+ * ends); on `completed` fetches `tasks/result` once. `failed` or `cancelled` by the server reject
+ * with TaskFailed. A status it does not know, a malformed or oversized answer, the wait passing
+ * `maxWaitMs` (or the task's own ttl), or an abort: the task is cancelled on the server
+ * (`tasks/cancel`, not awaited past CANCEL_GRACE_MS) and the call rejects saying which. No timer
+ * is left behind however it ends.
+ */
+export async function awaitTask(created: TaskState, channel: TaskChannel, options: TaskWaitOptions): Promise<Record<string, unknown>> {
+	const timers = options.timers ?? REAL_TIMERS;
+	const started = timers.now();
+	const { tool } = options;
+	const taskId = created.taskId;
+	// One controller for every request of the wait: n8n's Stop and our own limits both end it.
+	const stop = new AbortController();
+	const outer = options.signal;
+	const onOuterAbort = () => stop.abort(outer?.reason);
+	if (outer?.aborted) onOuterAbort();
+	else outer?.addEventListener('abort', onOuterAbort, { once: true });
+	// The ttl counts from creation on the server's clock; ours starts at the answer, close enough.
+	const ttlBound = typeof created.ttl === 'number' && created.ttl > 0 ? created.ttl : Infinity;
+	const limitMs = Math.min(options.maxWaitMs, ttlBound);
+	const limitName = ttlBound < options.maxWaitMs ? `the task's ttl (${seconds(ttlBound)}, set by the server)` : `Max Task Wait (${seconds(options.maxWaitMs)})`;
+	const deadline = started + limitMs;
+	let cancelSent = false;
+	const cancelOnServer = (): Promise<void> => {
+		if (cancelSent) return Promise.resolve();
+		cancelSent = true;
+		return channel.cancel(taskId).then(
+			() => undefined,
+			() => undefined,
+		);
+	};
+	const overLimit = () =>
+		taskRefused(
+			tool,
+			`did not finish within ${limitName}; it was cancelled on the server (task ${quoteId(taskId)})`,
+			"Raise Options > Max Task Wait if the tool needs longer (the task's ttl, which the server sets, bounds it too).",
+		);
+	const aborted = () =>
+		new McpAgentError(`The call of tool ${quoteToolName(tool)} was stopped while its task ran; the task was cancelled on the server (task ${quoteId(taskId)})`, {
+			code: 'cancelled',
+		});
+
+	let state = created;
+	// A status notice ends the current sleep early (see sleep); between sleeps it has nothing to do.
+	let wakeEarly: (() => void) | undefined;
+	const unwatch = channel.watch?.(taskId, () => wakeEarly?.());
+	try {
+		options.onStatus?.(state);
+		for (;;) {
+			if (stop.signal.aborted) throw aborted();
+			if (state.status === 'completed') return await channel.result(taskId, undefined, stop.signal);
+			if (state.status === 'failed' || state.status === 'cancelled') throw new TaskFailed(tool, taskId, state.status, state.statusMessage);
+			const remaining = deadline - timers.now();
+			if (remaining <= 0) throw overLimit();
+			if (state.status === 'input_required') {
+				// The server's requests come on this one (answered by the session: declined on MCP Call
+				// Tool), which then answers with the result once the task has ended.
+				const result = await withDeadline(channel.result(taskId, remaining, stop.signal), remaining, timers, stop);
+				if (result === OVER) throw overLimit();
+				return result;
+			}
+			const slept = await sleep(Math.min(pollDelay(state), remaining), timers, stop.signal, (wake) => (wakeEarly = wake));
+			wakeEarly = undefined;
+			if (!slept) throw aborted();
+			if (timers.now() >= deadline) throw overLimit();
+			state = parseTaskState(tool, await channel.get(taskId, stop.signal), 'tasks/get', taskId);
+			options.onStatus?.(state);
+		}
+	} catch (error) {
+		// Whatever ended the wait here (Stop, a limit, a bad answer, a failed request) leaves no task
+		// running on the server for nobody; one that ended (a result that could not be fetched, a
+		// failure the server reported) needs no cancel.
+		const stopped = outer?.aborted === true;
+		if (!TERMINAL.has(state.status)) {
+			stop.abort();
+			await cancelOnServer();
+		}
+		if (stopped) throw aborted();
+		throw error;
+	} finally {
+		unwatch?.();
+		outer?.removeEventListener('abort', onOuterAbort);
+	}
+}
+
+const OVER = Symbol('over the limit');
+
+/** `pending`, or OVER once `ms` have passed (the request is then aborted). */
+function withDeadline<T>(pending: Promise<T>, ms: number, timers: TaskTimers, stop: AbortController): Promise<T | typeof OVER> {
+	return new Promise<T | typeof OVER>((resolve, reject) => {
+		const handle = timers.setTimeout(() => {
+			resolve(OVER);
+			stop.abort();
+		}, ms);
+		pending.then(
+			(value) => {
+				timers.clearTimeout(handle);
+				resolve(value);
+			},
+			(error: unknown) => {
+				timers.clearTimeout(handle);
+				reject(error);
+			},
+		);
+	});
+}
+
+/**
+ * True after `ms`, false as soon as `signal` aborts (the timer cleared). `onWake` is handed a
+ * function that ends the sleep early (a status notice), though never before MIN_POLL_INTERVAL_MS
+ * of it have passed: a server sending notices without end gets one poll per that interval.
+ */
+function sleep(ms: number, timers: TaskTimers, signal: AbortSignal, onWake?: (wake: () => void) => void): Promise<boolean> {
+	if (signal.aborted) return Promise.resolve(false);
+	const started = timers.now();
+	return new Promise<boolean>((resolve) => {
+		let handle: unknown;
+		let early = false;
+		const done = () => {
+			signal.removeEventListener('abort', onAbort);
+			resolve(true);
+		};
+		const onAbort = () => {
+			timers.clearTimeout(handle);
+			resolve(false);
+		};
+		handle = timers.setTimeout(done, ms);
+		signal.addEventListener('abort', onAbort, { once: true });
+		onWake?.(() => {
+			if (early) return;
+			early = true;
+			const soonest = Math.max(0, MIN_POLL_INTERVAL_MS - (timers.now() - started));
+			if (soonest >= ms - (timers.now() - started)) return;
+			timers.clearTimeout(handle);
+			handle = timers.setTimeout(done, soonest);
+		});
+	});
+}
+
+function seconds(ms: number): string {
+	return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
