@@ -50,6 +50,8 @@ const postPage = async (fields) => {
 	const response = await fetch(pageUrl(), { method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
 	return { status: response.status, text: await response.text() };
 };
+/** The page's visible text with HTML entities decoded. */
+const visible = (html) => pageText(html, 5000).replace(/&(amp|lt|gt|quot|#39);/g, (_, e) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]);
 const signedIn = (extra = {}) => ({ email: OWNER.email, password: OWNER.password, ...extra });
 const start = (label) => ctx.n8n.trigger(`agent-${CASE}`, { plan: plan([call('record', { label })]) });
 
@@ -120,7 +122,7 @@ e2e('a grant made on the review page is listed on the standing approvals page af
 
 	// 4. Signed in: the grant, by the Agent node's name, with who made it and its one use.
 	const list = await postPage(signedIn());
-	const listed = pageText(list.text, 5000);
+	const listed = visible(list.text);
 	assert.equal(list.status, 200, listed);
 	assert.match(listed, /Signed in as Olga Owner <owner@example\.com>/);
 	assert.match(listed, /Workflow E2E agent: standing/);
@@ -129,7 +131,7 @@ e2e('a grant made on the review page is listed on the standing approvals page af
 
 	// 5. Revoke: recorded with the signed-in account; the next such call is asked again.
 	const revoked = await postPage(signedIn({ revokeGrant: grantId }));
-	const revokedText = pageText(revoked.text, 5000);
+	const revokedText = visible(revoked.text);
 	assert.equal(revoked.status, 200, revokedText);
 	assert.match(revokedText, new RegExp(`Standing approval ${grantId} is revoked`));
 	assert.match(revokedText, /Revoked by Olga Owner <owner@example\.com> at /);
@@ -141,6 +143,7 @@ e2e('a grant made on the review page is listed on the standing approvals page af
 	const again = await ctx.inbox.next('pending', CASE);
 	assert.equal(again.calls[0].tool, 'record');
 	assert.deepEqual(counterLabels(), ['standing-1', 'standing-1']);
+	await reviewPage(again.reviewUrl);
 	assertRecorded(await decide(again, { record: 'deny' }));
 	await ctx.inbox.next('done', CASE);
 	assert.deepEqual(counterLabels(), ['standing-1', 'standing-1']);
