@@ -1,7 +1,17 @@
 import type { Grant, GrantStore } from '../agent/grants';
 import { grantActive } from '../agent/grants';
 import { AttemptLimiter } from './attemptLimiter';
-import { listGrants, renderGrantList, renderGrantNotice, renderGrantsUnreadable, revokeGrant, REVOKE_EFFECT, REVOKE_FIELD, type GrantListing, type GrantNotice } from './grantsSection';
+import {
+	listGrants,
+	renderGrantList,
+	renderGrantNotice,
+	renderGrantsUnreadable,
+	revokeGrant,
+	REVOKE_EFFECT,
+	REVOKE_FIELD,
+	type GrantListing,
+	type GrantNotice,
+} from './grantsSection';
 import { showName, showText } from './html';
 import { verifyN8nSignIn, type SignInOptions, type SignInResult, type WorkflowFacts } from './n8nSignIn';
 import { page, renderMessagePage } from './reviewPage';
@@ -91,7 +101,10 @@ export async function handleStandingApprovalsPage(input: StandingPageRequest): P
 	// Counted before the sign-in is tried and given back unless it is refused, so sign-ins sent all at once cannot all pass the check above.
 	limiters.page.recordFailure(pageKey, at);
 	limiters.account.recordFailure(accountKey, at);
-	const signIn = await (input.signIn ?? verifyN8nSignIn)({ email: body.email, password: body.password, mfaCode: body.mfaCode }, { workflowId: input.workflowId, allowedReviewers: input.allowedReviewers });
+	const signIn = await (input.signIn ?? verifyN8nSignIn)(
+		{ email: body.email, password: body.password, mfaCode: body.mfaCode },
+		{ workflowId: input.workflowId, allowedReviewers: input.allowedReviewers },
+	);
 	if (signIn.ok || signIn.kind !== 'rejected') {
 		limiters.page.refund(pageKey, at);
 		limiters.account.refund(accountKey, at);

@@ -45,7 +45,8 @@ export class McpStandingApprovals implements INodeType {
 				typeOptions: { rows: 2 },
 				default: '',
 				placeholder: 'ana@example.com, ops-lead@example.com',
-				description: 'E-mails of the n8n accounts that may see and revoke standing approvals here (comma or newline separated, any letter case). Empty: any account that may run or edit this workflow.',
+				description:
+					'E-mails of the n8n accounts that may see and revoke standing approvals here (comma or newline separated, any letter case). Empty: any account that may run or edit this workflow.',
 			},
 		],
 	};

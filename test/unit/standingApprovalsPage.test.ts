@@ -36,7 +36,13 @@ function grant(id: string, extra: Partial<Grant> = {}): Grant {
 		server: 'payments',
 		tool: 'send_money',
 		fingerprint: 'sha256:f',
-		constraint: { kind: 'fields', fields: [{ path: ['to'], equals: 'bob' }, { path: ['amount'], atMost: 20, atLeast: 0 }] },
+		constraint: {
+			kind: 'fields',
+			fields: [
+				{ path: ['to'], equals: 'bob' },
+				{ path: ['amount'], atMost: 20, atLeast: 0 },
+			],
+		},
 		grantedBy: 'Ana <ana@example.com>',
 		grantedAt: NOW.getTime() - HOUR,
 		expiresAt: NOW.getTime() + 23 * HOUR,
@@ -132,7 +138,9 @@ describe('access: nothing readable without a sign-in', () => {
 
 	test('the sign-in is asked for this workflow and the allowed accounts, with the e-mail shown again but never the password', async () => {
 		const { store } = memoryStore([]);
-		const answer = await handleStandingApprovalsPage(request(store, { allowedReviewers: ['owner@example.com'], body: { email: 'someone@example.com', password: 'p4ss"<word', mfaCode: '123456' } }));
+		const answer = await handleStandingApprovalsPage(
+			request(store, { allowedReviewers: ['owner@example.com'], body: { email: 'someone@example.com', password: 'p4ss"<word', mfaCode: '123456' } }),
+		);
 		expect(signIns).toEqual([{ email: 'someone@example.com', password: 'p4ss"<word', mfaCode: '123456', workflowId: 'wf-1', allowedReviewers: ['owner@example.com'] }]);
 		expect(answer.html).toContain('value="someone@example.com"');
 		expect(answer.html).not.toContain('p4ss');
@@ -140,10 +148,14 @@ describe('access: nothing readable without a sign-in', () => {
 
 	test("n8n's own limit and an unreachable n8n are told apart, and show nothing", async () => {
 		const { store } = memoryStore([grant('grant_a1')]);
-		const limited = await handleStandingApprovalsPage(request(store, { signIn: async () => ({ ok: false, kind: 'rateLimited', error: 'n8n is limiting sign-in attempts; nothing was decided.' }) }));
+		const limited = await handleStandingApprovalsPage(
+			request(store, { signIn: async () => ({ ok: false, kind: 'rateLimited', error: 'n8n is limiting sign-in attempts; nothing was decided.' }) }),
+		);
 		expect(limited.status).toBe(429);
 		expect(limited.html).toContain('nothing was shown or changed');
-		const down = await handleStandingApprovalsPage(request(store, { signIn: async () => ({ ok: false, kind: 'unavailable', error: 'Could not check the sign-in with n8n (ECONNREFUSED); nothing was decided.' }) }));
+		const down = await handleStandingApprovalsPage(
+			request(store, { signIn: async () => ({ ok: false, kind: 'unavailable', error: 'Could not check the sign-in with n8n (ECONNREFUSED); nothing was decided.' }) }),
+		);
 		expect(down.status).toBe(503);
 		expect(down.html).toContain('ECONNREFUSED');
 		expect(down.html).not.toContain('grant_a1');
@@ -202,7 +214,16 @@ describe('the list', () => {
 		const { store, calls } = memoryStore([
 			grant('grant_a1'),
 			grant('grant_a2', { revokedAt: NOW.getTime() - 10 * 60_000, revokedBy: 'Ops <ops@example.com>', uses: 1 }),
-			grant('grant_b1', { nodeId: 'agent-b', server: 'files', tool: 'write_file', constraint: { kind: 'exact', argumentsHash: `sha256:${'a'.repeat(64)}` }, grantedAt: NOW.getTime() - 3 * HOUR, expiresAt: NOW.getTime() - HOUR, uses: 0, lastUsedAt: undefined }),
+			grant('grant_b1', {
+				nodeId: 'agent-b',
+				server: 'files',
+				tool: 'write_file',
+				constraint: { kind: 'exact', argumentsHash: `sha256:${'a'.repeat(64)}` },
+				grantedAt: NOW.getTime() - 3 * HOUR,
+				expiresAt: NOW.getTime() - HOUR,
+				uses: 0,
+				lastUsedAt: undefined,
+			}),
 			grant('grant_gone', { nodeId: 'deleted-agent' }),
 			grant('grant_other_workflow', { workflowId: 'wf-2' }),
 		]);
@@ -212,7 +233,9 @@ describe('the list', () => {
 		const page = text(answer.html);
 		expect(page).toContain('Workflow Payments bot');
 		expect(page).toContain(`Signed in as ${OWNER}`);
-		expect(page).toMatch(/Agent node “Pay Agent”.*send_money on payments with to is "bob" and amount between 0 and 20.*Granted by Ana <ana@example.com> at 2030-01-01 23:00 UTC · used 3 times, last at 2030-01-01 23:59 UTC · Active until 2030-01-02 23:00 UTC · grant_a1/);
+		expect(page).toMatch(
+			/Agent node “Pay Agent”.*send_money on payments with to is "bob" and amount between 0 and 20.*Granted by Ana <ana@example.com> at 2030-01-01 23:00 UTC · used 3 times, last at 2030-01-01 23:59 UTC · Active until 2030-01-02 23:00 UTC · grant_a1/,
+		);
 		expect(page).toMatch(/grant_a1.*used 1 time, last at 2030-01-01 23:59 UTC · Revoked by Ops <ops@example.com> at 2030-01-01 23:50 UTC · grant_a2/);
 		expect(page).toMatch(/Agent node “Files Agent”.*write_file on files with exactly the same arguments.*used 0 times · Expired at 2030-01-01 23:00 UTC · grant_b1/);
 		expect(page).toMatch(/Agent node deleted-agent not in this workflow any more.*grant_gone/);
@@ -237,7 +260,9 @@ describe('the list', () => {
 	});
 
 	test('active grants first, then at most 20 revoked or expired ones, newest first', async () => {
-		const old = Array.from({ length: MAX_INACTIVE_SHOWN + 3 }, (_, i) => grant(`grant_old${i}`, { grantedAt: NOW.getTime() - 40 * HOUR - i * HOUR, expiresAt: NOW.getTime() - 20 * HOUR - i * HOUR }));
+		const old = Array.from({ length: MAX_INACTIVE_SHOWN + 3 }, (_, i) =>
+			grant(`grant_old${i}`, { grantedAt: NOW.getTime() - 40 * HOUR - i * HOUR, expiresAt: NOW.getTime() - 20 * HOUR - i * HOUR }),
+		);
 		const { store } = memoryStore([...old, grant('grant_new')]);
 		const page = text((await handleStandingApprovalsPage(request(store))).html);
 		expect(page.indexOf('grant_new')).toBeLessThan(page.indexOf('grant_old0 '));
