@@ -14,10 +14,13 @@
 //      our MCP Agent vs n8n's AI Agent with MCP Client Tool, same fake model and server.
 //   6. The lean HTTP path (lib/mcp/leanHttpTransport.ts) vs the v2 client's own Streamable HTTP
 //      transport under the same connection (leanHttp): whether the hand-made path still pays.
+//   7. Approval rules and standing approvals (approvals): 200 scripted calls over 5 tools through the
+//      Agent in n8n 2.41.1, each outcome compared with an oracle's; and the cost of judging one call
+//      against 50 rules and 1,000 grants in plain Node.
 //
 // Benchmarks, not tests: numbers come from one run on one machine; nothing here asserts timings.
 // Options:
-//   --only=callTool,agent,manyTools,scanListing,pausedState,warm,leanHttp,oneItem,agentN8n   run some parts (default: all)
+//   --only=callTool,agent,manyTools,scanListing,pausedState,warm,leanHttp,oneItem,agentN8n,approvals   run some parts (default: all)
 //   --variants=key,key                            Call Tool variants to run (see suites/callTool.js)
 //   --quick                                       fewer repetitions (a smoke run; numbers are rough)
 //   --profile                                     run n8n with --cpu-prof; summary in the partial folder's profile.md
@@ -40,8 +43,9 @@ const { evaluateTargets } = require('./lib/targets');
 const { profileMarkdown, summarizeProfile } = require('./lib/profile');
 const { runCallToolSuite } = require('./suites/callTool');
 const { runOneExecutionSuite } = require('./suites/oneExecution');
+const { runApprovalsSuite } = require('./suites/approvals');
 
-const PARTS = ['callTool', 'agent', 'manyTools', 'scanListing', 'pausedState', 'warm', 'leanHttp', 'oneItem', 'agentN8n'];
+const PARTS = ['callTool', 'agent', 'manyTools', 'scanListing', 'pausedState', 'warm', 'leanHttp', 'oneItem', 'agentN8n', 'approvals'];
 /** Measured runs of each one-execution variant (n8n, one item or one Agent run), after a warm-up. */
 const ONE_EXECUTION_REPS = { full: 60, quick: 2 };
 
@@ -237,6 +241,13 @@ async function main() {
 			only: options.variants,
 		}, { profileFocus: /n8n-nodes-mcp-agent\/dist|n8n-nodes-langchain\/dist\/nodes\/(agents|mcp|llms)/ });
 		results.oneExecution = { ...oneExecution, parts: oneExecutionParts };
+	}
+	if (options.only.includes('approvals')) {
+		log('part 7: judging one call against 50 approval rules and 1,000 standing approvals (no n8n)');
+		const judging = await tracked(() => runScript(n8n.node24, 'judge-call.js', { passes: options.quick ? 1 : 3, warmupPasses: options.quick ? 1 : 3 }, { env: childEnv }));
+		log('part 7: 200 scripted calls through the MCP Agent in n8n 2.41.1 with approval rules and standing approvals');
+		const workload = await runN8nSuite(runApprovalsSuite, { label: 'approvals' }, { profileFocus: /n8n-nodes-mcp-agent\/dist/ });
+		results.approvals = { judging, workload };
 	}
 	if (options.only.includes('callTool')) {
 		log('part 1: MCP Call Tool in n8n 2.41.1 (and part 4: n8n memory)');

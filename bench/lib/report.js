@@ -2,6 +2,8 @@
 // The Markdown report (bench/results/latest.md), meant for the README's "Performance" section.
 
 const { ARGUMENT_STYLES } = require('./argumentStyles');
+const { quantile } = require('./common');
+const { cpuPerCall } = require('./targets');
 
 const LABELS = {
 	raw: 'Raw MCP SDK client (the limit)',
@@ -377,6 +379,71 @@ function oneExecutionSection(one) {
 	return out.join('\n');
 }
 
+/** Part 'approvals': the workload in n8n against the oracle, and the cost of judging one call (every figure from this run's results). */
+function approvalsSection(approvals) {
+	const out = ['### Approval rules and standing approvals', ''];
+	const w = approvals.workload;
+	if (w) {
+		const row = (label, expected, actual) => [label, String(expected), String(actual), expected === actual ? 'equal' : '**differs**'];
+		out.push(
+			table(
+				['Calls', 'Expected (oracle)', 'In n8n', ''],
+				[
+					row('Reached a person (*Needs Approval*)', w.expected.ask, w.actual.ask),
+					row('Refused by a rule', w.expected.refuse, w.actual.refuse),
+					row('Ran without review', w.expected.run, w.actual.run),
+					row('… let through by a run rule', w.expected.runBy.byRule, w.actual.runBy.byRule),
+					row('… let through by a standing approval', w.expected.runBy.byGrant, w.actual.runBy.byGrant),
+					row('… let through by the policy (*Never Ask For*)', w.expected.runBy.byPolicy, w.actual.runBy.byPolicy),
+					row('Anything else (no output, two outputs, another call)', 0, w.actual.other),
+					row('Reached the MCP server (its own record)', w.server.expectedRuns, w.server.calls),
+					row('Uses counted on the grants in the database', w.grantUses.expected, w.grantUses.counted),
+				],
+				['l'],
+			),
+			'',
+			`Calls run without review outside the rules and grants: **${w.ranOutsideRules}**. Calls whose outcome, rule, grant or policy (and, for a call that waits, the decisions offered) differ from the oracle's: **${w.mismatches}** of ${w.calls}.`,
+			'',
+			`${w.calls} scripted calls (${Object.entries(w.perTool)
+				.map(([tool, n]) => `${n} \`${tool}\``)
+				.join(', ')}) of a stdio MCP server (\`bench/fixtures/approval-tools-server.js\`, which records every call it runs), one Agent run per call, ${w.batch} runs per webhook-triggered execution (${w.executions} executions). ` +
+				`Rules: ${w.rules.list} in the node's *Approval Rules* list and ${w.rules.json} in *Approval Rules (JSON)* (${w.rules.effects.run} run, ${w.rules.effects.ask} ask, ${w.rules.effects.refuse} refuse, with conditions on the arguments); *Require Approval For* ${w.policy.requireApprovalFor}, *Always Ask For* \`${w.policy.alwaysAsk}\`, *Never Ask For* \`${w.policy.neverAsk}\`. ` +
+				`Standing approvals: ${w.grants.inserted} inserted into n8n's database through the package's grant store before n8n started (exact and field conditions; revoked, expired, bound to an earlier definition, of another Agent node or workflow, or matching no call among them), ${w.grants.covering} of which cover calls of the workload. ` +
+				"The expected outcome of each call comes from the workload's definitions alone (`bench/lib/approvalWorkload.js`: its own JSON Schema evaluator and the order of decision in docs/human-review.md), never from the package's code; what happened comes from the Agent's two outputs as n8n stored them (a paused run counts as reaching a person; no one decides it) and from the server's record. " +
+				`Agent node time per call in n8n: median ${ms(w.timing.agentMsPerCall)} over the executions (zero-latency scripted model, two model calls per run that is not paused).`,
+			'',
+		);
+	}
+	const j = approvals.judging;
+	if (j) {
+		const us = (v) => (Number.isFinite(v) ? `${v.toFixed(1)} µs` : '–');
+		const kinds = [
+			['ranByRuleOrPolicy', 'Run by a rule or the policy (no grant check)'],
+			['refused', 'Refused by a rule'],
+			['asked', 'Would wait: checked against the grants, none covers'],
+			['granted', 'Would wait: checked against the grants, one covers'],
+		];
+		const line = (label, list) => [label, String(list.length), us(quantile(list, 0.5)), `**${us(quantile(list, 0.95))}**`, us(quantile(list, 0.99)), us(list.length ? Math.max(...list) : NaN)];
+		const rows = kinds.filter(([key]) => j.samples[key]).map(([key, label]) => line(label, j.samples[key]));
+		rows.push(line('**Checked against the grants (asked or covered)**', [...(j.samples.asked ?? []), ...(j.samples.granted ?? [])]));
+		rows.push(line('Every call', Object.values(j.samples).flat()));
+		if (j.concentrated) {
+			const c = j.concentrated.samples;
+			rows.push(line(`Supplementary: all ${j.concentrated.grantsOnTool.toLocaleString('en')} grants on \`${j.concentrated.tool}\`, its calls checked against them`, [...(c.asked ?? []), ...(c.granted ?? [])]));
+		}
+		out.push(
+			table(['Judging one call', 'Samples', 'Median', 'p95', 'p99', 'Max'], rows, ['l']),
+			'',
+			`One sample = one call judged by the package's own code in a warm Node process without n8n (\`bench/scripts/judge-call.js\`): \`judgeCall\` over ${j.rules} rules (${j.rulesWithCondition} with a condition) and the policy, then, for a call that would wait for a person, \`applyGrants\` over ${j.grants.toLocaleString('en')} grants of the Agent node (${Object.values(j.grantsPerTool).join('/')} per tool), parsed as \`readGrants\` hands them over; reading them from the database is not included. ` +
+				`${j.distinctCalls.toLocaleString('en')} calls made like the workload's, ${j.passes} measured passes after ${j.warmupPasses} warm-up passes; every sample is kept in the results (\`latest.json\` after a complete run). ` +
+				`A sample's time is wall-clock time, so on a shared machine it includes any moment the process was not running (the tail of the distribution); the CPU time of the measured passes was ${us(cpuPerCall(j.passCpu))} per call` +
+				(j.concentrated?.passCpu ? ` (${us(cpuPerCall(j.concentrated.passCpu))} with all grants on the tool called).` : '.'),
+			'',
+		);
+	}
+	return out.join('\n');
+}
+
 /** When, where and what a run measured: date, machine, Node and n8n versions, package and commit. */
 function runLine(m) {
 	return (
@@ -433,6 +500,7 @@ function renderMarkdown(results) {
 	if (results.warm) out.push(warmSection(results.warm));
 	if (results.leanHttp) out.push(leanHttpSection(results.leanHttp));
 	if (results.oneExecution) out.push(oneExecutionSection(results.oneExecution));
+	if (results.approvals) out.push(approvalsSection(results.approvals));
 	if (results.callTool || results.pausedState) out.push(memorySection(results));
 	return `${out.join('\n')}\n`;
 }

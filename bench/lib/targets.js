@@ -2,6 +2,7 @@
 // The performance targets, checked against one run's numbers. Reported as met/missed; nothing fails.
 
 const { ARGUMENT_STYLES } = require('./argumentStyles');
+const { quantile } = require('./common');
 
 function find(list, key) {
 	return (list || []).find((entry) => entry.key === key);
@@ -207,7 +208,67 @@ function evaluateTargets(results) {
 			});
 		}
 	}
+	targets.push(...approvalTargets(results.approvals));
 	return targets;
 }
 
-module.exports = { evaluateTargets };
+/** The judging samples (µs) of the calls that reach the grant check (asked, or let through by a grant), and of all calls. */
+function judgingStats(samples) {
+	const grantChecked = [...(samples.asked ?? []), ...(samples.granted ?? [])];
+	const all = Object.values(samples).flat();
+	const stats = (list) => ({ n: list.length, median: quantile(list, 0.5), p95: quantile(list, 0.95) });
+	return { grantChecked: stats(grantChecked), all: stats(all) };
+}
+
+/** CPU time per call over the measured passes of the judging benchmark (median over passes), in µs. */
+function cpuPerCall(passes) {
+	return passes?.length ? quantile(passes.map((p) => p.cpuUs / p.calls), 0.5) : NaN;
+}
+
+/** Part 'approvals': the workload's outcomes against the oracle's, and the cost of judging one call. */
+function approvalTargets(approvals) {
+	if (!approvals) return [];
+	const targets = [];
+	const w = approvals.workload;
+	if (w) {
+		targets.push({
+			id: 'approvals-reach-person',
+			target: `Approval workload through the MCP Agent in n8n (${w.calls} scripted calls, ${w.tools.length} tools, ${w.rules.total} rules, ${w.grants.inserted} grants in n8n's database): the calls that reach a person are exactly those the rules and grants say`,
+			measured: `${w.reachedPerson.actual} reached a person (expected ${w.reachedPerson.expected}); refused ${w.refused.actual} (expected ${w.refused.expected}); ran ${w.actual.run} (expected ${w.expected.run}); ${w.calls - w.mismatches} of ${w.calls} calls with the expected outcome and the expected rule, grant or policy named`,
+			value: w.mismatches,
+			met: w.reachedPerson.equal && w.mismatches === 0,
+		});
+		targets.push({
+			id: 'approvals-run-outside',
+			target: 'Approval workload in n8n: calls run without review outside the rules and grants: 0',
+			measured: `${w.ranOutsideRules} (in the Agent's output: ${w.ranOutsideByOutput}; calls at the server beyond the ${w.server.expectedRuns} expected: ${w.server.unexpected}, expected ones missing: ${w.server.missing})`,
+			value: w.ranOutsideRules,
+			met: w.ranOutsideRules === 0,
+		});
+	}
+	const j = approvals.judging;
+	if (j) {
+		const us = (v) => (Number.isFinite(v) ? `${v.toFixed(0)} µs` : 'n/a');
+		const main = judgingStats(j.samples);
+		targets.push({
+			id: 'approvals-judge',
+			target: `Judging one call against ${j.rules} approval rules and ${j.grants.toLocaleString('en')} standing approvals (judgeCall + applyGrants, no n8n): under 1 ms per call (p95 of the calls checked against the grants)`,
+			measured: `median ${us(main.grantChecked.median)}, p95 ${us(main.grantChecked.p95)} (${main.grantChecked.n} samples); every call: median ${us(main.all.median)}, p95 ${us(main.all.p95)} (${main.all.n}), CPU ${us(cpuPerCall(j.passCpu))} per call`,
+			value: main.grantChecked.p95,
+			met: main.grantChecked.p95 < 1000,
+		});
+		if (j.concentrated) {
+			const c = judgingStats(j.concentrated.samples);
+			targets.push({
+				id: 'approvals-judge-one-tool',
+				target: `supplementary: the same with all ${j.concentrated.grantsOnTool.toLocaleString('en')} grants on the tool called (${j.concentrated.tool}): under 1 ms per call (p95 of the calls checked against the grants)`,
+				measured: `median ${us(c.grantChecked.median)}, p95 ${us(c.grantChecked.p95)} (${c.grantChecked.n} samples)`,
+				value: c.grantChecked.p95,
+				met: c.grantChecked.p95 < 1000,
+			});
+		}
+	}
+	return targets;
+}
+
+module.exports = { evaluateTargets, judgingStats, cpuPerCall };

@@ -1,6 +1,9 @@
 /** The data of standing approvals (grants); the logic is in grants.ts. */
 export const GRANT_VERSION = 1;
 
+/** How long a person may allow similar calls: 1 hour, 1 day, 30 days (grants.ts GRANT_DURATIONS). */
+export type GrantDuration = '1h' | '1d' | '30d';
+
 /** A condition on one field of the arguments, named by its path of own property names (or array indexes). */
 export type FieldCondition = { path: string[]; equals: unknown } | { path: string[]; atMost: number; atLeast?: number };
 

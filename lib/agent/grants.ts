@@ -3,10 +3,10 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../tools/fingerprint';
 import { ARGUMENT_LIMITS, exceededLimit } from '../tools/schemaLimits';
 import { hashArguments } from './argumentHash';
-import type { PlannedCall } from './types';
-import { GRANT_VERSION, type FieldCondition, type Grant, type GrantConstraint, type GrantRef, type GrantScope, type GrantStore, type WorkflowScope } from './grantTypes';
+import type { AllowSimilar, PlannedCall, ReviewDecision } from './types';
+import { GRANT_VERSION, type FieldCondition, type Grant, type GrantConstraint, type GrantDuration, type GrantRef, type GrantScope, type GrantStore, type WorkflowScope } from './grantTypes';
 
-export { GRANT_VERSION, type FieldCondition, type Grant, type GrantConstraint, type GrantRef, type GrantScope, type GrantStore, type WorkflowScope };
+export { GRANT_VERSION, type FieldCondition, type Grant, type GrantConstraint, type GrantDuration, type GrantRef, type GrantScope, type GrantStore, type WorkflowScope };
 
 /**
  * Standing approvals ("grants"), the pure part: what a grant is, whether one covers a call, and the
@@ -26,8 +26,7 @@ export { GRANT_VERSION, type FieldCondition, type Grant, type GrantConstraint, t
  * refuses before any review, so no grant ever reaches a refused call.
  */
 /** The durations a person may pick, in milliseconds. */
-export const GRANT_DURATIONS = { '1h': 3_600_000, '1d': 86_400_000, '30d': 30 * 86_400_000 } as const;
-export type GrantDuration = keyof typeof GRANT_DURATIONS;
+export const GRANT_DURATIONS: Readonly<Record<GrantDuration, number>> = { '1h': 3_600_000, '1d': 86_400_000, '30d': 30 * 86_400_000 };
 export const GRANT_DURATION_LABELS: Record<GrantDuration, string> = { '1h': '1 hour', '1d': '1 day', '30d': '30 days' };
 const LONGEST = GRANT_DURATIONS['30d'];
 /** How far a grant's creation time may lie in the future of the checking process (clock skew between n8n processes). */
@@ -136,17 +135,57 @@ function valueAt(args: unknown, path: string[]): { found: boolean; value?: unkno
 	return { found: true, value: current };
 }
 
-/** Whether the arguments meet the constraint. Arguments beyond the package's limits meet none. */
-export function constraintHolds(constraint: GrantConstraint, args: unknown): boolean {
-	if (exceededLimit(args ?? {}, ARGUMENT_LIMITS)) return false;
-	if (constraint.kind === 'exact') return hashArguments(args) === constraint.argumentsHash;
+/**
+ * What a call brings to every grant it is checked against, worked out once per call rather than
+ * once per grant (a node may hold a thousand grants): whether the arguments are beyond the
+ * package's limits, and their hash, computed when the first "exactly these arguments" grant asks.
+ */
+interface CallFacts {
+	args: unknown;
+	oversized: boolean;
+	hash?: string;
+}
+
+function factsOf(args: unknown): CallFacts {
+	return { args, oversized: exceededLimit(args ?? {}, ARGUMENT_LIMITS) !== undefined };
+}
+
+/** canonicalJson of a condition's value, kept per condition object: the grants of one read are checked against every call of the run. */
+const canonicalEquals = new WeakMap<object, string>();
+
+function equalsText(field: { equals: unknown }): string {
+	let text = canonicalEquals.get(field);
+	if (text === undefined) {
+		text = canonicalJson(field.equals);
+		canonicalEquals.set(field, text);
+	}
+	return text;
+}
+
+function holds(constraint: GrantConstraint, facts: CallFacts): boolean {
+	if (facts.oversized) return false;
+	if (constraint.kind === 'exact') return (facts.hash ??= hashArguments(facts.args)) === constraint.argumentsHash;
+	const args = facts.args;
 	if (!isRecord(args) || constraint.fields.length === 0) return false;
 	return constraint.fields.every((field) => {
 		const { found, value } = valueAt(args, field.path);
 		if (!found) return false;
-		if ('equals' in field) return canonicalJson(value) === canonicalJson(field.equals);
+		if ('equals' in field) return sameValue(value, field);
 		return typeof value === 'number' && Number.isFinite(value) && value <= field.atMost && (field.atLeast === undefined || value >= field.atLeast);
 	});
+}
+
+/** canonicalJson(value) === canonicalJson(field.equals), without serializing two strings or two finite numbers (equal as JSON exactly when ===). */
+function sameValue(value: unknown, field: { equals: unknown }): boolean {
+	const expected = field.equals;
+	if (typeof value === 'string' && typeof expected === 'string') return value === expected;
+	if (typeof value === 'number' && typeof expected === 'number' && Number.isFinite(value) && Number.isFinite(expected)) return value === expected;
+	return canonicalJson(value) === equalsText(field);
+}
+
+/** Whether the arguments meet the constraint. Arguments beyond the package's limits meet none. */
+export function constraintHolds(constraint: GrantConstraint, args: unknown): boolean {
+	return holds(constraint, factsOf(args));
 }
 
 /**
@@ -164,23 +203,35 @@ export function grantableCall(call: PlannedCall): boolean {
 
 /** Whether the grant covers the call in this scope at `now`. */
 export function grantCovers(grant: Grant, call: PlannedCall, scope: GrantScope, now: number): boolean {
+	if (!call.tool || !grantableCall(call)) return false;
+	return coversGrantable(grant, call, scope, now, () => factsOf(call.arguments));
+}
+
+/** grantCovers for a call already known to be grantable; `facts` is asked only once the grant's identity matches. */
+function coversGrantable(grant: Grant, call: PlannedCall, scope: GrantScope, now: number, facts: () => CallFacts): boolean {
 	const tool = call.tool;
-	if (!tool || !grantableCall(call) || !grantActive(grant, now)) return false;
+	if (!tool || !grantActive(grant, now)) return false;
 	if (grant.workflowId !== scope.workflowId || grant.nodeId !== scope.nodeId) return false;
 	if (grant.server !== tool.serverName || grant.tool !== tool.mcpName || grant.fingerprint !== tool.fingerprint) return false;
 	try {
-		return constraintHolds(grant.constraint, call.arguments);
+		return holds(grant.constraint, facts());
 	} catch {
 		return false;
 	}
 }
 
-/** The first grant (earliest expiry first, then id: deterministic) that covers the call, if any. */
+/**
+ * The first grant (earliest expiry first, then id: deterministic) that covers the call, if any.
+ * What the call brings (its limits check, its hash) is worked out once, not once per grant.
+ */
 export function coveringGrant(grants: readonly Grant[], call: PlannedCall, scope: GrantScope, now: number): Grant | undefined {
+	if (!call.tool || !grantableCall(call)) return undefined;
+	let facts: CallFacts | undefined;
+	const factsOnce = () => (facts ??= factsOf(call.arguments));
 	let best: Grant | undefined;
 	for (const grant of grants) {
-		if (!grantCovers(grant, call, scope, now)) continue;
-		if (!best || grant.expiresAt < best.expiresAt || (grant.expiresAt === best.expiresAt && grant.id < best.id)) best = grant;
+		if (best && (grant.expiresAt > best.expiresAt || (grant.expiresAt === best.expiresAt && grant.id >= best.id))) continue;
+		if (coversGrantable(grant, call, scope, now, factsOnce)) best = grant;
 	}
 	return best;
 }
@@ -293,6 +344,40 @@ export function applyGrants<P extends { calls: PlannedCall[]; outcomes: Record<s
 		changed = true;
 		const { review: _covered, ...rest } = call;
 		return { ...rest, allowedBy: grantRef(grant) };
+	});
+	return changed ? { ...phase, calls } : phase;
+}
+
+/**
+ * Why a decision's "allow similar calls" cannot stand (undefined when it can): only with Approve,
+ * only on a call a grant could cover, with a known duration and a condition that holds for this
+ * call's own arguments. The review page checks the same; this is the Agent's own check of what
+ * reaches it, so the grant it stores rests on the run's state, not on the request item.
+ */
+export function allowSimilarProblem(call: PlannedCall, decision: Pick<ReviewDecision, 'decision' | 'allowSimilar'>): string | undefined {
+	const wanted: unknown = decision.allowSimilar;
+	if (decision.decision !== 'approve') return 'only an approval can allow similar calls';
+	if (!grantableCall(call)) return 'its approval rule or its definition needs a person for every call';
+	if (!isRecord(wanted) || Object.keys(wanted).some((key) => key !== 'duration' && key !== 'constraint')) return 'the choice is not in the expected form';
+	if (typeof wanted.duration !== 'string' || !Object.hasOwn(GRANT_DURATIONS, wanted.duration)) return `unknown duration "${String(wanted.duration)}"`;
+	const constraint = parseConstraint(wanted.constraint);
+	if (!constraint) return 'the condition for similar calls cannot be used';
+	if (!constraintHolds(constraint, call.arguments)) return 'the condition for similar calls does not hold for this call';
+	return undefined;
+}
+
+/** The calls of the phase whose approval allowed similar calls, and that have no standing approval recorded yet. */
+export function standingApprovalsToStore(calls: readonly PlannedCall[]): Array<PlannedCall & { review: { allowSimilar: AllowSimilar & { approvalId: string } } }> {
+	return calls.filter((call) => call.review?.allowSimilar && !call.review.standingApproval) as Array<PlannedCall & { review: { allowSimilar: AllowSimilar & { approvalId: string } } }>;
+}
+
+/** The phase with what became of each call's standing approval recorded (pure; `results` by call id). */
+export function recordStandingApprovals<P extends { calls: PlannedCall[] }>(phase: P, results: Record<string, { grant: string; expiresAt: string } | { notSaved: string }>): P {
+	let changed = false;
+	const calls = phase.calls.map((call): PlannedCall => {
+		if (!call.review?.allowSimilar || call.review.standingApproval || !Object.hasOwn(results, call.id)) return call;
+		changed = true;
+		return { ...call, review: { ...call.review, standingApproval: { ...results[call.id] } } };
 	});
 	return changed ? { ...phase, calls } : phase;
 }

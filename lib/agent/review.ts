@@ -8,6 +8,7 @@ import { DEFAULT_OUTCOME_LIMITS, errorOutcome, type OutcomeLimits } from './tool
 import type { AgentState, CallInput, PlannedCall, ReviewDecision, RunToolsPhase } from './types';
 import type { CatalogTool } from '../providers/modelTypes';
 import { McpAgentError } from '../errors';
+import { allowSimilarProblem } from './grants';
 
 /**
  * Applying a person's decisions to a paused turn. Decisions are checked against the state, never
@@ -75,6 +76,10 @@ export function applyDecisions(
 		if (reviewPending && offered && decision.decision !== undefined && !offered.includes(decision.decision)) {
 			throw new DecisionRejected(`"${decision.decision}" is not a decision the reviewer may take for call ${decision.callId} (its approval rule offers ${offered.join(', ')})`);
 		}
+		if (decision.allowSimilar !== undefined) {
+			const problem = allowSimilarProblem(call, decision);
+			if (problem) throw new DecisionRejected(`similar calls cannot be allowed with the decision for call ${decision.callId}: ${problem}`);
+		}
 		const input = call.input?.status === 'pending' ? call.input : undefined;
 		if (!input && (decision.inputResponses !== undefined || decision.inputHash !== undefined)) throw new DecisionRejected(`call ${decision.callId} is not waiting for input`);
 		// Answers are needed unless the call is denied, or its arguments are edited (the call then starts over).
@@ -111,7 +116,8 @@ export function applyDecisions(
 		const decided = { ...call.review, reviewer: event.reviewer, decidedAt: event.decidedAt, rounds: call.review.rounds + 1, ...(decision.reason ? { reason: decision.reason } : {}) };
 		if (decision.decision === 'approve') {
 			const input = call.input?.status === 'pending' ? answered(call.input, answers.get(call.id), event) : call.input;
-			return { ...call, review: { ...decided, status: 'approved' }, ...(input ? { input } : {}) };
+			const allowSimilar = decision.allowSimilar ? { allowSimilar: { duration: decision.allowSimilar.duration, constraint: decision.allowSimilar.constraint, approvalId: event.approvalId } } : {};
+			return { ...call, review: { ...decided, status: 'approved', ...allowSimilar }, ...(input ? { input } : {}) };
 		}
 		if (decision.decision === 'deny') {
 			setEntry(outcomes, call.id, errorOutcome(call.id, `A person reviewing this call denied it, so it was not run.${reason}`, limits));

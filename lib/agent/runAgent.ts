@@ -5,7 +5,7 @@ import { EMPTY_USAGE } from '../providers/shared';
 import { nextEffect, step } from './step';
 import type { AgentState, PlannedCall } from './types';
 import type { ToolRunResult } from './toolRunner';
-import { readGrants, isGrantRef, type GrantStore, type GrantScope } from './grants';
+import { readGrants, isGrantRef, makeGrant, standingApprovalsToStore, type GrantStore, type GrantScope } from './grants';
 import { McpAgentError } from '../errors';
 
 export interface AgentDrivers {
@@ -67,7 +67,11 @@ export async function runAgent(initial: AgentState, drivers: AgentDrivers): Prom
 }
 
 async function runEffects(progress: { state: AgentState }, drivers: AgentDrivers): Promise<AgentState> {
-	let state = progress.state;
+	let state = await storeStandingApprovals(progress.state, drivers);
+	if (state !== progress.state) {
+		progress.state = state;
+		drivers.onStep?.(state);
+	}
 	const adapter = adapterFor(state.provider);
 	for (;;) {
 		const effect = nextEffect(state);
@@ -138,4 +142,52 @@ async function coveredByGrants(state: AgentState, drivers: AgentDrivers): Promis
 		}
 	}
 	return next;
+}
+
+/**
+ * Stores the standing approvals people chose with the approvals just applied ("allow similar
+ * calls" on the review page, inside MCP Approval's signed decision). The Agent makes the grant
+ * itself, from its own state: the scope is this workflow's and this Agent node's (the driver's),
+ * the tool, definition fingerprint and arguments are the run's, so nothing an item carries can
+ * point a grant elsewhere. The store ignores a grant it has (ids are deterministic), so a resume
+ * that runs twice stores one. A grant that cannot be stored leaves the approval for this call
+ * only; the tool log says why.
+ */
+async function storeStandingApprovals(state: AgentState, drivers: AgentDrivers): Promise<AgentState> {
+	if (state.phase.name !== 'run_tools') return state;
+	const wanted = standingApprovalsToStore(state.phase.calls);
+	if (wanted.length === 0) return state;
+	const grants = drivers.grants;
+	const results: Record<string, { grant: string; expiresAt: string } | { notSaved: string }> = {};
+	for (const call of wanted) {
+		const { allowSimilar, reviewer } = call.review;
+		if (!grants?.store || !call.tool) {
+			results[call.id] = { notSaved: 'standing approvals are not available here (an unsaved workflow, or an n8n whose database the package cannot use)' };
+			continue;
+		}
+		const made = makeGrant({
+			...grants.scope,
+			approvalId: allowSimilar.approvalId,
+			callId: call.id,
+			server: call.tool.serverName,
+			tool: call.tool.mcpName,
+			fingerprint: call.tool.fingerprint,
+			arguments: call.arguments,
+			constraint: allowSimilar.constraint,
+			duration: allowSimilar.duration,
+			grantedBy: reviewer ?? '',
+			now: (grants.now ?? Date.now)(),
+		});
+		if (made instanceof Error) {
+			results[call.id] = { notSaved: made.message };
+			continue;
+		}
+		try {
+			await grants.store.insert(made);
+			results[call.id] = { grant: made.id, expiresAt: new Date(made.expiresAt).toISOString() };
+		} catch (error) {
+			results[call.id] = { notSaved: `the grant store failed (${error instanceof Error ? error.message : String(error)})` };
+		}
+	}
+	return step(state, { type: 'grants_stored', results });
 }

@@ -10,7 +10,7 @@ import { applyDecisions, awaitingPerson, expireApproval, refreshCatalog, shownId
 import { answerActions, startInputRound } from './callInput';
 import { logEntry } from './toolLog';
 import { setEntry } from './ownEntry';
-import { applyGrants } from './grants';
+import { applyGrants, recordStandingApprovals } from './grants';
 import { AGENT_STATE_VERSION } from './stateSchema';
 import type { AgentEffect, AgentEvent, AgentState, PlannedCall, RunSettings, RunStatus, ToolInputNeeded, ToolLogEntry, RunToolsPhase } from './types';
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome, Usage } from '../providers/modelTypes';
@@ -175,6 +175,10 @@ export function step(state: AgentState, event: AgentEvent): AgentState {
 			return settle(state, expireApproval(phase, event.approvalId, event.at));
 		case 'grants_read': {
 			const next = applyGrants(phase, event.grants, event.scope, event.at);
+			return next === phase ? state : { ...state, phase: next };
+		}
+		case 'grants_stored': {
+			const next = recordStandingApprovals(phase, event.results);
 			return next === phase ? state : { ...state, phase: next };
 		}
 	}

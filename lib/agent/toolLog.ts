@@ -42,6 +42,7 @@ export function logEntry(iteration: number, call: PlannedCall, outcome: ToolOutc
 			...(review.reason ? { reason: review.reason } : {}),
 			...(review.originalArguments !== undefined ? { editedFrom: review.originalArguments } : {}),
 			warnings: review.warnings,
+			...(review.standingApproval ? { standingApproval: { ...review.standingApproval } } : {}),
 		};
 	}
 	const input = call.input;

@@ -7,7 +7,7 @@ import type { ProviderId } from '../providers/providerId';
 import type { CatalogTool, ModelSettings, ModelTurn, StopKind, ToolOutcome, Usage } from '../providers/modelTypes';
 import type { ApprovalPolicy, ReviewerChoice } from './policy';
 import type { RuleRef } from './approvalRules';
-import type { Grant, GrantRef, GrantScope } from './grantTypes';
+import type { Grant, GrantConstraint, GrantDuration, GrantRef, GrantScope } from './grantTypes';
 import type { ElicitationAnswer, ServerInputRequest } from '../mcp/inputRequests';
 
 /** Why a run ended; the node reports it as `status`. */
@@ -38,6 +38,16 @@ export interface CallReview {
 	askedBy?: RuleRef | 'unpinned definition';
 	/** The decisions the reviewer may take (absent: approve, deny and edit, as in runs stored before rules). */
 	decisions?: ReviewerChoice[];
+	/** With an approval: the person also allowed similar calls (a standing approval the Agent stores, runAgent.ts), and in which approval. */
+	allowSimilar?: AllowSimilar & { approvalId: string };
+	/** What became of allowSimilar: the grant stored, or why it was not (the approval stands either way). */
+	standingApproval?: { grant: string; expiresAt: string } | { notSaved: string };
+}
+
+/** A person's "allow similar calls" on the review page: how long, and what counts as similar. */
+export interface AllowSimilar {
+	duration: GrantDuration;
+	constraint: GrantConstraint;
 }
 
 export type InputStatus = 'pending' | 'answered' | 'expired' | 'denied';
@@ -108,6 +118,8 @@ export interface ToolLogEntry {
 		reason?: string;
 		editedFrom?: unknown;
 		warnings: string[];
+		/** The standing approval the person made with this approval, or why it was not saved. */
+		standingApproval?: CallReview['standingApproval'];
 	};
 	/** When the server asked a person for input during the call (the answers' values are not logged). */
 	input?: {
@@ -188,6 +200,8 @@ export interface ReviewDecision {
 	inputResponses?: Record<string, ElicitationAnswer>;
 	/** The pending input's inputHash: the answers were given to exactly those requests. */
 	inputHash?: string;
+	/** With "approve", from the review page's form only (inside MCP Approval's signed decision): allow similar calls. */
+	allowSimilar?: AllowSimilar;
 }
 
 /** A call the server did not finish: it needs input first (from the tool runner). */
@@ -207,7 +221,9 @@ export type AgentEvent =
 	| { type: 'approval_expired'; approvalId: string; at: string }
 	| { type: 'catalog_refreshed'; tools: CatalogTool[] }
 	/** The driver read the scope's active grants fresh at `at` (ms): pending calls a grant covers run without review. */
-	| { type: 'grants_read'; grants: Grant[]; scope: GrantScope; at: number };
+	| { type: 'grants_read'; grants: Grant[]; scope: GrantScope; at: number }
+	/** The driver stored (or failed to store) the standing approvals people chose with their approvals, by call id. */
+	| { type: 'grants_stored'; results: Record<string, NonNullable<CallReview['standingApproval']>> };
 
 export type AgentEffect =
 	| { type: 'call_model' }

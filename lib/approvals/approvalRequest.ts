@@ -1,4 +1,4 @@
-import type { AgentState, CallReview, OpenApproval, PlannedCall } from '../agent/types';
+import type { AgentState, AllowSimilar, CallReview, OpenApproval, PlannedCall } from '../agent/types';
 import { REVIEWER_CHOICES, type ReviewerChoice } from '../agent/policy';
 import { boundArgsHash, shownIdentity } from '../agent/review';
 import { toolOfCall } from '../agent/catalog';
@@ -113,6 +113,8 @@ export interface ApprovalDecisionItem {
 		arguments?: unknown;
 		inputHash?: string;
 		inputResponses?: Record<string, { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }>;
+		/** With "approve", set by the review page's form only: the person also allows similar calls (the Agent stores the grant). */
+		allowSimilar?: AllowSimilar;
 	}>;
 	/** MCP Approval's MAC over the rest of the item (decisionProof.ts); the Agent applies nothing without it. */
 	proof?: string;

@@ -1,7 +1,6 @@
-import { McpAgentError } from '../errors';
 import { createHash } from 'node:crypto';
 import { hashArguments } from '../agent/argumentHash';
-import { GRANT_DURATION_LABELS, GRANT_DURATIONS, describeConstraint, makeGrant, type FieldCondition, type Grant, type GrantConstraint, type GrantDuration } from '../agent/grants';
+import { GRANT_DURATION_LABELS, GRANT_DURATIONS, describeConstraint, type FieldCondition, type GrantConstraint, type GrantDuration } from '../agent/grants';
 import type { ApprovalDecisionItem, ApprovalRequest, PendingCallView } from './approvalRequest';
 import { showText } from './html';
 
@@ -12,8 +11,9 @@ import { showText } from './html';
  * offers fields by their position in a list built from the call's arguments, and the POST is read
  * against the same list, so a submission can name only fields and values the person was shown.
  *
- * Only a person's form post on the review page makes a grant: a JSON (API) post, a channel answer
- * or anything in an item never does (the Agent has no code path that writes a grant).
+ * Only a person's form post on the review page chooses a grant: the choice goes into the approval's
+ * signed decision, and the Agent stores the grant when it applies that decision (runAgent.ts). A
+ * JSON (API) post, a channel answer or anything in an item never carries one.
  */
 export interface FieldCandidate {
 	path: string[];
@@ -135,33 +135,7 @@ export function readGrantChoices(body: Record<string, unknown>, requests: Approv
 	return { choices, errors };
 }
 
-/** The grants the choices make (checked by makeGrant), and the problems of those that cannot be made. */
-export function grantsFromChoices(choices: GrantChoice[], context: { workflowId: string | undefined; grantedBy: string; now: number }): { grants: Grant[]; problems: string[] } {
-	const grants: Grant[] = [];
-	const problems: string[] = [];
-	for (const choice of choices) {
-		const made = context.workflowId
-			? makeGrant({
-					workflowId: context.workflowId,
-					nodeId: choice.nodeId,
-					approvalId: choice.approvalId,
-					callId: choice.call.callId,
-					server: choice.call.server,
-					tool: choice.call.tool,
-					fingerprint: choice.call.fingerprint,
-					arguments: choice.call.arguments,
-					constraint: choice.constraint,
-					duration: choice.duration,
-					grantedBy: context.grantedBy,
-					now: context.now,
-				})
-			: new McpAgentError('the workflow has no id (save it first)', { code: 'review' });
-		if (made instanceof Error) problems.push(`Similar calls of ${choice.call.tool} were not allowed: ${made.message}.`);
-		else grants.push(made);
-	}
-	return { grants, problems };
-}
-
-export function grantSummary(grant: Grant): string {
-	return `${grant.tool} on ${grant.server} with ${describeConstraint(grant.constraint)}, until ${new Date(grant.expiresAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+/** A choice in words, for the page that confirms the decision. */
+export function choiceSummary(choice: GrantChoice): string {
+	return `${choice.call.tool} on ${choice.call.server} with ${describeConstraint(choice.constraint)}, for ${GRANT_DURATION_LABELS[choice.duration]}`;
 }

@@ -8,7 +8,7 @@ import { parseReviewSubmission, valuesToShowAgain } from './reviewSubmission';
 import { mentionsInput } from './inputForm';
 import type { RecentDecisions } from './recentDecisions';
 import { decisionKeyFor, withDecisionProof } from './decisionProof';
-import { grantsFromChoices, grantSummary, readGrantChoices } from './grantChoice';
+import { choiceSummary, readGrantChoices } from './grantChoice';
 import { grantScopeOf, listGrants, renderGrantsSection, revokeGrant, REVOKE_FIELD, type GrantListing } from './grantsSection';
 import type { GrantStore } from '../agent/grants';
 
@@ -160,7 +160,7 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 	if (input.recentDecisions && !input.recentDecisions.claim([...decided], now.getTime())) {
 		return page(409, ['A decision for this review arrived a moment ago and is being applied; nothing was decided twice. Reload the page in a few seconds: calls that are still open can be decided again.'], previous);
 	}
-	const notes = await makeGrants(input, chosen.choices, result.decisions[0]?.reviewer ?? reviewer ?? '', now.getTime());
+	const notes = allowSimilarCalls(result.decisions, chosen.choices);
 	if (typeof pageOptions.grants === 'string' && Object.keys(body).some((name) => name.startsWith('grant__') && body[name])) {
 		notes.push({ ok: false, text: `No standing approval was saved: ${pageOptions.grants}. Your decision applies to this call only.` });
 	}
@@ -178,21 +178,18 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 }
 
 /**
- * Stores the grants a person chose with their approvals, before the execution resumes (so a grant
- * exists at once, whichever worker runs the next call). A grant that cannot be stored does not
- * change the decision: it applies once, and the page says the standing approval was not saved.
+ * Puts each "allow similar calls" a person chose into their approval's decision, which MCP Approval
+ * signs next: the Agent makes the grant when it applies that decision, from its own state (its
+ * workflow, its node, the run's tool and arguments), so the grant exists before the next call
+ * whichever worker runs it, and nothing between MCP Approval and the Agent can change it.
  */
-async function makeGrants(input: ReviewWebhookRequest, choices: ReturnType<typeof readGrantChoices>['choices'], grantedBy: string, now: number): Promise<Array<{ ok: boolean; text: string }>> {
-	if (!choices.length || !input.grantStore) return [];
-	const { grants, problems } = grantsFromChoices(choices, { workflowId: input.workflowId, grantedBy, now });
-	const notes = problems.map((text) => ({ ok: false, text }));
-	for (const grant of grants) {
-		try {
-			await input.grantStore.insert(grant);
-			notes.push({ ok: true, text: `Similar calls allowed: ${grantSummary(grant)} (standing approval ${grant.id}).` });
-		} catch (error) {
-			notes.push({ ok: false, text: `The standing approval for ${grant.tool} was not saved (${(error as Error).message}); your decision applies to this call only.` });
-		}
+function allowSimilarCalls(decisions: ApprovalDecisionItem[], choices: ReturnType<typeof readGrantChoices>['choices']): Array<{ ok: boolean; text: string }> {
+	const notes: Array<{ ok: boolean; text: string }> = [];
+	for (const choice of choices) {
+		const decision = decisions.find((item) => item.approvalId === choice.approvalId)?.decisions.find((d) => d.callId === choice.call.callId);
+		if (decision?.decision !== 'approve') continue;
+		decision.allowSimilar = { duration: choice.duration, constraint: choice.constraint };
+		notes.push({ ok: true, text: `Similar calls allowed: ${choiceSummary(choice)}. The Agent saves this standing approval as it continues; its tool log says so.` });
 	}
 	return notes;
 }

@@ -1,8 +1,9 @@
 /**
  * Standing approvals in a real browser (issue 28.3): chromium (puppeteer-core, JavaScript off) opens
  * the review page served by MCP Approval's own webhook logic with an in-memory grant store, picks
- * "allow similar calls for 1 day" with conditions ticked from the call, approves, and then revokes a
- * grant from the list; at desktop and phone width. Screenshots go to $REVIEW_ARTIFACTS (or a temp
+ * "allow similar calls for 1 day" with conditions ticked from the call, approves (the Agent then
+ * applies the signed decision and stores the grant), and then revokes the grant from the list; at
+ * desktop and phone width. Screenshots go to $REVIEW_ARTIFACTS (or a temp
  * folder, printed).
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
@@ -13,11 +14,15 @@ import { parse as parseQuery } from 'node:querystring';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { awaitingPerson, createRun, nextEffect, step } from '../../lib/agent/step';
 import { buildCatalog } from '../../lib/agent/catalog';
-import { buildApprovalRequest, type ApprovalRequest } from '../../lib/approvals/approvalRequest';
+import { buildApprovalRequest, type ApprovalDecisionItem, type ApprovalRequest } from '../../lib/approvals/approvalRequest';
+import { runAgent } from '../../lib/agent/runAgent';
+import type { ReviewDecision } from '../../lib/agent/types';
+import type { ModelClient } from '../../lib/providers/types';
 import { requestOrigin } from '../../lib/approvals/requestOrigin';
 import { reviewLink } from '../../lib/approvals/reviewToken';
 import { handleReviewWebhook } from '../../lib/approvals/reviewWebhook';
 import type { Grant, GrantStore } from '../../lib/agent/grants';
+import type { ApprovalRule } from '../../lib/agent/policy';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = process.env.REVIEW_ARTIFACTS ?? mkdtempSync(path.join(tmpdir(), 'grants-browser-'));
@@ -55,12 +60,14 @@ interface Served {
 	url: string;
 	store: ReturnType<typeof memoryStore>;
 	request: ApprovalRequest;
+	/** The Agent applying the last decision the page signed: it stores the grant the person chose. */
+	agentContinues(): Promise<void>;
 }
 
-async function serve(): Promise<Served> {
+async function serve(rules?: ApprovalRule[]): Promise<Served> {
 	const state0 = createRun({
 		provider: 'anthropic',
-		settings: { model: 'm', maxIterations: 5, maxOutputTokens: 100, tokenBudget: 0, toolChoice: { type: 'auto' }, parallelToolCalls: true, promptCaching: false, maxToolResultChars: 1000, approval: { mode: 'all', listed: [], alwaysAsk: [], neverAsk: [] } },
+		settings: { model: 'm', maxIterations: 5, maxOutputTokens: 100, tokenBudget: 0, toolChoice: { type: 'auto' }, parallelToolCalls: true, promptCaching: false, maxToolResultChars: 1000, approval: { mode: 'all', listed: [], alwaysAsk: [], neverAsk: [], ...(rules ? { rules } : {}) } },
 		tools: TOOLS,
 		userMessage: 'Pay the March rent to the landlord.',
 	});
@@ -72,6 +79,13 @@ async function serve(): Promise<Served> {
 	if (nextEffect(state).type !== 'request_approval') throw new Error('expected a pending call');
 	const store = memoryStore();
 	const served = { store } as Served;
+	let signed: ApprovalDecisionItem | undefined;
+	served.agentContinues = async () => {
+		if (!signed) throw new Error('no decision was signed');
+		const decided = step(state, { type: 'approval_decided', approvalId: signed.approvalId, decisions: signed.decisions as ReviewDecision[], reviewer: signed.reviewer, decidedAt: signed.decidedAt });
+		const done: ModelClient = { listModels: async () => [], send: async () => ({ content: [{ type: 'text', text: 'Paid.' }], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } }) };
+		await runAgent(decided, { model: done, runTools: async (calls) => ({ outcomes: calls.map((call) => ({ id: call.id, isError: false, text: 'sent', images: [] })), durations: {} }), grants: { store, scope: { workflowId: 'wf', nodeId: 'agent-node' } } });
+	};
 	served.server = createServer((req, res) => {
 		let raw = '';
 		req.on('data', (chunk) => (raw += chunk));
@@ -88,6 +102,7 @@ async function serve(): Promise<Served> {
 				workflowId: 'wf',
 				grantStore: store,
 			});
+			if (answer.decisions?.length) signed = answer.decisions[0];
 			res.writeHead(answer.status, { ...answer.headers, 'Content-Type': 'text/html; charset=utf-8' });
 			res.end(answer.html);
 		});
@@ -148,6 +163,8 @@ describe.each([
 			const done = await page.content();
 			expect(done).toContain('Similar calls allowed: send_money on payments with amount between 0 and 950 and to is "DE89370400440532013000"');
 			await shot(page, `grant-made-${name}`);
+			expect(served.store.grants).toHaveLength(0);
+			await served.agentContinues();
 			expect(served.store.grants).toHaveLength(1);
 			expect(served.store.grants[0].constraint).toEqual({ kind: 'fields', fields: [{ path: ['amount'], atMost: 950, atLeast: 0 }, { path: ['to'], equals: 'DE89370400440532013000' }] });
 
@@ -163,6 +180,26 @@ describe.each([
 			expect(after).toContain('is revoked: calls it covered are asked again');
 			await (await page.$('section.grants'))!.scrollIntoView();
 			await shot(page, `grants-revoked-${name}`, 'section.grants');
+		} finally {
+			await page.close();
+			served.server.close();
+		}
+	});
+
+	test('a call an approval rule asks about: why it waits, and only the decisions the rule offers (Approve and Deny, no Edit)', async () => {
+		const served = await serve([{ label: 'large payments', tools: ['payments/send_money'], when: { properties: { amount: { minimum: 500 } } }, effect: 'ask', decisions: ['approve', 'deny'] }]);
+		const page = await browser.newPage();
+		await page.setJavaScriptEnabled(false);
+		await page.setViewport({ ...viewport, deviceScaleFactor: 1 });
+		try {
+			await page.goto(served.url);
+			const html = await page.content();
+			expect(html).toContain('Waits because the approval rule "large payments" (rule 1) asks a person.');
+			expect(await page.$('input.pick.approve')).not.toBeNull();
+			expect(await page.$('input.pick.edit')).toBeNull();
+			// Approve is offered, so the grant choice is too.
+			expect(await page.$('fieldset.grant')).not.toBeNull();
+			await shot(page, `rule-asks-${name}`, 'section.call');
 		} finally {
 			await page.close();
 			served.server.close();

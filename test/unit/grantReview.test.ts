@@ -1,14 +1,16 @@
 /**
  * Standing approvals on the review page (issue 28.3): the choice is offered on calls a person may
- * approve; a person's form post makes the grant (exact arguments, or conditions picked from the
- * call); nothing else ever makes one: not a JSON post, not a channel answer, not an item's data.
+ * approve; a person's form post puts it (exact arguments, or conditions picked from the call) into
+ * the signed decision, and the Agent stores the grant (test/unit/grantFromDecision.test.ts);
+ * nothing else ever carries one: not a JSON post, not a channel answer, not an item's data.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { handleReviewWebhook } from '../../lib/approvals/reviewWebhook';
 import { grantFieldName } from '../../lib/approvals/grantChoice';
 import { fieldName } from '../../lib/approvals/reviewPage';
-import { constraintHolds, type Grant, type GrantStore } from '../../lib/agent/grants';
+import { constraintHolds, makeGrant, type Grant, type GrantConstraint, type GrantStore } from '../../lib/agent/grants';
+import { hashArguments } from '../../lib/agent/argumentHash';
 import { approvalRequest, browserPost, pendingCall, TOKEN } from '../support/approvalFixtures';
 import type { ApprovalRequest } from '../../lib/approvals/approvalRequest';
 
@@ -43,26 +45,29 @@ test('not offered without a store, on calls that are not grantable, or when the 
 	expect(page.html).toContain('Standing approvals are unavailable here: the store cannot be read (no such table)');
 });
 
-test('approve + 1 day + exactly these arguments makes one grant, bound to the call as shown', async () => {
+/** The "allow similar calls" a decision item carries for call c1, if any. */
+const chosen = (answer: { decisions?: unknown[] }) => (answer.decisions?.[0] as { decisions: Array<{ allowSimilar?: { duration: string; constraint: GrantConstraint } }> } | undefined)?.decisions[0]?.allowSimilar;
+
+test('approve + 1 day + exactly these arguments: the choice goes into the decision; the page stores nothing', async () => {
 	const s = store();
 	const page = await hook(s, 'GET', undefined);
 	const answer = await hook(s, 'POST', browserPost(page.html, { [decision]: 'approve', [f('grant')]: '1d', reviewer: 'Ana' }));
 	expect(answer.status).toBe(200);
 	expect(answer.decisions).toHaveLength(1);
-	expect(s.inserted).toEqual([
-		expect.objectContaining({ workflowId: 'wf-1', nodeId: 'agent-node', server: 'payments', tool: 'send_money', fingerprint: call.fingerprint, grantedBy: 'Ana', grantedAt: NOW.getTime(), expiresAt: NOW.getTime() + 86_400_000, constraint: { kind: 'exact', argumentsHash: expect.any(String) } }),
-	]);
-	expect(answer.html).toContain('Similar calls allowed: send_money on payments with exactly the same arguments');
+	expect(chosen(answer)).toEqual({ duration: '1d', constraint: { kind: 'exact', argumentsHash: hashArguments(ARGS) } });
+	expect(s.inserted).toEqual([]);
+	expect(answer.html).toContain('Similar calls allowed: send_money on payments with exactly the same arguments, for 1 day');
 });
 
 test('conditions picked from the call: the same recipient, at most this amount', async () => {
 	const s = store();
 	const page = await hook(s, 'GET', undefined);
 	// fieldCandidates order: amount (0), to (1), memo (2)
-	await hook(s, 'POST', browserPost(page.html, { [decision]: 'approve', [f('grant')]: '1h', [f('grantScope')]: 'fields', [f('grantSame', 1)]: '1', [f('grantMax', 0)]: '1', reviewer: 'Ana' }));
-	expect(s.inserted[0].constraint).toEqual({ kind: 'fields', fields: [{ path: ['amount'], atMost: 15, atLeast: 0 }, { path: ['to'], equals: 'bob' }] });
-	expect(constraintHolds(s.inserted[0].constraint, { amount: 3, to: 'bob', memo: 'other' })).toBe(true);
-	expect(constraintHolds(s.inserted[0].constraint, { amount: 16, to: 'bob' })).toBe(false);
+	const answer = await hook(s, 'POST', browserPost(page.html, { [decision]: 'approve', [f('grant')]: '1h', [f('grantScope')]: 'fields', [f('grantSame', 1)]: '1', [f('grantMax', 0)]: '1', reviewer: 'Ana' }));
+	const constraint = chosen(answer)!.constraint;
+	expect(constraint).toEqual({ kind: 'fields', fields: [{ path: ['amount'], atMost: 15, atLeast: 0 }, { path: ['to'], equals: 'bob' }] });
+	expect(constraintHolds(constraint, { amount: 3, to: 'bob', memo: 'other' })).toBe(true);
+	expect(constraintHolds(constraint, { amount: 16, to: 'bob' })).toBe(false);
 });
 
 test('a choice without Approve, without a condition, or with an unknown duration is refused whole; nothing is decided or stored', async () => {
@@ -80,20 +85,14 @@ test('a choice without Approve, without a condition, or with an unknown duration
 	expect(s.inserted).toEqual([]);
 });
 
-test('a store that fails: the decision still applies once, and the page says the standing approval was not saved', async () => {
-	const s = { ...store(), insert: async () => Promise.reject(new Error('disk full')) };
-	const page = await hook(s, 'GET', undefined);
-	const answer = await hook(s, 'POST', browserPost(page.html, { [decision]: 'approve', [f('grant')]: '1h', reviewer: 'Ana' }));
-	expect(answer.decisions).toHaveLength(1);
-	expect(answer.html).toContain('was not saved (disk full); your decision applies to this call only');
-});
-
 describe('nothing but a person\'s form post on the review page makes a grant', () => {
-	test('a JSON (API) post with grant fields decides, but makes no grant', async () => {
+	test('a JSON (API) post with grant fields decides, but carries no choice', async () => {
 		const s = store();
-		const body = { reviewToken: TOKEN, reviewer: 'bot', decisions: [{ approvalId: 'ap1', callId: 'c1', argsHash: call.argsHash, decision: 'approve' }], [f('grant')]: '30d', grant: { duration: '30d' } };
+		const allowSimilar = { duration: '30d', constraint: { kind: 'exact', argumentsHash: hashArguments(ARGS) } };
+		const body = { reviewToken: TOKEN, reviewer: 'bot', decisions: [{ approvalId: 'ap1', callId: 'c1', argsHash: call.argsHash, decision: 'approve', allowSimilar }], [f('grant')]: '30d', grant: { duration: '30d' } };
 		const answer = await hook(s, 'POST', body, [request()], { 'content-type': 'application/json' });
 		expect(answer.decisions).toHaveLength(1);
+		expect(chosen(answer)).toBeUndefined();
 		expect(s.inserted).toEqual([]);
 	});
 
@@ -101,7 +100,9 @@ describe('nothing but a person\'s form post on the review page makes a grant', (
 		const s = store();
 		const forged = request({ calls: [{ ...call, grant: { duration: '30d', constraint: { kind: 'fields', fields: [] } } } as never], grant: '30d' } as never);
 		const page = await hook(s, 'GET', undefined, [forged]);
-		await hook(s, 'POST', browserPost(page.html, { [decision]: 'approve', reviewer: 'Ana' }), [forged]);
+		const answer = await hook(s, 'POST', browserPost(page.html, { [decision]: 'approve', reviewer: 'Ana' }), [forged]);
+		expect(answer.decisions).toHaveLength(1);
+		expect(chosen(answer)).toBeUndefined();
 		expect(s.inserted).toEqual([]);
 	});
 
@@ -115,7 +116,7 @@ describe('nothing but a person\'s form post on the review page makes a grant', (
 		expect(s.inserted).toEqual([]);
 	});
 
-	test('in the source, only the review page\'s POST path inserts a grant (channel answers and the Agent never can)', () => {
+	test('in the source: only runAgent.ts stores a grant, and only the form path of the review page writes a choice into a decision', () => {
 		const root = path.join(__dirname, '..', '..');
 		const files: string[] = [];
 		const walk = (dir: string) => {
@@ -126,12 +127,17 @@ describe('nothing but a person\'s form post on the review page makes a grant', (
 			}
 		};
 		for (const dir of ['lib', 'nodes', 'credentials']) walk(path.join(root, dir));
-		const inserting = files.filter((file) => /\.insert\(/.test(fs.readFileSync(file, 'utf8'))).map((file) => path.relative(root, file));
-		// The store's own implementation and its n8n adapter define insert; only reviewWebhook.ts calls it.
-		expect(inserting.sort()).toEqual(['lib/approvals/reviewWebhook.ts', 'nodes/shared/grantStore.ts']);
+		const matching = (pattern: RegExp) => files.filter((file) => pattern.test(fs.readFileSync(file, 'utf8'))).map((file) => path.relative(root, file)).sort();
+		// The store's n8n adapter defines insert (forwarding it); only runAgent.ts calls it, from the run's own state.
+		expect(matching(/\.insert\(/)).toEqual(['lib/agent/runAgent.ts', 'nodes/shared/grantStore.ts']);
 		expect(fs.readFileSync(path.join(root, 'nodes/shared/grantStore.ts'), 'utf8')).toMatch(/insert: async \(grant\) => current\(\)\.insert\(grant\)/);
-		for (const file of ['lib/approvals/channelDecision.ts', 'lib/approvals/resumeInput.ts', 'nodes/McpAgent/execute.ts', 'lib/agent/runAgent.ts']) {
-			expect(fs.readFileSync(path.join(root, file), 'utf8')).not.toMatch(/makeGrant|grantsFromChoices|\.insert\(/);
+		// A choice is written into a decision in one place: the review page's form path (after formPost).
+		expect(matching(/\.allowSimilar = /)).toEqual(['lib/approvals/reviewWebhook.ts']);
+		const webhook = fs.readFileSync(path.join(root, 'lib/approvals/reviewWebhook.ts'), 'utf8');
+		expect(webhook).toMatch(/const formPost = !asJson && !Array\.isArray\(body\.decisions\);\n\tconst chosen = formPost && /);
+		// Channel answers and API posts build their decisions field by field and never name a choice.
+		for (const file of ['lib/approvals/channelBinding.ts', 'lib/approvals/channelAnswerRoute.ts', 'lib/approvals/channelDecision.ts', 'lib/approvals/reviewSubmission.ts']) {
+			expect({ file, mentions: /allowSimilar|makeGrant|\.insert\(/.test(fs.readFileSync(path.join(root, file), 'utf8')) }).toEqual({ file, mentions: false });
 		}
 	});
 });
@@ -157,10 +163,9 @@ describe('the Agent\'s standing approvals on the review page', () => {
 	}
 
 	async function made(): Promise<Grant> {
-		const s = store();
-		const page = await hook(s, 'GET', undefined);
-		await hook(s, 'POST', browserPost(page.html, { [decision]: 'approve', [f('grant')]: '30d', reviewer: 'Ana' }));
-		return { ...s.inserted[0], uses: 3 };
+		const grant = makeGrant({ workflowId: 'wf-1', nodeId: 'agent-node', approvalId: 'ap1', callId: 'c1', server: 'payments', tool: 'send_money', fingerprint: call.fingerprint, arguments: ARGS, constraint: { kind: 'exact', argumentsHash: hashArguments(ARGS) }, duration: '30d', grantedBy: 'Ana', now: NOW.getTime() });
+		if (grant instanceof Error) throw grant;
+		return { ...grant, uses: 3 };
 	}
 
 	test('lists who granted what, when, until when and how often it was used, with a Revoke button (POST only)', async () => {

@@ -135,6 +135,27 @@ describe('what a grant covers', () => {
 		const short = grant();
 		expect(coveringGrant([long, short], pending({ amount: 10, to: 'bob' }), SCOPE, NOW)?.id).toBe(short.id);
 	});
+
+	test('over many grants (the call checked once for its limits and hash), the same grant as grant by grant', () => {
+		const fields = (n: number, field: Record<string, unknown>) => grant({ callId: `f${n}`, duration: n % 2 ? '1d' : '1h', arguments: { amount: 10, to: 'bob', meta: { k: 1 } }, constraint: { kind: 'fields', fields: [field as never] } });
+		const grants = [
+			...Array.from({ length: 50 }, (_, n) => grant({ callId: `x${n}`, arguments: { amount: n, to: 'zed' }, constraint: { kind: 'exact', argumentsHash: hashArguments({ amount: n, to: 'zed' }) } })),
+			fields(1, { path: ['to'], equals: 'bob' }),
+			fields(2, { path: ['amount'], equals: 10 }),
+			fields(3, { path: ['meta'], equals: { k: 1 } }),
+			grant({ callId: 'e1', duration: '1d' }),
+		];
+		const cases = [{ amount: 10, to: 'bob' }, { amount: 10, to: 'bob', meta: { k: 1 } }, { amount: 3, to: 'zed' }, { amount: 10, to: 'eve', meta: { k: '1' } }, { amount: 11, to: 'nobody' }];
+		for (const args of cases) {
+			const call = pending(args);
+			const oneByOne = grants.filter((g) => grantCovers(g, call, SCOPE, NOW)).sort((a, b) => a.expiresAt - b.expiresAt || (a.id < b.id ? -1 : 1))[0];
+			expect(coveringGrant(grants, call, SCOPE, NOW)?.id).toBe(oneByOne?.id);
+		}
+		// A string never equals a number, nor an object one of other values.
+		expect(constraintHolds({ kind: 'fields', fields: [{ path: ['amount'], equals: 10 }] }, { amount: '10' })).toBe(false);
+		expect(constraintHolds({ kind: 'fields', fields: [{ path: ['meta'], equals: { k: 1 } }] }, { meta: { k: '1' } })).toBe(false);
+		expect(constraintHolds({ kind: 'fields', fields: [{ path: ['meta'], equals: { a: 1, b: [2] } }] }, { meta: { b: [2], a: 1 } })).toBe(true);
+	});
 });
 
 describe('in the run', () => {
