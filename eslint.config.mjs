@@ -102,6 +102,14 @@ export default defineConfig(
 		},
 	},
 	{
+		files: ['nodes/McpStandingApprovals/McpStandingApprovals.node.ts'],
+		rules: {
+			// MCP Standing Approvals serves a page on n8n's own webhook URL, as n8n's Webhook and Form
+			// Trigger nodes do; no third-party service holds a webhook to create, check or delete.
+			'@n8n/community-nodes/webhook-lifecycle-complete': 'off',
+		},
+	},
+	{
 		files: ['nodes/shared/grantStore.ts'],
 		rules: {
 			// Standing approvals live in n8n's own database, through the connection n8n registers in

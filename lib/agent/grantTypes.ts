@@ -15,6 +15,12 @@ export interface GrantScope {
 	nodeId: string;
 }
 
+/** A whole workflow: the grants of all its Agent nodes. */
+export interface WorkflowScope {
+	workflowId: string;
+	nodeId?: undefined;
+}
+
 export interface Grant extends GrantScope {
 	v: typeof GRANT_VERSION;
 	id: string;
@@ -57,8 +63,11 @@ export interface GrantStore {
 	revoke(scope: GrantScope, id: string, by: string, at: number): Promise<boolean>;
 	/** Grants of the scope that are neither revoked nor expired at `now`, read fresh (never cached). */
 	listActive(scope: GrantScope, now: number): Promise<unknown[]>;
-	/** Every grant of the scope, revoked and expired ones included (the grants page). */
-	listAll(scope: GrantScope): Promise<unknown[]>;
+	/**
+	 * Every grant of the scope, revoked and expired ones included, newest first (the grants pages);
+	 * without a node id, those of every Agent node of the workflow (the standing approvals page).
+	 */
+	listAll(scope: GrantScope | WorkflowScope): Promise<unknown[]>;
 	/** Counts one use: `uses = uses + 1` where not revoked; best effort. */
 	markUsed(id: string, at: number): Promise<void>;
 }

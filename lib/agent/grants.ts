@@ -4,9 +4,9 @@ import { canonicalJson } from '../tools/fingerprint';
 import { ARGUMENT_LIMITS, exceededLimit } from '../tools/schemaLimits';
 import { hashArguments } from './argumentHash';
 import type { AllowSimilar, PlannedCall, ReviewDecision } from './types';
-import { GRANT_VERSION, type FieldCondition, type Grant, type GrantConstraint, type GrantDuration, type GrantRef, type GrantScope, type GrantStore } from './grantTypes';
+import { GRANT_VERSION, type FieldCondition, type Grant, type GrantConstraint, type GrantDuration, type GrantRef, type GrantScope, type GrantStore, type WorkflowScope } from './grantTypes';
 
-export { GRANT_VERSION, type FieldCondition, type Grant, type GrantConstraint, type GrantDuration, type GrantRef, type GrantScope, type GrantStore };
+export { GRANT_VERSION, type FieldCondition, type Grant, type GrantConstraint, type GrantDuration, type GrantRef, type GrantScope, type GrantStore, type WorkflowScope };
 
 /**
  * Standing approvals ("grants"), the pure part: what a grant is, whether one covers a call, and the

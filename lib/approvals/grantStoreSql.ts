@@ -1,5 +1,5 @@
 import { McpAgentError } from '../errors';
-import type { Grant, GrantScope, GrantStore } from '../agent/grants';
+import type { Grant, GrantScope, GrantStore, WorkflowScope } from '../agent/grants';
 
 /**
  * The grant store over SQL (SQLite or PostgreSQL), given only a way to run a statement: the n8n
@@ -144,8 +144,9 @@ export function sqlGrantStore(connection: SqlConnection, timeoutMs = STATEMENT_T
 			await ensureTable();
 			return rows(await run(`SELECT ${COLUMNS} FROM ${table} WHERE workflow_id = ? AND node_id = ? AND revoked_at IS NULL AND expires_at > ?`, [scope.workflowId, scope.nodeId, now])).map(rowToGrant);
 		},
-		async listAll(scope: GrantScope) {
+		async listAll(scope: GrantScope | WorkflowScope) {
 			await ensureTable();
+			if (scope.nodeId === undefined) return rows(await run(`SELECT ${COLUMNS} FROM ${table} WHERE workflow_id = ? ORDER BY created_at DESC`, [scope.workflowId])).map(rowToGrant);
 			return rows(await run(`SELECT ${COLUMNS} FROM ${table} WHERE workflow_id = ? AND node_id = ? ORDER BY created_at DESC`, [scope.workflowId, scope.nodeId])).map(rowToGrant);
 		},
 		async markUsed(id: string, at: number) {

@@ -14,12 +14,19 @@ import { randomBytes } from 'node:crypto';
  * per e-mail per minute and answers 429.
  */
 export type SignInResult =
-	| { ok: true; reviewer: string }
+	/** workflow: what n8n answered about the workflow to this account (its name and nodes), when it did. */
+	| { ok: true; reviewer: string; workflow?: WorkflowFacts }
 	/** rejected: wrong credentials, a missing or wrong code, or no permission (one message for all, so the page is no oracle). */
 	| { ok: false; kind: 'rejected' | 'rateLimited' | 'unavailable'; error: string };
 
 export const SIGN_IN_FAILED =
 	'Sign-in failed: check the e-mail, the password and, if your account uses two-factor authentication, the code. Only accounts that may run or edit this workflow can decide here.';
+
+/** The workflow as n8n showed it to the signed-in account: its name, and each node's id, name and type. */
+export interface WorkflowFacts {
+	name?: string;
+	nodes: Array<{ id: string; name: string; type: string }>;
+}
 
 /** Scopes that let an account act on a workflow; read-only access is not enough to approve its tool calls. */
 const ACTING_SCOPES = ['workflow:execute', 'workflow:update'];
@@ -113,21 +120,34 @@ async function checkSignIn(
 	const account = typeof user.email === 'string' ? user.email : '';
 	const cookie = sessionCookie(login);
 	if (!account || !cookie) return unavailable('its login answered without an account or a session');
+	let workflow: WorkflowFacts;
 
 	try {
 		const access = await workflowAccess(fetchImpl, baseUrl, options.workflowId, cookie, browserId);
-		if (access !== 'allowed') return access === 'denied' ? rejected() : unavailable(access);
+		if (typeof access === 'string') return access === 'denied' ? rejected() : unavailable(access);
 		if (options.allowedReviewers?.length && !options.allowedReviewers.includes(account.toLowerCase())) return rejected();
+		workflow = access.workflow;
 	} finally {
 		// The session was only needed for the check above.
 		await fetchImpl(`${baseUrl}/rest/logout`, { method: 'POST', headers: { cookie, 'browser-id': browserId }, signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
 	}
 	const name = [user.firstName, user.lastName].filter((part) => typeof part === 'string' && part).join(' ');
-	return { ok: true, reviewer: name ? `${name} <${account}>` : account };
+	return { ok: true, reviewer: name ? `${name} <${account}>` : account, workflow };
 }
 
-/** "allowed", "denied", or why it could not be checked. */
-async function workflowAccess(fetchImpl: typeof fetch, baseUrl: string, workflowId: string, cookie: string, browserId: string): Promise<string> {
+/** The workflow's name and nodes from n8n's answer; nodes without a string id and name are left out. */
+function workflowFacts(data: { name?: unknown; nodes?: unknown }): WorkflowFacts {
+	const nodes = Array.isArray(data.nodes) ? (data.nodes as Array<Record<string, unknown> | null>) : [];
+	return {
+		...(typeof data.name === 'string' ? { name: data.name } : {}),
+		nodes: nodes
+			.filter((node) => node && typeof node.id === 'string' && typeof node.name === 'string')
+			.map((node) => ({ id: node!.id as string, name: node!.name as string, type: typeof node!.type === 'string' ? node!.type : '' })),
+	};
+}
+
+/** { workflow } when allowed, "denied", or why it could not be checked. */
+async function workflowAccess(fetchImpl: typeof fetch, baseUrl: string, workflowId: string, cookie: string, browserId: string): Promise<{ workflow: WorkflowFacts } | string> {
 	let response: Response;
 	try {
 		response = await fetchImpl(`${baseUrl}/rest/workflows/${encodeURIComponent(workflowId)}`, {
@@ -139,11 +159,12 @@ async function workflowAccess(fetchImpl: typeof fetch, baseUrl: string, workflow
 	}
 	if (response.status === 401 || response.status === 403 || response.status === 404) return 'denied';
 	if (!response.ok) return `HTTP ${response.status} when checking access to the workflow`;
-	const body = (await response.json().catch(() => undefined)) as { data?: { id?: unknown; scopes?: unknown } } | undefined;
+	const body = (await response.json().catch(() => undefined)) as { data?: { id?: unknown; scopes?: unknown; name?: unknown; nodes?: unknown } } | undefined;
 	if (!body?.data || String(body.data.id) !== workflowId) return 'an unexpected answer when checking access to the workflow';
 	const scopes = body.data.scopes;
-	if (scopes === undefined) return 'allowed'; // n8n versions without scopes: access to the workflow is the permission
-	return Array.isArray(scopes) && ACTING_SCOPES.some((scope) => scopes.includes(scope)) ? 'allowed' : 'denied';
+	// n8n versions without scopes: access to the workflow is the permission.
+	const allowed = scopes === undefined || (Array.isArray(scopes) && ACTING_SCOPES.some((scope) => scopes.includes(scope)));
+	return allowed ? { workflow: workflowFacts(body.data) } : 'denied';
 }
 
 /** "n8n-auth=…" from the login's Set-Cookie; only that cookie is sent back. */

@@ -1,3 +1,4 @@
+import type { ProviderId } from '../providers/providerId';
 import type { AgentState } from '../agent/types';
 import type { CatalogTool } from '../providers/modelTypes';
 import type { PausedRun, PausedRunStore } from './pausedRuns';
@@ -67,4 +68,6 @@ export interface ResumeContext extends InputProvenance {
 	claimResume?: (approvalId: string, handedOutBy: string | undefined) => boolean;
 	/** The n8n execution running now (see PausedEntry.executionId). */
 	executionId?: string;
+	/** The node's Provider now: a run that paused with another one cannot continue (its conversation is in that API's format). */
+	provider?: ProviderId;
 }

@@ -2,6 +2,7 @@ import { isAtOrAfter } from '../agent/review';
 import { step } from '../agent/step';
 import type { AgentState } from '../agent/types';
 import { McpAgentError } from '../errors';
+import { PROVIDER_NAMES } from '../providers/providerId';
 import { peekPausedRun, restorePausedRun, takePausedRun, type PausedRun } from './pausedRuns';
 import type { ItemAction, ResumeContext } from './resumeContext';
 
@@ -56,6 +57,14 @@ export function resume(context: ResumeContext, approvalId: string, apply: (state
 	const taken = takePausedRun(context.store, approvalId);
 	if (taken.kind === 'replayed') return { kind: 'replayed' };
 	if (taken.kind === 'unknown') throw notPausedHere(approvalId);
+	if (context.provider && taken.state.provider !== context.provider) {
+		restorePausedRun(context.store, approvalId, taken);
+		const then = PROVIDER_NAMES[taken.state.provider] ?? String(taken.state.provider);
+		throw new ResumeRefused(
+			`This run paused while the Agent's Provider was ${then}; it is now ${PROVIDER_NAMES[context.provider]}, so the decision was not applied and nothing ran`,
+			`Set Provider back to ${then} to continue runs that paused with it: their conversation is stored in that API's format. Runs started after the change use the new provider.`,
+		);
+	}
 	let state: AgentState;
 	try {
 		state = apply(taken.state);

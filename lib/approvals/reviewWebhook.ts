@@ -9,7 +9,7 @@ import { mentionsInput } from './inputForm';
 import type { RecentDecisions } from './recentDecisions';
 import { decisionKeyFor, withDecisionProof } from './decisionProof';
 import { choiceSummary, readGrantChoices } from './grantChoice';
-import { grantScopeOf, listGrants, renderGrantsSection, REVOKE_FIELD, type GrantListing } from './grantsSection';
+import { grantScopeOf, listGrants, renderGrantsSection, revokeGrant, REVOKE_FIELD, type GrantListing } from './grantsSection';
 import type { GrantStore } from '../agent/grants';
 
 /**
@@ -145,14 +145,7 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 		const who = reviewer ?? (typeof body.reviewer === 'string' ? body.reviewer.trim().slice(0, 200) : '');
 		if (!input.grantStore || !grantScope) return page(400, ['Standing approvals are not available on this page.'], previous);
 		if (!who) return page(400, ['Enter your name to revoke a standing approval.'], previous);
-		let notice: { ok: boolean; text: string };
-		try {
-			notice = (await input.grantStore.revoke(grantScope, id, who, now.getTime()))
-				? { ok: true, text: `Standing approval ${id} is revoked: calls it covered are asked again.` }
-				: { ok: false, text: `There is no standing approval ${id} of this Agent.` };
-		} catch (error) {
-			notice = { ok: false, text: `Standing approval ${id} could not be revoked (${(error as Error).message}); try again.` };
-		}
+		const notice = await revokeGrant(input.grantStore, grantScope, id, who, now.getTime());
 		const relisted = await listGrants(input.grantStore, grantScope);
 		return answer(notice.ok ? 200 : 409, renderReviewPage(scope.open, { ...pageOptions, previous, grantsSection: renderGrantsSection(relisted, now, notice) }), { revoked: notice.ok ? id : undefined, message: notice.text });
 	}

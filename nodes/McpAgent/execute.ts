@@ -196,6 +196,7 @@ function actionFor(this: IExecuteFunctions, itemIndex: number, item: INodeExecut
 			...provenance,
 			pairedIndex: pairedIndex(item),
 			executionId: shared.executionId,
+			provider: shared.provider,
 			// Per execution that handed the run out: a Retry's copy applies only a yes given to it
 			// (PausedEntry.executionId); runs stored without one are claimed process-wide.
 			claimResume: (approvalId, handedOutBy) => resumedRuns.claim([`${handedOutBy ?? ''}/${approvalId}`]),

@@ -139,6 +139,18 @@ function suite(name: string, open: () => Promise<Child>, raw: (child: Child, sql
 			expect(await store.listActive({ ...SCOPE, workflowId: 'wf-2' }, NOW)).toEqual([]);
 		});
 
+		test('a whole workflow lists the grants of all its Agent nodes, newest first, and no other workflow\'s', async () => {
+			const mine = { ...grant('w1', { now: NOW - 2000 }), id: 'grant_wf_node_a' };
+			const other = { ...grant('w2', { now: NOW - 1000 }), id: 'grant_wf_node_b', nodeId: 'agent-node-2' };
+			const elsewhere = { ...grant('w3'), id: 'grant_wf_other', workflowId: 'wf-other' };
+			for (const g of [mine, other, elsewhere]) await store.insert(g);
+			const ids = ((await store.listAll({ workflowId: 'wf-1' })) as Grant[]).map((row) => row.id);
+			expect(ids).toEqual(expect.arrayContaining(['grant_wf_node_a', 'grant_wf_node_b']));
+			expect(ids.indexOf('grant_wf_node_b')).toBeLessThan(ids.indexOf('grant_wf_node_a'));
+			expect(ids).not.toContain('grant_wf_other');
+			expect(((await store.listAll(SCOPE)) as Grant[]).map((row) => row.id)).not.toContain('grant_wf_node_b');
+		});
+
 		test('a row edited so its columns disagree with the grant it holds covers nothing', async () => {
 			const g = grant('c5');
 			await store.insert(g);

@@ -664,6 +664,26 @@ describe('streaming', () => {
 	});
 });
 
+describe('a paused run and a changed Provider', () => {
+	it('refuses the decision with what to do, runs nothing, and keeps the run paused for the provider it started with', async () => {
+		const code = codeTool(fakeSubNode('Code Tool'));
+		scriptModel([toolUse([{ id: 'c2', name: 'calculate', input: { expression: '6*7' } }]), answer('42.')]);
+		const first = fakeContext({ items: [{ chatInput: 'compute', sessionId: 's1' }], tools: [code] });
+		const [, needsApproval] = await run(first);
+		const request = needsApproval[0].json as Record<string, any>;
+		const decision = signedFor(request, { kind: APPROVAL_DECISION_KIND, approvalId: request.approvalId, decidedAt: new Date().toISOString(), reviewer: 'Ana', decisions: [{ callId: 'c2', argsHash: request.calls[0].argsHash, decision: 'approve' }] });
+		const switched = fakeContext({ items: [decision], tools: [code], nodeContext: first.nodeContext, params: { provider: 'openaiChat', model: 'gpt-test' }, continueOnFail: true });
+		const [failed] = await run(switched);
+		expect(failed[0].json.error).toMatch(/paused while the Agent's Provider was Anthropic \(Messages API\); it is now OpenAI \(Chat Completions\), so the decision was not applied and nothing ran/);
+		expect(code.calls).toEqual([]);
+		// Set back, the same decision continues the run.
+		const back = fakeContext({ items: [decision], tools: [code], nodeContext: first.nodeContext });
+		const [finished] = await run(back);
+		expect(code.calls).toEqual([{ expression: '6*7' }]);
+		expect(finished[0].json).toMatchObject({ output: '42.', status: 'completed' });
+	});
+});
+
 describe('provider errors', () => {
 	it('become NodeApiError with the HTTP status; a 429 names the retry-after wait', async () => {
 		scriptModel([new ProviderError('Anthropic is rate limiting requests (429) and retries ran out (it asked to retry after 7 s): slow down', 429, 7)]);

@@ -11,6 +11,7 @@ interface FakeOptions {
 	workflowStatus?: number;
 	scopes?: string[] | undefined;
 	omitScopes?: boolean;
+	nodes?: unknown;
 }
 
 function fakeN8n(options: FakeOptions = {}) {
@@ -41,7 +42,7 @@ function fakeN8n(options: FakeOptions = {}) {
 			if (status !== 200) return new Response(JSON.stringify({ message: 'User is missing a scope required to perform this action' }), { status });
 			const id = decodeURIComponent(path.slice('/rest/workflows/'.length));
 			const scopes = options.omitScopes ? {} : { scopes: options.scopes ?? ['workflow:read', 'workflow:execute', 'workflow:update'] };
-			return new Response(JSON.stringify({ data: { id, name: 'wf', ...scopes } }), { status: 200 });
+			return new Response(JSON.stringify({ data: { id, name: 'wf', ...scopes, ...(options.nodes !== undefined ? { nodes: options.nodes } : {}) } }), { status: 200 });
 		}
 		return new Response('not found', { status: 404 });
 	}) as unknown as typeof fetch;
@@ -58,13 +59,21 @@ describe('verifyN8nSignIn', () => {
 	it('records the account behind a successful sign-in that may act on the workflow, then logs the session out', async () => {
 		const n8n = fakeN8n();
 		const result = await verifyN8nSignIn(creds, { workflowId: 'wf 1', baseUrl: 'http://n8n', fetchImpl: n8n.impl });
-		expect(result).toEqual({ ok: true, reviewer: 'Ana Bee <Ana@Example.com>' });
+		expect(result).toEqual({ ok: true, reviewer: 'Ana Bee <Ana@Example.com>', workflow: { name: 'wf', nodes: [] } });
 		expect(n8n.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['POST /rest/login', 'GET /rest/workflows/wf%201', 'POST /rest/logout']);
 		expect(n8n.calls[0].body).toEqual({ emailOrLdapLoginId: 'ana@example.com', password: 'pw' });
 		// The session is used with the browser id it is bound to, and revoked afterwards.
 		expect(new Set(n8n.calls.map((c) => c.headers['browser-id'])).size).toBe(1);
 		expect(n8n.calls[1].headers.cookie).toBe('n8n-auth=session-1');
 		expect(n8n.sessions.size).toBe(0);
+	});
+
+	it("hands on the workflow's name and nodes (id, name, type) as n8n showed them to the account, for the standing approvals page", async () => {
+		const nodes = [{ id: 'a1', name: 'MCP Agent', type: 'n8n-nodes-mcp-agent.mcpAgent', parameters: { secret: 'x' } }, { id: 'w', name: 'Webhook' }, { name: 'no id' }, null, 'text'];
+		const result = await verifyN8nSignIn(creds, { workflowId: 'wf', baseUrl: 'http://n8n', fetchImpl: fakeN8n({ nodes }).impl });
+		expect(result).toEqual({ ok: true, reviewer: 'Ana Bee <Ana@Example.com>', workflow: { name: 'wf', nodes: [{ id: 'a1', name: 'MCP Agent', type: 'n8n-nodes-mcp-agent.mcpAgent' }, { id: 'w', name: 'Webhook', type: '' }] } });
+		const odd = await verifyN8nSignIn(creds, { workflowId: 'wf', baseUrl: 'http://n8n', fetchImpl: fakeN8n({ nodes: { a: 1 } }).impl });
+		expect(odd).toMatchObject({ ok: true, workflow: { nodes: [] } });
 	});
 
 	it('refuses an account that signed in but may not act on the workflow (403/404, or only read scopes)', async () => {
