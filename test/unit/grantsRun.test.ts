@@ -3,41 +3,20 @@
  * run stops for a person; a covered call runs without review and its use is counted; a revoked
  * grant or a store that cannot be read stops nothing from being asked, and nothing runs then.
  */
-import { buildCatalog } from '../../lib/agent/catalog';
-import { createRun, nextEffect } from '../../lib/agent/step';
+import { PAYMENT_TOOLS, paymentModel, paymentRun, ranAll } from '../support/paymentsRun';
+import { nextEffect } from '../../lib/agent/step';
 import { grantToolKey, runAgent } from '../../lib/agent/runAgent';
 import { hashArguments } from '../../lib/agent/argumentHash';
 import { makeGrant, type Grant, type GrantStore } from '../../lib/agent/grants';
-import type { AgentState, PlannedCall } from '../../lib/agent/types';
-import type { ModelClient } from '../../lib/providers/types';
+import type { PlannedCall } from '../../lib/agent/types';
 
-const TOOLS = buildCatalog([
-	{ id: 's1', name: 'payments', trustAnnotations: false, tools: [{ name: 'send_money', inputSchema: { type: 'object', properties: { amount: { type: 'number' }, to: { type: 'string' } } } }] },
-]).tools;
+const TOOLS = PAYMENT_TOOLS;
 const SCOPE = { workflowId: 'wf', nodeId: 'agent' };
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 
-function model(...turns: Array<Array<Record<string, unknown>>>): ModelClient {
-	let index = 0;
-	return {
-		listModels: async () => [],
-		send: async () => {
-			const calls = turns[index++];
-			const usage = { input_tokens: 1, output_tokens: 1 };
-			if (!calls) return { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn', usage };
-			return { content: calls.map((input, i) => ({ type: 'tool_use', id: `t${index}_${i}`, name: 'send_money', input })), stop_reason: 'tool_use', usage };
-		},
-	};
-}
+const model = paymentModel;
 
-function run(): AgentState {
-	return createRun({
-		provider: 'anthropic',
-		settings: { model: 'm', maxIterations: 5, maxOutputTokens: 100, tokenBudget: 0, toolChoice: { type: 'auto' }, parallelToolCalls: true, promptCaching: false, maxToolResultChars: 1000, approval: { mode: 'all', listed: [], alwaysAsk: [], neverAsk: [] } },
-		tools: TOOLS,
-		userMessage: 'pay',
-	});
-}
+const run = paymentRun;
 
 function grantFor(args: Record<string, unknown>, fields?: boolean): Grant {
 	const made = makeGrant({
@@ -77,7 +56,7 @@ function memoryStore(grants: Grant[]): GrantStore & { used: string[]; reads: num
 	return store;
 }
 
-const ran = (calls: PlannedCall[]) => ({ outcomes: calls.map((call) => ({ id: call.id, isError: false, text: `ran ${JSON.stringify(call.arguments)}`, images: [] })), durations: {} });
+const ran = ranAll;
 
 test('a covered call runs without a person; the use is counted and the tool log names the grant', async () => {
 	const grant = grantFor({ amount: 20, to: 'bob' }, true);
