@@ -73,7 +73,7 @@ module.exports.credentialTests = function credentialTestCases(e2e, ctx, { creden
 		assert.deepEqual(await test(byType('mcpAgentOpenAiApi')), { status: 'OK', message: 'Connection successful!' });
 		const stdio = await test(byType('mcpServerStdioApi'));
 		assert.equal(stdio.status, 'OK', JSON.stringify(stdio));
-		assert.match(stdio.message, /^Connected to counter-server 1\.0\.0, protocol [\d-]+: 3 tools\.$/);
+		assert.match(stdio.message, /^Connected to counter-server 1\.0\.0, protocol [\d-]+: 4 tools\.$/);
 		const http = all.find((c) => c.type === 'mcpServerHttpApi');
 		assert.match((await test(http)).message, /^Connected to .*: \d+ tools\.$/);
 		const [closedPort] = await freePorts(1);
