@@ -340,6 +340,13 @@ export const agentProperties: INodeProperties[] = [
 				description: 'A call that takes longer returns a timeout error to the model',
 			},
 			{
+				displayName: 'Reset Timeout on Progress',
+				name: 'resetTimeoutOnProgress',
+				type: 'boolean',
+				default: true, // n8n's lint wants a literal here; a test holds it equal to AGENT_DEFAULTS
+				description: 'Whether progress notifications from a server restart the tool call timeout (up to ten times the timeout in total)',
+			},
+			{
 				displayName: 'Tool Choice',
 				name: 'toolChoice',
 				type: 'options',
