@@ -56,26 +56,40 @@ describe.each(['stdio', 'streamableHttp'] as const)('progress from server-everyt
 	it('a call longer than its timeout succeeds while progress keeps arriving, and every notification reaches the callback', async () => {
 		// 2 s in 8 steps of 250 ms; the timeout (1.5 s) is shorter than the call, longer than a step.
 		const seen: ToolProgress[] = [];
-		const { result } = await callToolAnsweringInput(connection, long, { duration: 2, steps: 8 }, { timeoutMs: 1500, resetTimeoutOnProgress: true, onProgress: (p) => seen.push(p) });
+		const { result } = await callToolAnsweringInput(
+			connection,
+			long,
+			{ duration: 2, steps: 8 },
+			{ timeoutMs: 1500, resetTimeoutOnProgress: true, onProgress: (p) => seen.push(p) },
+		);
 		expect(JSON.stringify(result)).toContain('Long running operation completed');
 		expect(seen.map((p) => p.progress)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
 		expect(seen[7]).toEqual({ progress: 8, total: 8 });
 	});
 
 	it('without Reset Timeout on Progress the same call times out', async () => {
-		await expect(callToolAnsweringInput(connection, long, { duration: 2, steps: 8 }, { timeoutMs: 1500, resetTimeoutOnProgress: false, onProgress: () => undefined })).rejects.toThrow(
-			/did not answer in time while calling tool "trigger-long-running-operation"/,
-		);
+		await expect(
+			callToolAnsweringInput(connection, long, { duration: 2, steps: 8 }, { timeoutMs: 1500, resetTimeoutOnProgress: false, onProgress: () => undefined }),
+		).rejects.toThrow(/did not answer in time while calling tool "trigger-long-running-operation"/);
 	});
 
 	it('past the maximum total the call fails with a message naming it', async () => {
-		const error = await callToolAnsweringInput(connection, long, { duration: 3, steps: 12 }, { timeoutMs: 1500, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 1200 }).catch((e: unknown) => e);
-		expect(String((error as Error).message)).toMatch(/kept sending progress but did not finish within the maximum total time of 1\.2 s while calling tool "trigger-long-running-operation"/);
+		const error = await callToolAnsweringInput(connection, long, { duration: 3, steps: 12 }, { timeoutMs: 1500, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 1200 }).catch(
+			(e: unknown) => e,
+		);
+		expect(String((error as Error).message)).toMatch(
+			/kept sending progress but did not finish within the maximum total time of 1\.2 s while calling tool "trigger-long-running-operation"/,
+		);
 		expect((error as { description?: string }).description).toMatch(/Reset Timeout on Progress/);
 	});
 
 	it("the Agent's runner: the last progress per call in the result and to the observer, the timeout reset", async () => {
-		const call: PlannedCall = { id: 'c1', providerName: LONG, tool: { serverId: 's', serverName: 'everything', mcpName: LONG, fingerprint: 'f' }, arguments: { duration: 2, steps: 8 } };
+		const call: PlannedCall = {
+			id: 'c1',
+			providerName: LONG,
+			tool: { serverId: 's', serverName: 'everything', mcpName: LONG, fingerprint: 'f' },
+			arguments: { duration: 2, steps: 8 },
+		};
 		const observed: ToolProgress[] = [];
 		let ended = 0;
 		const run = await runToolCalls([call], {
@@ -112,15 +126,20 @@ describe('a server flooding progress notifications (stdio fixture)', () => {
 		// A clock that advances one second per notification: the throttle's bound is checked without timing.
 		let clock = 0;
 		const throttle = throttleProgress((p) => lines.push(p), { intervalMs: 5000, now: () => (clock += 1000) });
-		const { result } = await callToolAnsweringInput(connection, flood, { count: 2000 }, {
-			timeoutMs: 30_000,
-			resetTimeoutOnProgress: true,
-			onProgress: (p) => {
-				notices++;
-				last = p;
-				throttle.push(p);
+		const { result } = await callToolAnsweringInput(
+			connection,
+			flood,
+			{ count: 2000 },
+			{
+				timeoutMs: 30_000,
+				resetTimeoutOnProgress: true,
+				onProgress: (p) => {
+					notices++;
+					last = p;
+					throttle.push(p);
+				},
 			},
-		});
+		);
 		throttle.flush();
 		expect(JSON.stringify(result)).toContain('flooded 2000');
 		expect(notices).toBe(2000);
@@ -135,6 +154,8 @@ describe('a server flooding progress notifications (stdio fixture)', () => {
 
 	it('an endless stream of progress cannot hold a call past its maximum total', async () => {
 		const endless = await toolNamed(connection, 'endless-progress');
-		await expect(callToolAnsweringInput(connection, endless, {}, { timeoutMs: 500, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 1000 })).rejects.toThrow(/maximum total time of 1 s/);
+		await expect(callToolAnsweringInput(connection, endless, {}, { timeoutMs: 500, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 1000 })).rejects.toThrow(
+			/maximum total time of 1 s/,
+		);
 	});
 });

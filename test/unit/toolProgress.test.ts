@@ -17,7 +17,11 @@ import type { StdioServerConfig } from '../../lib/mcp/serverConfig';
 
 describe('readProgress', () => {
 	it('keeps the numbers and a cleaned, capped message', () => {
-		expect(readProgress({ progressToken: 1, progress: 2, total: 5, message: ' Fetching\u200B\u202E sources\u0007\n\tnow ' })).toEqual({ progress: 2, total: 5, message: 'Fetching sources now' });
+		expect(readProgress({ progressToken: 1, progress: 2, total: 5, message: ' Fetching\u200B\u202E sources\u0007\n\tnow ' })).toEqual({
+			progress: 2,
+			total: 5,
+			message: 'Fetching sources now',
+		});
 		const long = readProgress({ progress: 1, message: 'y'.repeat(10_000) });
 		expect(long?.message).toHaveLength(MAX_PROGRESS_MESSAGE_CHARS + 1);
 		expect(long?.message?.endsWith('…')).toBe(true);
@@ -129,11 +133,16 @@ describe('callInteractively: what the call is sent with', () => {
 
 	it('a callback that throws does not fail the call', async () => {
 		const sent: Array<Record<string, unknown>> = [];
-		const done = await callInteractively(channel(sent), 't', {}, {
-			onProgress: () => {
-				throw new Error('observer down');
+		const done = await callInteractively(
+			channel(sent),
+			't',
+			{},
+			{
+				onProgress: () => {
+					throw new Error('observer down');
+				},
 			},
-		});
+		);
 		expect(done.kind).toBe('result');
 	});
 });
