@@ -5,7 +5,7 @@ import { EMPTY_USAGE } from '../providers/shared';
 import { nextEffect, step } from './step';
 import type { AgentState, PlannedCall } from './types';
 import type { ToolRunResult } from './toolRunner';
-import { readGrants, isGrantRef, makeGrant, standingApprovalsToStore, type GrantStore, type GrantScope } from './grants';
+import { readGrants, isGrantRef, makeGrant, standingApprovalsToStore, type Grant, type GrantStore, type GrantScope } from './grants';
 import { McpAgentError } from '../errors';
 
 export interface AgentDrivers {
@@ -28,7 +28,25 @@ export interface AgentDrivers {
 	 * the store and pending calls a grant covers run without review. A store that cannot be read
 	 * covers nothing (the calls are asked); `onUnavailable` hears why.
 	 */
-	grants?: { store: GrantStore | undefined; scope: GrantScope; now?: () => number; onUnavailable?(reason: string): void };
+	grants?: {
+		store: GrantStore | undefined;
+		scope: GrantScope;
+		now?: () => number;
+		onUnavailable?(reason: string): void;
+		/**
+		 * The tools' definition fingerprints as the servers list them now (never from a cache), by
+		 * grantToolKey(server, tool). Asked only when a grant would let a call through: the run's own
+		 * catalog may come from a kept connection's listing up to a minute old, and a grant binds the
+		 * definition the person saw, not an older listing. A grant whose fingerprint differs from
+		 * this covers nothing; when it cannot be answered, no grant applies (the calls are asked).
+		 */
+		currentFingerprints?(): Promise<ReadonlyMap<string, string>>;
+	};
+}
+
+/** The key of a tool in AgentDrivers.grants.currentFingerprints. */
+export function grantToolKey(server: string, tool: string): string {
+	return JSON.stringify([server, tool]);
 }
 
 /** Why a run stopped when its execution was cancelled. */
@@ -129,11 +147,28 @@ async function coveredByGrants(state: AgentState, drivers: AgentDrivers): Promis
 		grants.onUnavailable?.(reading.error);
 		return undefined;
 	}
-	const next = step(state, { type: 'grants_read', grants: reading.grants, scope: grants.scope, at });
-	if (next === state || next.phase.name !== 'run_tools') return undefined;
 	const before = new Set(phase.calls.filter((call) => isGrantRef(call.allowedBy)).map((call) => call.id));
-	const used = next.phase.calls.filter((call) => isGrantRef(call.allowedBy) && !before.has(call.id)).map((call) => (call.allowedBy as { grant: string }).grant);
-	if (used.length === 0) return undefined;
+	const apply = (list: Grant[]) => {
+		const next = step(state, { type: 'grants_read', grants: list, scope: grants.scope, at });
+		if (next === state || next.phase.name !== 'run_tools') return undefined;
+		const used = next.phase.calls.filter((call) => isGrantRef(call.allowedBy) && !before.has(call.id)).map((call) => (call.allowedBy as { grant: string }).grant);
+		return used.length ? { next, used } : undefined;
+	};
+	let applied = apply(reading.grants);
+	if (!applied) return undefined;
+	if (grants.currentFingerprints) {
+		// A grant is about to stand in for a person: check its definition against a listing made now.
+		let current: ReadonlyMap<string, string>;
+		try {
+			current = await grants.currentFingerprints();
+		} catch (error) {
+			grants.onUnavailable?.(`the servers' current tool definitions could not be listed (${error instanceof Error ? error.message : String(error)})`);
+			return undefined;
+		}
+		applied = apply(reading.grants.filter((grant) => current.get(grantToolKey(grant.server, grant.tool)) === grant.fingerprint));
+		if (!applied) return undefined;
+	}
+	const { next, used } = applied;
 	for (const id of used) {
 		try {
 			await grants.store?.markUsed(id, at);

@@ -4,7 +4,7 @@ import { mergeCatalogs, parsePinnedFingerprints, type CatalogOptions, type Withh
 import { buildN8nToolCatalog, groupN8nTools, isN8nTool, isToolkit, type N8nToolIndex, type N8nToolSource } from '../../lib/agent/n8nTools';
 import { isChatMemory, loadPriorTurns, saveExchange, type ChatMemory } from '../../lib/agent/memory';
 import { agentRunOutput, parseHistory } from '../../lib/agent/output';
-import { runAgent, runStateAtFailure } from '../../lib/agent/runAgent';
+import { grantToolKey, runAgent, runStateAtFailure } from '../../lib/agent/runAgent';
 import { connectServers, systemWithInstructions, type ConnectedServers } from '../../lib/agent/servers';
 import { isServerHandle, type ServerHandle } from '../../lib/agent/serverHandle';
 import { buildRunSettings, type RawAgentOptions } from '../../lib/agent/settings';
@@ -416,7 +416,13 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 				const final = await runAgent(initial, {
 					model,
 					runTools: (calls) => runToolCalls(calls, toolRunnerOptions),
-					grants: grantDriver(this),
+					grants: grantDriver(this, async () => {
+						// A grant would let a call through: its definition is checked against a listing made now,
+						// not a kept connection's listing of up to a minute ago (a rug pull in between).
+						await servers.relist();
+						Object.assign(shared, mergedTools(servers, n8nCatalog));
+						return new Map(shared.catalog.map((tool) => [grantToolKey(tool.serverName, tool.mcpName), tool.fingerprint]));
+					}),
 					...(cancelSignal ? { signal: cancelSignal } : {}),
 					...(streaming ? { onText: (delta: string) => sendChunk(this, 'item', itemIndex, delta) } : {}),
 				});

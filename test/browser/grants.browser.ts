@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parse as parseQuery } from 'node:querystring';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { openPage, screenshot, VIEWPORTS } from '../support/browserPages';
 import { awaitingPerson, createRun, nextEffect, step } from '../../lib/agent/step';
 import { buildCatalog } from '../../lib/agent/catalog';
 import { buildApprovalRequest, type ApprovalDecisionItem, type ApprovalRequest } from '../../lib/approvals/approvalRequest';
@@ -126,23 +127,12 @@ afterAll(async () => {
 	await browser?.close();
 });
 
-const shot = async (page: Page, name: string, selector?: string) => {
-	// Nothing wider than the viewport: no sideways scrolling on a phone.
-	expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(page.viewport()!.width);
-	const element = selector ? await page.$(selector) : null;
-	if (element) await element.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) as `${string}.png` });
-	else await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) as `${string}.png`, fullPage: true });
-};
+const shot = (page: Page, name: string, selector?: string) => screenshot(page, ARTIFACTS, name, selector);
 
-describe.each([
-	['desktop', { width: 1280, height: 900 }],
-	['phone', { width: 390, height: 844, isMobile: true, hasTouch: true }],
-])('%s', (name, viewport) => {
+describe.each(VIEWPORTS)('%s', (name, viewport) => {
 	test('approve and allow similar calls for a day, then revoke it from the list', async () => {
 		const served = await serve();
-		const page = await browser.newPage();
-		await page.setJavaScriptEnabled(false);
-		await page.setViewport({ ...viewport, deviceScaleFactor: 1 });
+		const page = await openPage(browser, viewport);
 		try {
 			await page.goto(served.url);
 			await page.click('input.pick.approve + label');
@@ -188,9 +178,7 @@ describe.each([
 
 	test('a call an approval rule asks about: why it waits, and only the decisions the rule offers (Approve and Deny, no Edit)', async () => {
 		const served = await serve([{ label: 'large payments', tools: ['payments/send_money'], when: { properties: { amount: { minimum: 500 } } }, effect: 'ask', decisions: ['approve', 'deny'] }]);
-		const page = await browser.newPage();
-		await page.setJavaScriptEnabled(false);
-		await page.setViewport({ ...viewport, deviceScaleFactor: 1 });
+		const page = await openPage(browser, viewport);
 		try {
 			await page.goto(served.url);
 			const html = await page.content();

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parse as parseQuery } from 'node:querystring';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { openPage, screenshot, VIEWPORTS } from '../support/browserPages';
 import { AttemptLimiter } from '../../lib/approvals/attemptLimiter';
 import { handleStandingApprovalsPage, STANDING_SIGN_IN_LIMITS } from '../../lib/approvals/standingApprovalsPage';
 import type { SignInResult } from '../../lib/approvals/n8nSignIn';
@@ -166,21 +167,12 @@ afterAll(async () => {
 	await browser?.close();
 });
 
-const shot = async (page: Page, name: string) => {
-	// Nothing wider than the viewport: no sideways scrolling on a phone.
-	expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(page.viewport()!.width);
-	await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) as `${string}.png`, fullPage: true });
-};
+const shot = (page: Page, name: string, selector?: string) => screenshot(page, ARTIFACTS, name, selector);
 
-describe.each([
-	['desktop', { width: 1280, height: 900 }],
-	['phone', { width: 390, height: 844, isMobile: true, hasTouch: true }],
-])('%s', (name, viewport) => {
+describe.each(VIEWPORTS)('%s', (name, viewport) => {
 	test('sign in, read the list of both Agents, revoke one standing approval', async () => {
 		const served = await serve();
-		const page = await browser.newPage();
-		await page.setJavaScriptEnabled(false);
-		await page.setViewport({ ...viewport, deviceScaleFactor: 1 });
+		const page = await openPage(browser, viewport);
 		try {
 			await page.goto(served.url);
 			const signInPage = await page.content();

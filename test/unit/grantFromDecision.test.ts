@@ -6,14 +6,13 @@
  * are the run's; and a choice that does not hold for the run's call, or comes with anything but an
  * approval, is refused with the decision.
  */
-import { buildCatalog } from '../../lib/agent/catalog';
-import { createRun, nextEffect, step } from '../../lib/agent/step';
+import { PAYMENT_TOOLS, paymentModel, paymentRun, ranAll } from '../support/paymentsRun';
+import { nextEffect, step } from '../../lib/agent/step';
 import { runAgent } from '../../lib/agent/runAgent';
 import { hashArguments } from '../../lib/agent/argumentHash';
 import { awaitingPerson } from '../../lib/agent/review';
 import type { Grant, GrantStore } from '../../lib/agent/grants';
 import type { AgentState, PlannedCall, ReviewDecision } from '../../lib/agent/types';
-import type { ModelClient } from '../../lib/providers/types';
 import { buildApprovalRequest, type ApprovalDecisionItem } from '../../lib/approvals/approvalRequest';
 import { handleReviewWebhook } from '../../lib/approvals/reviewWebhook';
 import { grantFieldName } from '../../lib/approvals/grantChoice';
@@ -22,25 +21,12 @@ import { decisionKeyFor, decisionProofMatches } from '../../lib/approvals/decisi
 import { hashReviewToken } from '../../lib/approvals/reviewToken';
 import { browserPost, TOKEN } from '../support/approvalFixtures';
 
-const TOOLS = buildCatalog([
-	{ id: 's1', name: 'payments', trustAnnotations: false, tools: [{ name: 'send_money', inputSchema: { type: 'object', properties: { amount: { type: 'number' }, to: { type: 'string' } } } }] },
-]).tools;
+const TOOLS = PAYMENT_TOOLS;
 const SCOPE = { workflowId: 'wf-1', nodeId: 'agent-node' };
 const NOW = Date.parse('2030-01-01T01:00:00Z');
 const ARGS = { amount: 15, to: 'bob' };
 
-function model(...turns: Array<Array<Record<string, unknown>>>): ModelClient {
-	let index = 0;
-	return {
-		listModels: async () => [],
-		send: async () => {
-			const calls = turns[index++];
-			const usage = { input_tokens: 1, output_tokens: 1 };
-			if (!calls) return { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn', usage };
-			return { content: calls.map((input, i) => ({ type: 'tool_use', id: `t${index}_${i}`, name: 'send_money', input })), stop_reason: 'tool_use', usage };
-		},
-	};
-}
+const model = paymentModel;
 
 function store(): GrantStore & { rows: Grant[] } {
 	const rows: Grant[] = [];
@@ -54,16 +40,9 @@ function store(): GrantStore & { rows: Grant[] } {
 	};
 }
 
-const ran = (calls: PlannedCall[]) => ({ outcomes: calls.map((call) => ({ id: call.id, isError: false, text: 'sent', images: [] })), durations: {} });
+const ran = ranAll;
 
-function newRun(): AgentState {
-	return createRun({
-		provider: 'anthropic',
-		settings: { model: 'm', maxIterations: 5, maxOutputTokens: 100, tokenBudget: 0, toolChoice: { type: 'auto' }, parallelToolCalls: true, promptCaching: false, maxToolResultChars: 1000, approval: { mode: 'all', listed: [], alwaysAsk: [], neverAsk: [] } },
-		tools: TOOLS,
-		userMessage: 'pay',
-	});
-}
+const newRun = paymentRun;
 
 /** A run paused on one call, its approval open, and the request item as the Agent builds it (origin given). */
 async function paused(grants: GrantStore, origin: Record<string, string>) {

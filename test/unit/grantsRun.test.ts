@@ -3,41 +3,20 @@
  * run stops for a person; a covered call runs without review and its use is counted; a revoked
  * grant or a store that cannot be read stops nothing from being asked, and nothing runs then.
  */
-import { buildCatalog } from '../../lib/agent/catalog';
-import { createRun, nextEffect } from '../../lib/agent/step';
-import { runAgent } from '../../lib/agent/runAgent';
+import { PAYMENT_TOOLS, paymentModel, paymentRun, ranAll } from '../support/paymentsRun';
+import { nextEffect } from '../../lib/agent/step';
+import { grantToolKey, runAgent } from '../../lib/agent/runAgent';
 import { hashArguments } from '../../lib/agent/argumentHash';
 import { makeGrant, type Grant, type GrantStore } from '../../lib/agent/grants';
-import type { AgentState, PlannedCall } from '../../lib/agent/types';
-import type { ModelClient } from '../../lib/providers/types';
+import type { PlannedCall } from '../../lib/agent/types';
 
-const TOOLS = buildCatalog([
-	{ id: 's1', name: 'payments', trustAnnotations: false, tools: [{ name: 'send_money', inputSchema: { type: 'object', properties: { amount: { type: 'number' }, to: { type: 'string' } } } }] },
-]).tools;
+const TOOLS = PAYMENT_TOOLS;
 const SCOPE = { workflowId: 'wf', nodeId: 'agent' };
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 
-function model(...turns: Array<Array<Record<string, unknown>>>): ModelClient {
-	let index = 0;
-	return {
-		listModels: async () => [],
-		send: async () => {
-			const calls = turns[index++];
-			const usage = { input_tokens: 1, output_tokens: 1 };
-			if (!calls) return { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn', usage };
-			return { content: calls.map((input, i) => ({ type: 'tool_use', id: `t${index}_${i}`, name: 'send_money', input })), stop_reason: 'tool_use', usage };
-		},
-	};
-}
+const model = paymentModel;
 
-function run(): AgentState {
-	return createRun({
-		provider: 'anthropic',
-		settings: { model: 'm', maxIterations: 5, maxOutputTokens: 100, tokenBudget: 0, toolChoice: { type: 'auto' }, parallelToolCalls: true, promptCaching: false, maxToolResultChars: 1000, approval: { mode: 'all', listed: [], alwaysAsk: [], neverAsk: [] } },
-		tools: TOOLS,
-		userMessage: 'pay',
-	});
-}
+const run = paymentRun;
 
 function grantFor(args: Record<string, unknown>, fields?: boolean): Grant {
 	const made = makeGrant({
@@ -77,7 +56,7 @@ function memoryStore(grants: Grant[]): GrantStore & { used: string[]; reads: num
 	return store;
 }
 
-const ran = (calls: PlannedCall[]) => ({ outcomes: calls.map((call) => ({ id: call.id, isError: false, text: `ran ${JSON.stringify(call.arguments)}`, images: [] })), durations: {} });
+const ran = ranAll;
 
 test('a covered call runs without a person; the use is counted and the tool log names the grant', async () => {
 	const grant = grantFor({ amount: 20, to: 'bob' }, true);
@@ -144,4 +123,52 @@ test('grants of another Agent node or workflow cover nothing', async () => {
 	const final = await runAgent(run(), { model: model([{ amount: 5, to: 'bob' }]), runTools, grants: { store: memoryStore([grant]), scope: SCOPE, now: () => NOW } });
 	expect(nextEffect(final).type).toBe('request_approval');
 	expect(runTools).not.toHaveBeenCalled();
+});
+
+describe('the definition a grant covers is checked against a listing made when the grant would apply', () => {
+	const listed = (fingerprint: string) => jest.fn(async () => new Map([[grantToolKey('payments', 'send_money'), fingerprint]]));
+
+	test('unchanged: the covered call runs; the servers were listed once', async () => {
+		const grant = grantFor({ amount: 20, to: 'bob' }, true);
+		const currentFingerprints = listed(TOOLS[0].fingerprint);
+		const runTools = jest.fn(async (calls: PlannedCall[]) => ran(calls));
+		const final = await runAgent(run(), { model: model([{ amount: 15, to: 'bob' }]), runTools, grants: { store: memoryStore([grant]), scope: SCOPE, now: () => NOW, currentFingerprints } });
+		expect(nextEffect(final).type).toBe('finish');
+		expect(runTools).toHaveBeenCalledTimes(1);
+		expect(currentFingerprints).toHaveBeenCalledTimes(1);
+	});
+
+	test('changed since the run listed it (a rug pull inside a kept connection\'s cached listing): no grant applies, the call is asked, nothing runs, no use is counted', async () => {
+		const grant = grantFor({ amount: 20, to: 'bob' }, true);
+		const store = memoryStore([grant]);
+		const runTools = jest.fn(async (calls: PlannedCall[]) => ran(calls));
+		const final = await runAgent(run(), { model: model([{ amount: 15, to: 'bob' }]), runTools, grants: { store, scope: SCOPE, now: () => NOW, currentFingerprints: listed(`sha256:${'0'.repeat(64)}`) } });
+		expect(nextEffect(final).type).toBe('request_approval');
+		expect(runTools).not.toHaveBeenCalled();
+		expect(store.used).toEqual([]);
+	});
+
+	test('the tool is gone, or the listing fails: asked, and the driver hears why', async () => {
+		const grant = grantFor({ amount: 20, to: 'bob' }, true);
+		const runTools = jest.fn(async (calls: PlannedCall[]) => ran(calls));
+		const gone = await runAgent(run(), { model: model([{ amount: 15, to: 'bob' }]), runTools, grants: { store: memoryStore([grant]), scope: SCOPE, now: () => NOW, currentFingerprints: async () => new Map() } });
+		expect(nextEffect(gone).type).toBe('request_approval');
+		const onUnavailable = jest.fn();
+		const failed = await runAgent(run(), {
+			model: model([{ amount: 15, to: 'bob' }]),
+			runTools,
+			grants: { store: memoryStore([grant]), scope: SCOPE, now: () => NOW, onUnavailable, currentFingerprints: async () => Promise.reject(new Error('connection closed')) },
+		});
+		expect(nextEffect(failed).type).toBe('request_approval');
+		expect(onUnavailable).toHaveBeenCalledWith(expect.stringContaining('connection closed'));
+		expect(runTools).not.toHaveBeenCalled();
+	});
+
+	test('not listed again when no grant covers the call', async () => {
+		const grant = grantFor({ amount: 20, to: 'bob' }, true);
+		const currentFingerprints = listed(TOOLS[0].fingerprint);
+		const final = await runAgent(run(), { model: model([{ amount: 25, to: 'bob' }]), runTools: jest.fn(), grants: { store: memoryStore([grant]), scope: SCOPE, now: () => NOW, currentFingerprints } });
+		expect(nextEffect(final).type).toBe('request_approval');
+		expect(currentFingerprints).not.toHaveBeenCalled();
+	});
 });

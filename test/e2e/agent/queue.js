@@ -1,6 +1,7 @@
 'use strict';
 // End-to-end: human review in n8n QUEUE MODE (`node test/e2e/agent/queue.js`). A real n8n 2.41.1
-// main (`n8n start`, EXECUTIONS_MODE=queue) and one worker (`n8n worker`) share a private
+// main (`n8n start`, EXECUTIONS_MODE=queue) and one worker (`n8n worker`; a second one for the
+// standing-approval cases, queueGrantCases.js) share a private
 // PostgreSQL and a private Redis, both started here on free loopback ports (Debian packages,
 // scripts/ensure-services.sh). The main process receives the trigger and serves the review page;
 // every execution, including its continuation after a decision, must run on the worker.
@@ -11,11 +12,16 @@
 //
 // Cases: approve (resume on the worker); the worker restarted while the execution waits; the
 // decision given while no worker runs (main queues the continuation in Redis and runs nothing
-// itself; a new worker installation started afterwards picks it up). Then everything is stopped
-// and no process of the run may be left. Main and each worker installation have their own user
+// itself; a new worker installation started afterwards picks it up). Then standing approvals
+// (issue 28.3) with TWO workers (A and B, separate installations): a grant made on the review page
+// lets the next matching call run without review on the other worker than the one that ran the
+// approved call; a Revoke stops the next matching call on each worker; a changed tool definition
+// (rug pull) is not covered. Which worker ran a call: the counter server's parent pid (and that
+// worker's log). The grants live in n8n's PostgreSQL (the grant store's Postgres dialect). Then
+// everything is stopped and no process of the run may be left. Main and each worker installation have their own user
 // folder (main/, worker/, worker-new/), each with the package installed, as on separate machines.
 //
-// On failure the temp folder is kept (main.log, worker.log, redis/redis.log, pg/postgres.log,
+// On failure the temp folder is kept (main.log, worker.log, worker-b.log, redis/redis.log, pg/postgres.log,
 // counter files); MCP_AGENT_E2E_KEEP=1 always keeps it.
 
 // n8n 1.x: the suite is not run. The check comes before everything else, so nothing is installed
@@ -46,7 +52,7 @@ const { startScriptedLlm } = require('../lib/scriptedLlm');
 const { startRedis, startPostgres, redisCommand } = require('../lib/services');
 const { startInbox } = require('./inbox');
 const { CREDENTIALS, approvalWorkflow } = require('./workflows');
-const { plan, call, finalResults, reviewPage, decide } = require('./review');
+const { plan, call, finalResults, reviewPage, decide, submitForm, decisionForm, grantsOnPage, revokeForm, pageText } = require('./review');
 
 /** Approves every pending call of a request, as the queue cases need. */
 const approveAll = (request) => decide(request, {}, { reviewer: 'Queue Reviewer', reason: '' });
@@ -181,7 +187,7 @@ function credentials() {
 			data: {
 				command: process.execPath,
 				args: JSON.stringify([COUNTER_SERVER]),
-				environment: [`COUNTER_FILE=${ctx.counterFile}`, `COUNTER_PARENT_FILE=${ctx.parentFile}`, ctx.runMarker].join('\n'),
+				environment: [`COUNTER_FILE=${ctx.counterFile}`, `COUNTER_PARENT_FILE=${ctx.parentFile}`, `COUNTER_TRANSFER_DESCRIPTION_FILE=${ctx.descriptionFile}`, ctx.runMarker].join('\n'),
 				secretEnvironment: '',
 				cwd: '',
 				trustAnnotations: false,
@@ -228,6 +234,7 @@ async function setUp() {
 	const [markerName, markerValue] = ctx.runMarker.split('=');
 	ctx.counterFile = path.join(ctx.dir, 'counter.txt');
 	ctx.parentFile = path.join(ctx.dir, 'counter-parents.txt');
+	ctx.descriptionFile = path.join(ctx.dir, 'transfer-description.txt');
 	step(`run folder ${ctx.dir}`);
 	startReaper();
 
@@ -237,11 +244,12 @@ async function setUp() {
 	if (install.status !== 0) throw new Error(`install failed: ${install.stderr}`);
 	// The worker is a separate n8n installation (its own user folder), with the same package.
 	newWorkerFolder('worker');
+	newWorkerFolder('worker-b');
 
 	// Our own listeners first (OS-assigned ports), then the ports handed to other processes.
 	ctx.llm = await startScriptedLlm();
 	ctx.inbox = await startInbox();
-	const [redisPort, pgPort, port, mainBroker, workerBroker, workerBroker2, healthPort, workerPort] = await freePorts(8);
+	const [redisPort, pgPort, port, mainBroker, workerBroker, workerBroker2, healthPort, workerPort, workerBBroker, workerBHealthPort, workerBPort] = await freePorts(11);
 
 	step(`starting Redis on 127.0.0.1:${redisPort}`);
 	ctx.redis = await startRedis({ dir: path.join(ctx.dir, 'redis'), port: redisPort, env: { [markerName]: markerValue } });
@@ -279,6 +287,10 @@ async function setUp() {
 	ctx.workerOptions = { ...common, userFolder: path.join(ctx.dir, 'worker'), logFile: path.join(ctx.dir, 'worker.log'), extraEnv: { ...queueEnv, N8N_PORT: String(workerPort) }, healthPort };
 	ctx.workerBrokers = [workerBroker, workerBroker2];
 	ctx.worker = new N8nWorker({ ...ctx.workerOptions, brokerPort: ctx.workerBrokers[0] });
+	// Worker B (a second installation, started for the standing-approval cases only, so that the
+	// first cases know which worker runs their execution): its own folder, log and ports.
+	ctx.workerB = new N8nWorker({ ...common, userFolder: path.join(ctx.dir, 'worker-b'), logFile: path.join(ctx.dir, 'worker-b.log'), extraEnv: { ...queueEnv, N8N_PORT: String(workerBPort) }, healthPort: workerBHealthPort, brokerPort: workerBBroker });
+	ctx.workerB.label = 'n8n worker B';
 
 	fs.writeFileSync(path.join(ctx.dir, 'credentials.json'), JSON.stringify(credentials(), null, 2));
 	const flow = approvalWorkflow({ name: CASE, inboxUrl: ctx.inbox.url });
@@ -298,6 +310,7 @@ async function setUp() {
 after(async () => {
 	await ctx.main?.stop();
 	await ctx.worker?.stop();
+	await ctx.workerB?.stop();
 	await ctx.redis?.stop();
 	await ctx.postgres?.stop();
 	await ctx.llm?.close();
@@ -310,7 +323,7 @@ after(async () => {
 
 const e2e = reportingTest(
 	(name) =>
-		`\n[e2e queue] ${name} failed.\n----- n8n main log tail:\n${ctx.main?.logTail(60)}\n----- n8n worker log tail:\n${ctx.worker?.logTail(60)}\n` +
+		`\n[e2e queue] ${name} failed.\n----- n8n main log tail:\n${ctx.main?.logTail(60)}\n----- n8n worker log tail:\n${ctx.worker?.logTail(60)}\n----- n8n worker B log tail:\n${ctx.workerB?.logTail(40)}\n` +
 		(ctx.postgres ? `----- PostgreSQL log tail:\n${ctx.postgres.logTail(15)}\n` : '') +
 		(ctx.redis ? `----- Redis log tail:\n${ctx.redis.logTail(15)}\n` : ''),
 );
@@ -390,11 +403,14 @@ e2e('decided while no worker runs: main only queues the continuation; a worker s
 	assert.equal(await redisListLength(WAIT_LIST), 0);
 }, 400000);
 
-e2e('stopping main, worker, Redis and PostgreSQL leaves no process of this run behind', async () => {
+require('./queueGrantCases')(e2e, ctx, { plan, call, finalResults, reviewPage, submitForm, decisionForm, grantsOnPage, revokeForm, pageText, startTracked, lines, step, CASE, N8nWorker, newWorkerFolder });
+
+e2e('stopping main, both workers, Redis and PostgreSQL leaves no process of this run behind', async () => {
 	const postgresPids = ctx.postgres.processIds();
 	assert.ok(postgresPids.length > 1, 'the postmaster and its children were found');
 	await ctx.main.stop();
 	await ctx.worker.stop();
+	await ctx.workerB.stop();
 	await ctx.redis.stop();
 	await ctx.postgres.stop();
 	const criteria = { pgids: ctx.everPgids, runDir: ctx.dir, envMarker: ctx.runMarker, excludePids: ctx.reaperPid ? [ctx.reaperPid] : [] };

@@ -46,12 +46,69 @@ function browserForm(html) {
 			if (/\schecked\b/.test(tag)) fields[name] = attr(tag, 'value') ?? 'on';
 		} else if (type !== 'password') fields[name] = attr(tag, 'value') ?? '';
 	}
-	for (const m of form.matchAll(/<textarea\b[^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/textarea>/g)) fields[unescapeHtml(m[1])] = unescapeHtml(m[2]);
+	// A newline right after <textarea> is not part of its value (HTML drops it, as browsers do).
+	for (const m of form.matchAll(/<textarea\b[^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/textarea>/g)) fields[unescapeHtml(m[1])] = unescapeHtml(m[2].replace(/^\r?\n/, ''));
 	for (const m of form.matchAll(/<select\b[^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/select>/g)) {
 		const selected = /<option value="([^"]*)" selected>/.exec(m[2]) ?? /<option value="([^"]*)"/.exec(m[2]);
 		fields[unescapeHtml(m[1])] = selected ? unescapeHtml(selected[1]) : '';
 	}
 	return fields;
+}
+
+/**
+ * A review page's form as a person fills it in a browser, for its one call: the decision radio
+ * ('approve' or 'deny'), and with `grant` the "allow similar calls" choice: how long
+ * (`duration`: '1h', '1d', '30d') and either exactly these arguments (`conditions` left out) or the
+ * conditions ticked by their labels as the page shows them ("to is", "amount at most"). Every
+ * field name comes from the page's HTML: what the browser would send, nothing the page did not render.
+ */
+function decisionForm(html, { decision, reviewer, reason, grant } = {}) {
+	const fields = browserForm(html);
+	const radios = [...html.matchAll(/<input type="radio" name="([^"]+)" value="([^"]+)" class="pick [^"]*"/g)].filter((m) => m[2] === decision);
+	assert.equal(radios.length, 1, `one "${decision}" button on the page (found ${radios.length})`);
+	fields[unescapeHtml(radios[0][1])] = decision;
+	if (reviewer !== undefined) fields.reviewer = reviewer;
+	if (reason !== undefined) {
+		const reasonField = /<textarea id="[^"]*" name="([^"]+)"[^>]*>/.exec(/<div class="reason-box">[\s\S]*?<\/div>/.exec(html)?.[0] ?? '')?.[1];
+		assert.ok(reasonField, 'the page has no reason box');
+		fields[unescapeHtml(reasonField)] = reason;
+	}
+	if (grant) {
+		const choice = /<fieldset class="grant">([\s\S]*?)<\/fieldset>/.exec(html)?.[1];
+		assert.ok(choice, `the page offers no "allow similar calls" choice: ${pageText(html)}`);
+		const select = /<select id="[^"]*" name="([^"]+)">([\s\S]*?)<\/select>/.exec(choice);
+		assert.ok(select && new RegExp(`<option value="${grant.duration}"`).test(select[2]), `no duration ${grant.duration} offered`);
+		fields[unescapeHtml(select[1])] = grant.duration;
+		const scopes = Object.fromEntries([...choice.matchAll(/<input type="radio" name="([^"]+)" value="([^"]+)"/g)].map((m) => [m[2], unescapeHtml(m[1])]));
+		const scope = grant.conditions ? 'fields' : 'exact';
+		assert.ok(scopes[scope], `no "${scope}" scope offered: ${JSON.stringify(scopes)}`);
+		fields[scopes[scope]] = scope;
+		const boxes = [...choice.matchAll(/<input type="checkbox" name="([^"]+)" value="([^"]*)"[^>]*> <code>([^<]*)<\/code> (is|at most) /g)].map((m) => ({ name: unescapeHtml(m[1]), value: unescapeHtml(m[2]), label: `${unescapeHtml(m[3])} ${m[4]}` }));
+		for (const wanted of grant.conditions ?? []) {
+			const box = boxes.find((b) => b.label === wanted);
+			assert.ok(box, `no condition "${wanted}" offered: ${JSON.stringify(boxes.map((b) => b.label))}`);
+			fields[box.name] = box.value;
+		}
+	}
+	return fields;
+}
+
+/** The standing approvals a review page lists: { id, text, active, revokeField } each (revokeField: the Revoke button's name). */
+function grantsOnPage(html) {
+	const section = /<section class="card grants"[\s\S]*?<\/section>/.exec(html)?.[0];
+	assert.ok(section, `the review page lists no standing approvals section: ${pageText(html)}`);
+	return [...section.matchAll(/<li class="grant-row[^"]*">([\s\S]*?)<\/li>/g)].map((m) => {
+		const button = /<button type="submit" name="([^"]+)" value="([^"]+)" class="revoke"/.exec(m[1]);
+		const ids = [...m[1].matchAll(/<code>([^<]+)<\/code>/g)].map((c) => unescapeHtml(c[1]));
+		return { id: ids.at(-1), text: unescapeHtml(pageText(m[1], 2000)), active: Boolean(button), revokeField: button ? unescapeHtml(button[1]) : undefined };
+	});
+}
+
+/** What a browser sends when the person types their name and presses a grant's Revoke button (the form's fields plus the button). */
+function revokeForm(html, grantId, reviewer) {
+	const grant = grantsOnPage(html).find((g) => g.id === grantId);
+	assert.ok(grant?.active, `no Revoke button for ${grantId} on the page: ${JSON.stringify(grantsOnPage(html))}`);
+	return { ...browserForm(html), reviewer, [grant.revokeField]: grantId };
 }
 
 /** POST fields to the page's own URL (the form has no action) as a browser sends a form. */
@@ -129,4 +186,4 @@ async function nextMessage(ctx, name, h, { timeoutMs = 90000 } = {}) {
 	}
 }
 
-module.exports = { plan, call, finalResults, reviewPage, decide, assertRecorded, pageText, fieldName, inputFieldName, browserForm, submitForm, nextMessage };
+module.exports = { plan, call, finalResults, reviewPage, decide, assertRecorded, pageText, fieldName, inputFieldName, browserForm, submitForm, nextMessage, decisionForm, grantsOnPage, revokeForm };

@@ -20,7 +20,8 @@ const { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow, free
 const hardeningCases = require('./hardeningCases');
 const inputCases = require('./inputCases');
 const ruleCases = require('./ruleCases');
-const { plan, call, finalResults, reviewPage, decide, assertRecorded, fieldName, inputFieldName, browserForm, submitForm, nextMessage } = require('./review');
+const grantCases = require('./grantCases');
+const { plan, call, finalResults, reviewPage, decide, assertRecorded, fieldName, inputFieldName, browserForm, submitForm, nextMessage, decisionForm, grantsOnPage, revokeForm } = require('./review');
 const { latestFinishedExecution } = require('../lib/executions');
 const { latestExecutionStatus } = require('../lib/executionStatuses');
 
@@ -68,6 +69,8 @@ function credentials() {
 		{ ...CREDENTIALS.openai, type: 'mcpAgentOpenAiApi', data: { apiKey: 'sk-e2e-fake', baseUrl: ctx.llm.openAiBaseUrl, organization: '', project: '' } },
 		stdio(CREDENTIALS.counter, [COUNTER_SERVER], `COUNTER_FILE=${ctx.counterFile}`),
 		stdio(CREDENTIALS.counterDrift, [COUNTER_SERVER], `COUNTER_FILE=${ctx.driftCounterFile}\nCOUNTER_DESCRIPTION_FILE=${ctx.driftDescriptionFile}`),
+		// Issue 28.3: standing approvals on the three-field transfer tool, whose description a file can change.
+		stdio(CREDENTIALS.counterGrant, [COUNTER_SERVER], `COUNTER_FILE=${ctx.grantCounterFile}\nCOUNTER_TRANSFER_DESCRIPTION_FILE=${ctx.grantDescriptionFile}`),
 		stdio(CREDENTIALS.everythingStdio, [EVERYTHING_ENTRY, 'stdio']),
 		{ ...CREDENTIALS.everythingHttp, type: 'mcpServerHttpApi', data: { url: ctx.everything.url, transport: 'streamableHttp', authentication: 'none', trustAnnotations: false, connectTimeout: 30000, requestTimeout: 60000 } },
 		stdio(CREDENTIALS.files, [FILESYSTEM_ENTRY, ctx.filesDir]),
@@ -109,6 +112,7 @@ function workflows() {
 		approvalWorkflow({ name: 'inputhttp', inboxUrl, provider: 'openaiResponses', server: CREDENTIALS.modernHttp, serverName: 'Modern', connection: 'http' }),
 		approvalWorkflow({ name: 'legacy', inboxUrl, requireApprovalFor: 'none', server: CREDENTIALS.legacyStdio, serverName: 'Legacy' }),
 		...ruleCases.workflows(approvalWorkflow, inboxUrl),
+		...grantCases.workflows(approvalWorkflow, inboxUrl, CREDENTIALS.counterGrant),
 	];
 }
 
@@ -120,6 +124,8 @@ before(async () => {
 	ctx.driftCounterFile = path.join(ctx.dir, 'drift-counter.txt');
 	ctx.driftDescriptionFile = path.join(ctx.dir, 'drift-description.txt');
 	ctx.hostileCallsFile = path.join(ctx.dir, 'hostile-calls.txt');
+	ctx.grantCounterFile = path.join(ctx.dir, 'grant-counter.txt');
+	ctx.grantDescriptionFile = path.join(ctx.dir, 'grant-description.txt');
 	// Our own listeners first (they take OS-assigned ports), then n8n's ports, so none can collide.
 	ctx.llm = await startScriptedLlm();
 	ctx.inbox = await startInbox();
@@ -157,6 +163,7 @@ require('./approvalCases')(e2e, ctx, { plan, call, finalResults, reviewPage, dec
 hardeningCases(e2e, ctx, { plan, call, finalResults, nextMessage, counterLabels, latestStatus, latestError });
 inputCases(e2e, ctx, { plan, call, finalResults, reviewPage, assertRecorded, fieldName, inputFieldName, browserForm, submitForm, nextMessage, latestStatus, latestError, ownerSession, credentials });
 ruleCases(e2e, ctx, { plan, call, finalResults, reviewPage, decide, assertRecorded, counterLabels, latestError });
+grantCases(e2e, ctx, { plan, call, finalResults, reviewPage, assertRecorded, submitForm, decisionForm, grantsOnPage, revokeForm, counterLabels, latestError });
 require('./browserCases')(e2e, ctx, { plan, call, finalResults, reviewPage, counterLabels, latestStatus });
 require('./agentCases').credentialTests(e2e, ctx, { credentials, ownerSession });
 

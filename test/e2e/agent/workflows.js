@@ -7,6 +7,7 @@ const CREDENTIALS = {
 	openai: { id: 'e2eFakeOpenAi000001', name: 'Fake OpenAI' },
 	counter: { id: 'e2eCounterStdio0001', name: 'Counter (stdio)' },
 	counterDrift: { id: 'e2eCounterDrift0001', name: 'Counter with changing description' },
+	counterGrant: { id: 'e2eCounterGrant0001', name: 'Counter for standing approvals' },
 	everythingStdio: { id: 'e2eAgentEverything1', name: 'Everything (stdio) for agent' },
 	everythingHttp: { id: 'e2eAgentEverything2', name: 'Everything (HTTP) for agent' },
 	files: { id: 'e2eAgentFiles000001', name: 'Filesystem (stdio)' },
