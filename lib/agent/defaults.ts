@@ -17,6 +17,8 @@ export const AGENT_DEFAULTS = {
 	maxRetries: 2,
 	toolConcurrency: 4,
 	toolTimeoutMs: 60_000,
+	/** Progress notifications restart a tool call's timeout, up to ten times the timeout in total. */
+	resetTimeoutOnProgress: true,
 	includeTranscript: true,
 	enableStreaming: true,
 	appendServerInstructions: false,

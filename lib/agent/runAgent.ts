@@ -122,8 +122,8 @@ async function runEffects(progress: { state: AgentState }, drivers: AgentDrivers
 			}
 			state = step(state, { type: 'model_turn', turn: adapter.parseResponse(response) });
 		} else {
-			const { outcomes, durations, inputRequired } = effect.calls.length > 0 ? await drivers.runTools(effect.calls) : { outcomes: [], durations: {}, inputRequired: undefined };
-			state = step(state, { type: 'tool_outcomes', outcomes, durations, ...(inputRequired ? { inputRequired } : {}) });
+			const { outcomes, durations, inputRequired, progress } = effect.calls.length > 0 ? await drivers.runTools(effect.calls) : { outcomes: [], durations: {}, inputRequired: undefined, progress: undefined };
+			state = step(state, { type: 'tool_outcomes', outcomes, durations, ...(inputRequired ? { inputRequired } : {}), ...(progress ? { progress } : {}) });
 		}
 		progress.state = state;
 		drivers.onStep?.(state);

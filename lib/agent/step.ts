@@ -14,6 +14,7 @@ import { applyGrants, recordStandingApprovals } from './grants';
 import { AGENT_STATE_VERSION } from './stateSchema';
 import type { AgentEffect, AgentEvent, AgentState, PlannedCall, RunSettings, RunStatus, ToolInputNeeded, ToolLogEntry, RunToolsPhase } from './types';
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome, Usage } from '../providers/modelTypes';
+import type { ToolProgress } from '../mcp/progress';
 import { McpAgentError, REPORT_A_BUG } from '../errors';
 
 /**
@@ -164,7 +165,14 @@ export function step(state: AgentState, event: AgentEvent): AgentState {
 				const ids = Object.keys(event.durations);
 				for (let i = 0; i < ids.length; i++) setEntry(durations, ids[i], event.durations[ids[i]]);
 			}
-			const next = event.inputRequired?.length ? withInputRounds({ ...phase, outcomes, durations }, event.inputRequired) : { ...phase, outcomes, durations };
+			let progressed: { progress?: Record<string, ToolProgress> } = {};
+			if (event.progress) {
+				const progress = { ...phase.progress };
+				const ids = Object.keys(event.progress);
+				for (let i = 0; i < ids.length; i++) setEntry(progress, ids[i], { ...event.progress[ids[i]] });
+				if (ids.length) progressed = { progress };
+			}
+			const next = event.inputRequired?.length ? withInputRounds({ ...phase, outcomes, durations, ...progressed }, event.inputRequired) : { ...phase, outcomes, durations, ...progressed };
 			return settle(state, next);
 		}
 		case 'approval_opened':
@@ -413,7 +421,7 @@ function settle(state: AgentState, phase: RunToolsPhase): AgentState {
 		const call = calls[index];
 		const outcome = call.rejection ? { id: call.id, isError: true, text: call.rejection, images: [] } : outcomes[call.id];
 		ordered[index] = outcome;
-		log[index] = logEntry(state.iterations, call, outcome, phase.durations[call.id]);
+		log[index] = logEntry(state.iterations, call, outcome, phase.durations[call.id], phase.progress?.[call.id]);
 	}
 	const next: AgentState = {
 		...state,

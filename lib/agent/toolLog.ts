@@ -1,6 +1,7 @@
 import { answerActions } from './callInput';
 import type { CallAllowance, PlannedCall, ToolLogEntry } from './types';
 import type { ToolOutcome } from '../providers/modelTypes';
+import type { ToolProgress } from '../mcp/progress';
 
 /**
  * The run's tool log: one audit entry per call once its turn is settled, with a short summary of
@@ -9,7 +10,7 @@ import type { ToolOutcome } from '../providers/modelTypes';
  */
 
 /** The audit entry of one call; optional fields only when set, in a fixed key order (it is node output). */
-export function logEntry(iteration: number, call: PlannedCall, outcome: ToolOutcome, durationMs: number | undefined): ToolLogEntry {
+export function logEntry(iteration: number, call: PlannedCall, outcome: ToolOutcome, durationMs: number | undefined, progress?: ToolProgress): ToolLogEntry {
 	const entry: ToolLogEntry = call.tool
 		? {
 				iteration,
@@ -56,6 +57,7 @@ export function logEntry(iteration: number, call: PlannedCall, outcome: ToolOutc
 			...(input.answeredAt ? { answeredAt: input.answeredAt } : {}),
 		};
 	}
+	if (progress) entry.progress = { ...progress };
 	return entry;
 }
 

@@ -8,6 +8,7 @@ import { invokeN8nTool, type N8nToolIndex } from './n8nTools';
 import type { InteractiveCallOptions, InteractiveToolCallOutcome } from '../mcp/inputRequests';
 import type { PlannedCall, ToolInputNeeded } from './types';
 import type { ToolOutcome } from '../providers/modelTypes';
+import type { ToolProgress } from '../mcp/progress';
 
 /**
  * One tool call that may end with the server asking for input (MCP 2026-07-28 `input_required`)
@@ -37,15 +38,29 @@ export interface ToolRunnerOptions {
 	 * execution view and logger; an observer that throws changes nothing for the run.
 	 */
 	observer?: ToolCallObserver;
+	/**
+	 * Progress notifications restart a call's timeout, up to maxTotalTimeoutMs (default ten times
+	 * timeoutMs): a tool that keeps reporting may run longer than its timeout, never forever.
+	 */
+	resetTimeoutOnProgress?: boolean;
+	maxTotalTimeoutMs?: number;
 }
 
-export type ToolCallObserver = (call: PlannedCall) => ((outcome: ToolOutcome | undefined, durationMs: number) => void) | undefined;
+/**
+ * What an observer returns for one call: told how it ended, and (`progress`, optional) each of its
+ * progress notifications, cleaned, as they arrive.
+ */
+export type ToolCallEnd = ((outcome: ToolOutcome | undefined, durationMs: number) => void) & { progress?: (progress: ToolProgress) => void };
+
+export type ToolCallObserver = (call: PlannedCall) => ToolCallEnd | undefined;
 
 export interface ToolRunResult {
 	outcomes: ToolOutcome[];
 	durations: Record<string, number>;
 	/** Calls that did not finish: the server needs a person's input first (absent when none). */
 	inputRequired?: ToolInputNeeded[];
+	/** The last progress notification of each call that sent any, by call id (absent when none did). */
+	progress?: Record<string, ToolProgress>;
 }
 
 /**
@@ -94,7 +109,17 @@ function runObserved(call: PlannedCall, options: ToolRunnerOptions, run: ToolRun
 	} catch {
 		finish = undefined;
 	}
-	return runOne(call, options, run).then((outcome) => {
+	const watch = finish?.progress;
+	const onProgress = watch
+		? (progress: ToolProgress) => {
+				try {
+					watch(progress);
+				} catch {
+					// As above: the observer is for people.
+				}
+			}
+		: undefined;
+	return runOne(call, options, run, onProgress).then((outcome) => {
 		try {
 			finish?.(outcome, run.durations[call.id] ?? 0);
 		} catch {
@@ -109,7 +134,7 @@ function runObserved(call: PlannedCall, options: ToolRunnerOptions, run: ToolRun
  * `run.inputRequired`); never rejects. A promise chain, not an async function: one suspended frame
  * less per call.
  */
-function runOne(call: PlannedCall, options: ToolRunnerOptions, run: ToolRunResult): Promise<ToolOutcome | undefined> {
+function runOne(call: PlannedCall, options: ToolRunnerOptions, run: ToolRunResult, watch?: (progress: ToolProgress) => void): Promise<ToolOutcome | undefined> {
 	const durations = run.durations;
 	const started = performance.now();
 	const done = (outcome: ToolOutcome): ToolOutcome => {
@@ -135,10 +160,18 @@ function runOne(call: PlannedCall, options: ToolRunnerOptions, run: ToolRunResul
 		const { mcpName, serverId } = call.tool;
 		// A retry after a person answered the server's input requests: their answers and the server's state go back.
 		const input = call.input;
-		const callOptions: InteractiveCallOptions =
-			input?.status === 'answered'
-				? { timeoutMs: options.timeoutMs, continuation: { inputResponses: input.responses ?? {}, ...(input.requestState !== undefined ? { requestState: input.requestState } : {}) } }
-				: { timeoutMs: options.timeoutMs };
+		const callOptions: InteractiveCallOptions = {
+			timeoutMs: options.timeoutMs,
+			// Always given, so every call carries a progress token; the last notification goes to the tool log.
+			onProgress: (progress) => {
+				setEntry((run.progress ??= {}), call.id, progress);
+				watch?.(progress);
+			},
+			...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, ...(options.maxTotalTimeoutMs !== undefined ? { maxTotalTimeoutMs: options.maxTotalTimeoutMs } : {}) } : {}),
+			...(input?.status === 'answered'
+				? { continuation: { inputResponses: input.responses ?? {}, ...(input.requestState !== undefined ? { requestState: input.requestState } : {}) } }
+				: {}),
+		};
 		const callTool = options.callTool ?? defaultCallTool;
 		return callTool(connection, mcpName, call.arguments as Record<string, unknown>, callOptions).then((outcome) => {
 			try {

@@ -9,6 +9,7 @@ import type { ApprovalPolicy, ReviewerChoice } from './policy';
 import type { RuleRef } from './approvalRules';
 import type { Grant, GrantConstraint, GrantDuration, GrantRef, GrantScope } from './grantTypes';
 import type { ElicitationAnswer, ServerInputRequest } from '../mcp/inputRequests';
+import type { ToolProgress } from '../mcp/progress';
 
 /** Why a run ended; the node reports it as `status`. */
 export type RunStatus =
@@ -130,6 +131,11 @@ export interface ToolLogEntry {
 		reviewer?: string;
 		answeredAt?: string;
 	};
+	/**
+	 * The last `notifications/progress` the server sent during the call, cleaned (message without
+	 * invisible or control characters, at most 200 characters); only for calls that sent any.
+	 */
+	progress?: ToolProgress;
 }
 
 /** The model's settings plus the loop's own limits and the approval policy. */
@@ -171,6 +177,8 @@ export interface AgentState {
 				/** Results gathered so far, by call id (some calls may still wait for review). */
 				outcomes: Record<string, ToolOutcome>;
 				durations: Record<string, number>;
+				/** The last progress notification of each call that sent any (absent in states of earlier versions). */
+				progress?: Record<string, ToolProgress>;
 				approval?: OpenApproval;
 				/** Approval ids already decided in this run: a replay of one changes nothing. */
 				decidedApprovals: string[];
@@ -214,7 +222,7 @@ export interface ToolInputNeeded {
 export type AgentEvent =
 	| { type: 'model_turn'; turn: ModelTurn }
 	/** `inputRequired`: calls that did not finish because the server needs input from a person first. */
-	| { type: 'tool_outcomes'; outcomes: ToolOutcome[]; durations?: Record<string, number>; inputRequired?: ToolInputNeeded[] }
+	| { type: 'tool_outcomes'; outcomes: ToolOutcome[]; durations?: Record<string, number>; inputRequired?: ToolInputNeeded[]; progress?: Record<string, ToolProgress> }
 	| { type: 'approval_opened'; approval: OpenApproval }
 	/** `receivedAt`: when the run got the decision; a decision made or received after the approval's expiry is refused as expired. */
 	| { type: 'approval_decided'; approvalId: string; decisions: ReviewDecision[]; reviewer?: string; decidedAt: string; receivedAt?: string }

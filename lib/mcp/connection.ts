@@ -220,7 +220,15 @@ export class McpConnection {
 	 * See lib/mcp/interactiveCall.ts.
 	 */
 	callToolInteractive(name: string, args: Record<string, unknown>, options: InteractiveCallOptions = {}): Promise<InteractiveToolCallOutcome> {
-		return callInteractively(this, name, args, { timeoutMs: options.timeoutMs, signal: options.signal, continuation: options.continuation, publicOnly: true });
+		return callInteractively(this, name, args, {
+			timeoutMs: options.timeoutMs,
+			signal: options.signal,
+			continuation: options.continuation,
+			onProgress: options.onProgress,
+			resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+			maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+			publicOnly: true,
+		});
 	}
 
 	private async retryOrExplain<T>(error: unknown, phase: string, run: (client: Client) => Promise<T>, session: LiveSession): Promise<T> {

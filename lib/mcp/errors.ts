@@ -220,6 +220,16 @@ function explainUnredacted(
 	}
 	const local = localSdkFailure(error);
 	if (local === 'timeout') {
+		const maxTotal = maxTotalTimeoutOf(error);
+		if (maxTotal !== undefined) {
+			return new McpFailure(
+				`MCP server ${where} kept sending progress but did not finish within the maximum total time of ${formatSeconds(maxTotal)} while ${phase}.`,
+				'timeout',
+				output,
+				undefined,
+				'Progress notifications restart the timeout (Reset Timeout on Progress), but never beyond this maximum (ten times the timeout). Raise the timeout if the tool needs longer.',
+			);
+		}
 		return new McpFailure(`MCP server ${where} did not answer in time while ${phase}.`, 'timeout', output);
 	}
 	if (local === 'closed') {
@@ -271,6 +281,18 @@ function localSdkFailure(error: unknown): 'timeout' | 'closed' | undefined {
 		if (code === V1_CONNECTION_CLOSED) return 'closed';
 	}
 	return undefined;
+}
+
+/** The SDK's "Maximum total timeout exceeded": its limit in ms, else undefined. */
+function maxTotalTimeoutOf(error: unknown): number | undefined {
+	if (!(error instanceof SdkError)) return undefined;
+	const data = error.data as { maxTotalTimeout?: unknown } | undefined;
+	return typeof data?.maxTotalTimeout === 'number' ? data.maxTotalTimeout : undefined;
+}
+
+function formatSeconds(ms: number): string {
+	const seconds = ms / 1000;
+	return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }
 
 function isV1McpError(error: unknown): boolean {

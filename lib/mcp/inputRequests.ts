@@ -7,6 +7,8 @@
  * in its paused run and retries later, possibly on another worker.
  */
 
+import type { ToolProgress } from './progress';
+
 /** One embedded request, as the server sent it (`method` is e.g. "elicitation/create"). */
 export interface ServerInputRequest {
 	method: string;
@@ -51,6 +53,14 @@ export interface InputContinuation {
 export interface InteractiveCallOptions {
 	timeoutMs?: number;
 	signal?: AbortSignal;
+	/**
+	 * Each `notifications/progress` of the call, cleaned (lib/mcp/progress.ts). Given, the call
+	 * carries a progress token; a callback that throws changes nothing for the call.
+	 */
+	onProgress?: (progress: ToolProgress) => void;
+	/** Progress notifications restart the timeout, up to maxTotalTimeoutMs (default: ten times the timeout). */
+	resetTimeoutOnProgress?: boolean;
+	maxTotalTimeoutMs?: number;
 	/** Present on a retry after a person answered. */
 	continuation?: InputContinuation;
 }

@@ -11,6 +11,7 @@ import type { ToolDefinition } from '../tools/toolDefinition';
 import { McpAgentError } from '../errors';
 import { decideTaskCall, type TaskMode, type TaskState, type TaskTimers } from './toolTask';
 import { callToolAsTask } from './taskCall';
+import { MAX_TOTAL_TIMEOUT_FACTOR, readProgress, type ToolProgress } from './progress';
 
 /**
  * What a call needs of its connection (McpConnection implements it). Named here, not imported, so
@@ -61,9 +62,6 @@ function mirroringDefinition(tool: ToolDefinition | undefined): Tool | undefined
 export interface InternalCallOptions extends InteractiveCallOptions {
 	/** The listed definition (else the connection's knownTools): output check and header mirroring. */
 	tool?: ToolDefinition;
-	/** Progress notifications restart the timeout, up to maxTotalTimeoutMs. */
-	resetTimeoutOnProgress?: boolean;
-	maxTotalTimeoutMs?: number;
 	/**
 	 * MCP Tasks (lib/mcp/toolTask.ts): when set, a tool whose `execution.taskSupport` asks for it
 	 * (per `mode`) is called as a task and waited for here, up to `maxWaitMs`. Unset: no call is
@@ -94,11 +92,14 @@ export function callInteractively(
 ): Promise<InternalCallOutcome> {
 	const tool = options.tool ?? connection.knownTools.get(name);
 	const timeout = options.timeoutMs ?? connection.config.requestTimeoutMs;
+	const onProgress = options.onProgress;
 	const requestOptions = {
 		timeout,
-		...(options.resetTimeoutOnProgress
-			? { resetTimeoutOnProgress: true, maxTotalTimeout: options.maxTotalTimeoutMs ?? timeout * 10, onprogress: () => undefined }
-			: {}),
+		// The SDK sends a progress token when onprogress is given, and resets the timeout on each
+		// notification only up to maxTotalTimeout (checked when a notification arrives, so a call
+		// lasts at most the maximum total plus one timeout).
+		...(onProgress ? { onprogress: (params: unknown) => deliverProgress(onProgress, params) } : options.resetTimeoutOnProgress ? { onprogress: ignoreProgress } : {}),
+		...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, maxTotalTimeout: options.maxTotalTimeoutMs ?? timeout * MAX_TOTAL_TIMEOUT_FACTOR } : {}),
 		...(options.signal ? { signal: options.signal } : {}),
 	};
 	const phase = `calling tool "${name}"`;
@@ -185,6 +186,18 @@ export function callInteractively(
 			description: 'Every answer was given and the server asked again: the server loops. Check its configuration (the Roots of the credential, if it asks for them), or report it to the server\'s authors.',
 		});
 	});
+}
+
+function ignoreProgress(): void {}
+
+function deliverProgress(onProgress: (progress: ToolProgress) => void, params: unknown): void {
+	const progress = readProgress(params);
+	if (!progress) return;
+	try {
+		onProgress(progress);
+	} catch {
+		// The caller's logging or bookkeeping never fails the call.
+	}
 }
 
 /** Roots asked of a connection that declared none: an error result saying so, as for sampling. */

@@ -1,4 +1,5 @@
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { deliverProgressBeforeResponses } from './progressOrdering';
 import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from './serverConfig';
 import type { ProcessStdioTransport } from './processStdioTransport';
 import { explainMcpError, httpStatusOf, McpFailure } from './errors';
@@ -160,6 +161,7 @@ async function connectStdio(config: StdioServerConfig, mode: 'negotiate' | 'lega
 		await stdio.close();
 		return { failure, diedDuringProbe };
 	}
+	deliverProgressBeforeResponses(stdio);
 	return { session: { client, transport: stdio, stdio, legacyInput, events } };
 }
 
@@ -173,5 +175,6 @@ async function connectHttp(config: HttpServerConfig, kind: 'streamableHttp' | 's
 		await client.close().catch(() => undefined);
 		throw explainMcpError(error, config, kind === 'sse' ? 'connecting (legacy SSE)' : 'connecting');
 	}
+	deliverProgressBeforeResponses(transport);
 	return { client, transport, legacyInput, events };
 }

@@ -5,6 +5,7 @@ import { quoteToolName } from '../tools/toolNameRule';
 import { callInteractively, type InternalCallOutcome } from './interactiveCall';
 import { describeInputRequest, inputDeclinedNote, inputRequestFailure } from './inputRequestMessages';
 import { hasMarker, McpAgentError } from '../errors';
+import type { ToolProgress } from './progress';
 import { DEFAULT_MAX_TASK_WAIT_MS, type TaskMode, type TaskState } from './toolTask';
 
 export interface ToolCallOptions {
@@ -13,6 +14,8 @@ export interface ToolCallOptions {
 	resetTimeoutOnProgress?: boolean;
 	/** Upper bound even with progress, so a chatty server cannot hold a call forever. */
 	maxTotalTimeoutMs?: number;
+	/** Each progress notification of the call, cleaned (lib/mcp/progress.ts). */
+	onProgress?: (progress: ToolProgress) => void;
 	signal?: AbortSignal;
 	/**
 	 * When the server asks for input during the call and no person can answer (MCP Call Tool):
@@ -116,6 +119,7 @@ export function callToolAnsweringInput(
 		timeoutMs: options.timeoutMs,
 		resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
 		maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+		...(options.onProgress ? { onProgress: options.onProgress } : {}),
 		...(options.signal ? { signal: options.signal } : {}),
 		...(options.runAsTask
 			? { tasks: { mode: options.runAsTask, maxWaitMs: options.maxTaskWaitMs ?? DEFAULT_MAX_TASK_WAIT_MS, ...(options.onTaskStatus ? { onStatus: options.onTaskStatus } : {}) } }

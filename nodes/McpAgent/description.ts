@@ -295,6 +295,13 @@ export const agentProperties: INodeProperties[] = [
 				description: 'Whether to mark the tool list and system prompt as cacheable (Anthropic), which cuts cost on repeated calls',
 			},
 			{
+				displayName: 'Reset Timeout on Progress',
+				name: 'resetTimeoutOnProgress',
+				type: 'boolean',
+				default: true, // n8n's lint wants a literal here; a test holds it equal to AGENT_DEFAULTS
+				description: 'Whether progress notifications from a server restart the tool call timeout (up to ten times the timeout in total)',
+			},
+			{
 				displayName: 'Save Tool Calls to Memory',
 				name: 'memorySaveToolCalls',
 				type: 'boolean',

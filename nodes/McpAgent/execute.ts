@@ -10,6 +10,8 @@ import { isServerHandle, type ServerHandle } from '../../lib/agent/serverHandle'
 import { buildRunSettings, type RawAgentOptions } from '../../lib/agent/settings';
 import { createRun, nextEffect } from '../../lib/agent/step';
 import { runToolCalls, type ToolCallObserver, type ToolRunnerOptions } from '../../lib/agent/toolRunner';
+import { progressText, throttleProgress, type ToolProgress } from '../../lib/mcp/progress';
+import type { ToolOutcome } from '../../lib/providers/modelTypes';
 import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
 import type { AgentState } from '../../lib/agent/types';
 import type { CatalogTool } from '../../lib/providers/modelTypes';
@@ -43,6 +45,7 @@ export interface AgentOptions extends RawAgentOptions {
 	history?: unknown;
 	toolConcurrency?: number;
 	toolTimeout?: number;
+	resetTimeoutOnProgress?: boolean;
 	enableStreaming?: boolean;
 	memorySaveToolCalls?: boolean;
 }
@@ -278,7 +281,17 @@ function toolCallObserver(context: IExecuteFunctions, handles: ServerHandle[]): 
 		const source = call.tool?.serverName;
 		const tool = call.tool?.mcpName ?? call.providerName;
 		const end = source !== undefined ? logs.get(source)?.start({ tool, arguments: call.arguments }) : undefined;
-		return (outcome, durationMs) => {
+		// Progress on n8n's log: at most one line per call every few seconds, and the last one when it ends.
+		const progress = throttleProgress((reported) =>
+			context.logger.info(`MCP Agent "${nodeOf(context).name}": tool ${tool}${source !== undefined ? ` on ${source}` : ''} progress ${progressText(reported)}`, {
+				tool,
+				...(source !== undefined ? { source } : {}),
+				progress: reported.progress,
+				...(reported.total !== undefined ? { total: reported.total } : {}),
+			}),
+		);
+		const finish = (outcome: ToolOutcome | undefined, durationMs: number): void => {
+			progress.flush();
 			const result = outcome ? (outcome.isError ? 'error' : 'ok') : 'waiting for input';
 			const allowedBy = allowanceOf(call);
 			context.logger.info(`MCP Agent "${nodeOf(context).name}": tool ${tool}${source !== undefined ? ` on ${source}` : ''} (${allowanceText(allowedBy)}): ${result} in ${durationMs} ms`, {
@@ -290,6 +303,7 @@ function toolCallObserver(context: IExecuteFunctions, handles: ServerHandle[]): 
 			});
 			end?.({ isError: outcome?.isError ?? false, text: outcome?.text ?? '', durationMs, waitingForInput: outcome === undefined });
 		};
+		return Object.assign(finish, { progress: (reported: ToolProgress) => progress.push(reported) });
 	};
 }
 
@@ -302,6 +316,7 @@ function toolRunnerOptionsFor(shared: Shared, observer: ToolCallObserver, option
 		observer,
 		concurrency: options.toolConcurrency ?? AGENT_DEFAULTS.toolConcurrency,
 		timeoutMs: options.toolTimeout ?? AGENT_DEFAULTS.toolTimeoutMs,
+		resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? AGENT_DEFAULTS.resetTimeoutOnProgress,
 		limits: { ...DEFAULT_OUTCOME_LIMITS, maxChars: run.settings.maxToolResultChars },
 	};
 }

@@ -18,6 +18,7 @@ import { toBinaryData } from '../shared/binaryData';
 import { valueAtOwnPath } from '../../lib/util/ownPath';
 import { awaitedLater } from '../../lib/util/awaitedLater';
 import { DEFAULT_MAX_TASK_WAIT_MS, TaskFailed } from '../../lib/mcp/toolTask';
+import { progressText, throttleProgress } from '../../lib/mcp/progress';
 
 /** Per-item parameter readers (resolved once when they hold no expression). */
 interface ItemParameters {
@@ -153,9 +154,20 @@ async function callForItem(
 	}
 	const args = readArguments.call(this, itemIndex, tool, params);
 	const returnErrorsAsData = options.isErrorHandling === 'data';
+	// Progress on n8n's log, throttled (one line every few seconds at most, and the last one); never arguments.
+	const progress = throttleProgress((reported) => {
+		if (typeof this.logger?.info !== 'function') return;
+		this.logger.info(`MCP Call Tool "${this.getNode().name}": tool ${tool.name} progress ${progressText(reported)}`, {
+			tool: tool.name,
+			itemIndex,
+			progress: reported.progress,
+			...(reported.total !== undefined ? { total: reported.total } : {}),
+		});
+	});
 	const answered = await callToolAnsweringInput(connection, tool, args, {
 		timeoutMs: options.timeout && options.timeout > 0 ? options.timeout : undefined,
 		resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? true,
+		onProgress: (reported) => progress.push(reported),
 		onInputRequest: options.onInputRequest === 'fail' ? 'fail' : 'decline',
 		runAsTask: options.runAsTask === 'whenSupported' || options.runAsTask === 'never' ? options.runAsTask : 'whenRequired',
 		maxTaskWaitMs: options.maxTaskWait && options.maxTaskWait > 0 ? options.maxTaskWait * 1000 : DEFAULT_MAX_TASK_WAIT_MS,
@@ -171,7 +183,7 @@ async function callForItem(
 			itemIndex,
 			description: 'Set Options > On Input Request to "Decline" to let the server finish without the input, or use the MCP Agent with MCP Approval so a person can answer.',
 		});
-	});
+	}).finally(() => progress.flush());
 	if ('serverError' in answered) return serverErrorItem(tool.name, answered.serverError, itemIndex);
 	if ('taskFailed' in answered) return taskFailedItem(tool.name, answered.taskFailed, itemIndex);
 	const { result, notes } = answered;

@@ -54,6 +54,13 @@ describe.each(['stdio', 'http'] as const)('MCP 2026-07-28 server over %s', (tran
 		expect(textOf(await callToolValidated(connection, tool!, { message: 'hi' }))).toBe('Echo: hi');
 	});
 
+	it('delivers progress notifications of a call, the last one included (issue 29)', async () => {
+		const seen: unknown[] = [];
+		const done = await connection.callToolInteractive('progress_steps', {}, { resetTimeoutOnProgress: true, onProgress: (p) => seen.push(p) });
+		expect(done).toMatchObject({ kind: 'result', result: { content: [{ type: 'text', text: 'stepped' }] } });
+		expect(seen).toEqual([1, 2, 3].map((i) => ({ progress: i, total: 3, message: `step ${i}` })));
+	});
+
 	it('asks for input and completes the call with the answer and the same request state', async () => {
 		const asked = await connection.callToolInteractive('confirm_delete', { path: '/tmp/a b' });
 		expect(asked).toEqual({

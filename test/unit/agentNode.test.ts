@@ -23,6 +23,7 @@ jest.mock('../../lib/providers/clients', () => ({ createModelClient: () => model
 
 // The MCP side: one fake server "Files" with a read-only, trusted tool; the real catalog code.
 const mcpCalls: Array<{ name: string; args: unknown }> = [];
+const mcpOptions: Array<Record<string, unknown>> = [];
 let serversClosed = 0;
 jest.mock('../../lib/agent/servers', () => {
 	const actual = jest.requireActual('../../lib/agent/servers');
@@ -30,8 +31,13 @@ jest.mock('../../lib/agent/servers', () => {
 		...actual,
 		connectServers: async (handles: Array<{ name: string }>, options: unknown) => {
 			const connection = {
-				callToolInteractive: async (name: string, args: unknown) => {
+				callToolInteractive: async (name: string, args: unknown, options: Record<string, unknown> = {}) => {
 					mcpCalls.push({ name, args });
+					mcpOptions.push(options);
+					if ((args as { path?: string }).path === '/slow-secret') {
+						const onProgress = options.onProgress as (p: unknown) => void;
+						for (let i = 1; i <= 50; i++) onProgress({ progress: i, total: 50, message: `scanning ${i}` });
+					}
 					if ((args as { path?: string }).path === '/denied') return { kind: 'result', result: { isError: true, content: [{ type: 'text', text: 'permission denied' }] } };
 					return { kind: 'result', result: { content: [{ type: 'text', text: `listing of ${JSON.stringify(args)}` }] } };
 				},
@@ -350,6 +356,18 @@ describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
 		await expect(collectToolSources(fakeContext({ items: [], tools: [filesServer(), impostor] }) as never)).rejects.toThrow(/known as "Files", the name of an MCP Server sub-node/);
 		const named = { ...codeTool(fakeSubNode('x')), metadata: { sourceNodeName: 'Files' } };
 		await expect(run(fakeContext({ items: [{ chatInput: 'x' }], tools: [filesServer(), named] }))).rejects.toThrow(/the name of an MCP Server sub-node/);
+	});
+
+	it("logs a call's progress throttled (first and last of a burst), never its arguments, and puts the last one into toolCalls", async () => {
+		scriptModel([toolUse([{ id: 'c1', name: 'list_files', input: { path: '/slow-secret' } }]), answer('done')]);
+		const context = fakeContext({ items: [{ chatInput: 'x' }], tools: [filesServer()] });
+		mcpOptions.length = 0;
+		const [done] = await run(context);
+		expect(mcpOptions[0]).toMatchObject({ timeoutMs: 60_000, resetTimeoutOnProgress: true, onProgress: expect.any(Function) });
+		const progressLines = context.logs.filter((line) => line.includes(' progress '));
+		expect(progressLines).toEqual(['MCP Agent "MCP Agent": tool list_files on Files progress 1/50 (scanning 1)', 'MCP Agent "MCP Agent": tool list_files on Files progress 50/50 (scanning 50)']);
+		expect(context.logs.join()).not.toContain('/slow-secret');
+		expect((done[0].json.toolCalls as Array<Record<string, unknown>>)[0].progress).toEqual({ progress: 50, total: 50, message: 'scanning 50' });
 	});
 
 	it('shows an MCP error result as an error run on the sub-node; a call rejected before the server shows nothing', async () => {

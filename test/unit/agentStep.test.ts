@@ -156,6 +156,20 @@ describe('model turns', () => {
 		expect(phaseOf(state, 'finished').text).toBe('Working.');
 	});
 
+	it("puts each call's last progress into its tool log entry, across tool_outcomes events, and only for calls that sent any", () => {
+		let state = step(run(), modelTurn({ toolCalls: [{ id: 'a', name: 'echo', rawArguments: { message: 'x' } }, { id: 'b', name: 'echo', rawArguments: { message: 'y' } }], stop: 'tool_use' }));
+		const sent = { a: { progress: 3, total: 4, message: 'almost' } };
+		state = step(state, { type: 'tool_outcomes', outcomes: [ok('a', 'Echo: x')], progress: sent });
+		sent.a.message = 'changed by the caller afterwards';
+		expect(JSON.parse(JSON.stringify(state))).toEqual(state);
+		state = step(state, { type: 'tool_outcomes', outcomes: [ok('b', 'Echo: y')] });
+		expect(state.toolLog.map((e) => [e.id, e.progress])).toEqual([
+			['a', { progress: 3, total: 4, message: 'almost' }],
+			['b', undefined],
+		]);
+		expect(Object.keys(state.toolLog[1])).not.toContain('progress');
+	});
+
 	it('treats call ids that are Object.prototype names as ordinary ids (they come from the model)', () => {
 		const ids = ['constructor', '__proto__', 'toString'];
 		let state = step(run(), modelTurn({ toolCalls: ids.map((id) => ({ id, name: 'echo', rawArguments: { message: id } })), stop: 'tool_use' }));

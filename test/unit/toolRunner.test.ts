@@ -72,7 +72,7 @@ describe('runToolCalls: input requests (MCP 2026-07-28)', () => {
 		expect(result.inputRequired).toEqual([{ id: 'ask', inputRequests: { seat: FORM }, requestState: 'opaque' }]);
 		expect(Object.keys(result.durations).sort()).toEqual(['ask', 'plain']);
 		// A first call carries no continuation.
-		expect(seen).toContainEqual(['echo', { message: 'ask' }, { timeoutMs: 1000 }]);
+		expect(seen).toContainEqual(['echo', { message: 'ask' }, { timeoutMs: 1000, onProgress: expect.any(Function) }]);
 	});
 
 	it('retries an answered call with the answers and the request state echoed unchanged', async () => {
@@ -85,7 +85,7 @@ describe('runToolCalls: input requests (MCP 2026-07-28)', () => {
 			input: { status: 'answered', round: 1, inputRequests: { seat: FORM } as never, requestState: 'opaque-\u00e9', inputHash: 'h', responses: { seat: { action: 'accept', content: { n: 1 } } } },
 		});
 		const { outcomes, inputRequired } = await runToolCalls([answered], { connections: new Map([['s1', {} as never]]), concurrency: 1, timeoutMs: 500, limits: DEFAULT_OUTCOME_LIMITS, callTool });
-		expect(seen).toEqual([{ timeoutMs: 500, continuation: { inputResponses: { seat: { action: 'accept', content: { n: 1 } } }, requestState: 'opaque-\u00e9' } }]);
+		expect(seen).toEqual([{ timeoutMs: 500, onProgress: expect.any(Function), continuation: { inputResponses: { seat: { action: 'accept', content: { n: 1 } } }, requestState: 'opaque-\u00e9' } }]);
 		expect(outcomes).toEqual([{ id: 'a', isError: false, text: 'booked', images: [] }]);
 		expect(inputRequired).toBeUndefined();
 	});
@@ -111,6 +111,6 @@ describe('runToolCalls: input requests (MCP 2026-07-28)', () => {
 			['ok', false, 'via interactive'],
 			['boom', true, 'The tool call failed: server gone'],
 		]);
-		expect(seen[0]).toEqual(['echo', { message: 'ok' }, { timeoutMs: 700 }]);
+		expect(seen[0]).toEqual(['echo', { message: 'ok' }, { timeoutMs: 700, onProgress: expect.any(Function) }]);
 	});
 });
