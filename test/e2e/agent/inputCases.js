@@ -217,8 +217,8 @@ module.exports = function inputCases(e2e, ctx, h) {
 			return parsed.data ?? parsed;
 		};
 		const { CREDENTIALS } = require('./workflows');
-		assert.deepEqual(await test(CREDENTIALS.modernStdio.id), { status: 'OK', message: 'Connected to modern-fixture 2.0.0, protocol 2026-07-28: 7 tools.' });
-		assert.deepEqual(await test(CREDENTIALS.modernHttp.id), { status: 'OK', message: 'Connected to modern-fixture 2.0.0, protocol 2026-07-28: 7 tools.' });
+		assert.deepEqual(await test(CREDENTIALS.modernStdio.id), { status: 'OK', message: 'Connected to modern-fixture 2.0.0, protocol 2026-07-28: 8 tools.' });
+		assert.deepEqual(await test(CREDENTIALS.modernHttp.id), { status: 'OK', message: 'Connected to modern-fixture 2.0.0, protocol 2026-07-28: 8 tools.' });
 		assert.deepEqual(await test(CREDENTIALS.legacyStdio.id), { status: 'OK', message: 'Connected to legacy-fixture 1.0.0, protocol 2025-11-25: 3 tools.' });
 	});
 };
