@@ -6,8 +6,8 @@
  * the tool's step spacing; nothing asserts how long anything took.
  */
 import { McpConnection } from '../../lib/mcp/connection';
+import { connectEverything, toolNamed } from '../support/everythingConnection';
 import { LeanHttpTransport } from '../../lib/mcp/leanHttpTransport';
-import { listAllTools } from '../../lib/mcp/listing';
 import { callToolAnsweringInput } from '../../lib/mcp/toolCall';
 import { MAX_PROGRESS_MESSAGE_CHARS, throttleProgress, type ToolProgress } from '../../lib/mcp/progress';
 import { runToolCalls } from '../../lib/agent/toolRunner';
@@ -15,17 +15,11 @@ import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
 import { INVISIBLE_CHARACTER } from '../../lib/tools/invisibleCharacters';
 import type { PlannedCall } from '../../lib/agent/types';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
-import { everythingStdio, fixtureStdio, httpConfig, startEverythingHttp, type RunningServer } from '../support/servers';
+import { fixtureStdio, type RunningServer } from '../support/servers';
 
 process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
 
 const LONG = 'trigger-long-running-operation';
-
-async function toolNamed(connection: McpConnection, name: string): Promise<ToolDefinition> {
-	const tool = (await listAllTools(connection)).find((each) => each.name === name);
-	if (!tool) throw new Error(`no tool ${name}`);
-	return tool;
-}
 
 describe.each(['stdio', 'streamableHttp'] as const)('progress from server-everything over %s', (transport) => {
 	let http: RunningServer | undefined;
@@ -33,12 +27,7 @@ describe.each(['stdio', 'streamableHttp'] as const)('progress from server-everyt
 	let long: ToolDefinition;
 
 	beforeAll(async () => {
-		if (transport === 'streamableHttp') {
-			http = await startEverythingHttp();
-			connection = await McpConnection.open(httpConfig(http.url));
-		} else {
-			connection = await McpConnection.open(everythingStdio());
-		}
+		({ connection, http } = await connectEverything(transport));
 		long = await toolNamed(connection, LONG);
 	});
 

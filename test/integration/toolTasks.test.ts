@@ -6,6 +6,7 @@
  */
 import * as path from 'node:path';
 import { McpConnection } from '../../lib/mcp/connection';
+import { connectEverything, toolNamed } from '../support/everythingConnection';
 import { listAllTools } from '../../lib/mcp/listing';
 import { LeanHttpTransport } from '../../lib/mcp/leanHttpTransport';
 import { callToolAnsweringInput } from '../../lib/mcp/toolCall';
@@ -13,7 +14,7 @@ import { TaskFailed, type TaskState } from '../../lib/mcp/toolTask';
 import { McpAgentError } from '../../lib/errors';
 import { extractToolResult } from '../../lib/tools/callResult';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
-import { everythingStdio, httpConfig, REPO_ROOT, startEverythingHttp, stdioConfig, type RunningServer } from '../support/servers';
+import { REPO_ROOT, stdioConfig, type RunningServer } from '../support/servers';
 
 process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
 
@@ -25,24 +26,13 @@ async function statusOnServer(connection: McpConnection, taskId: string): Promis
 	return answer.status;
 }
 
-async function toolNamed(connection: McpConnection, name: string): Promise<ToolDefinition> {
-	const tool = (await listAllTools(connection)).find((each) => each.name === name);
-	if (!tool) throw new Error(`no tool ${name}`);
-	return tool;
-}
-
 describe.each(['stdio', 'streamableHttp'] as const)('server-everything simulate-research-query over %s', (transport) => {
 	let http: RunningServer | undefined;
 	let connection: McpConnection;
 	let research: ToolDefinition;
 
 	beforeAll(async () => {
-		if (transport === 'streamableHttp') {
-			http = await startEverythingHttp();
-			connection = await McpConnection.open(httpConfig(http.url));
-		} else {
-			connection = await McpConnection.open(everythingStdio());
-		}
+		({ connection, http } = await connectEverything(transport));
 		research = await toolNamed(connection, 'simulate-research-query');
 	});
 

@@ -8,7 +8,12 @@ import type { ModelClient } from '../../lib/providers/types';
  * reviewed by the default policy, a scripted Anthropic-shaped model and a tool runner that succeeds.
  */
 export const PAYMENT_TOOLS = buildCatalog([
-	{ id: 's1', name: 'payments', trustAnnotations: false, tools: [{ name: 'send_money', inputSchema: { type: 'object', properties: { amount: { type: 'number' }, to: { type: 'string' } } } }] },
+	{
+		id: 's1',
+		name: 'payments',
+		trustAnnotations: false,
+		tools: [{ name: 'send_money', inputSchema: { type: 'object', properties: { amount: { type: 'number' }, to: { type: 'string' } } } }],
+	},
 ]).tools;
 
 /** Each turn: the send_money calls the model asks for (with these arguments); after the last, it answers "done". */
@@ -28,11 +33,24 @@ export function paymentModel(...turns: Array<Array<Record<string, unknown>>>): M
 export function paymentRun(): AgentState {
 	return createRun({
 		provider: 'anthropic',
-		settings: { model: 'm', maxIterations: 5, maxOutputTokens: 100, tokenBudget: 0, toolChoice: { type: 'auto' }, parallelToolCalls: true, promptCaching: false, maxToolResultChars: 1000, approval: { mode: 'all', listed: [], alwaysAsk: [], neverAsk: [] } },
+		settings: {
+			model: 'm',
+			maxIterations: 5,
+			maxOutputTokens: 100,
+			tokenBudget: 0,
+			toolChoice: { type: 'auto' },
+			parallelToolCalls: true,
+			promptCaching: false,
+			maxToolResultChars: 1000,
+			approval: { mode: 'all', listed: [], alwaysAsk: [], neverAsk: [] },
+		},
 		tools: PAYMENT_TOOLS,
 		userMessage: 'pay',
 	});
 }
 
 /** Every call ran and says so. */
-export const ranAll = (calls: PlannedCall[]) => ({ outcomes: calls.map((call) => ({ id: call.id, isError: false, text: `ran ${JSON.stringify(call.arguments)}`, images: [] })), durations: {} });
+export const ranAll = (calls: PlannedCall[]) => ({
+	outcomes: calls.map((call) => ({ id: call.id, isError: false, text: `ran ${JSON.stringify(call.arguments)}`, images: [] })),
+	durations: {},
+});
