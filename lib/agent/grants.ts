@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../tools/fingerprint';
 import { ARGUMENT_LIMITS, exceededLimit } from '../tools/schemaLimits';
 import { hashArguments } from './argumentHash';
-import type { AllowSimilar, PlannedCall, ReviewDecision } from './types';
+import type { AllowSimilar, PlannedCall, ReviewDecision, StandingApprovalOutcome } from './types';
 import { GRANT_VERSION, type FieldCondition, type Grant, type GrantConstraint, type GrantDuration, type GrantRef, type GrantScope, type GrantStore, type WorkflowScope } from './grantTypes';
 
 export { GRANT_VERSION, type FieldCondition, type Grant, type GrantConstraint, type GrantDuration, type GrantRef, type GrantScope, type GrantStore, type WorkflowScope };
@@ -372,7 +372,7 @@ export function standingApprovalsToStore(calls: readonly PlannedCall[]): Array<P
 }
 
 /** The phase with what became of each call's standing approval recorded (pure; `results` by call id). */
-export function recordStandingApprovals<P extends { calls: PlannedCall[] }>(phase: P, results: Record<string, { grant: string; expiresAt: string } | { notSaved: string }>): P {
+export function recordStandingApprovals<P extends { calls: PlannedCall[] }>(phase: P, results: Record<string, StandingApprovalOutcome>): P {
 	let changed = false;
 	const calls = phase.calls.map((call): PlannedCall => {
 		if (!call.review?.allowSimilar || call.review.standingApproval || !Object.hasOwn(results, call.id)) return call;

@@ -3,7 +3,7 @@ import { isContextOverflow } from '../providers/errors';
 import type { ModelClient } from '../providers/types';
 import { EMPTY_USAGE } from '../providers/shared';
 import { nextEffect, step } from './step';
-import type { AgentState, PlannedCall } from './types';
+import type { AgentState, PlannedCall, StandingApprovalOutcome } from './types';
 import type { ToolRunResult } from './toolRunner';
 import { readGrants, isGrantRef, makeGrant, standingApprovalsToStore, type Grant, type GrantStore, type GrantScope } from './grants';
 import { McpAgentError } from '../errors';
@@ -193,7 +193,7 @@ async function storeStandingApprovals(state: AgentState, drivers: AgentDrivers):
 	const wanted = standingApprovalsToStore(state.phase.calls);
 	if (wanted.length === 0) return state;
 	const grants = drivers.grants;
-	const results: Record<string, { grant: string; expiresAt: string } | { notSaved: string }> = {};
+	const results: Record<string, StandingApprovalOutcome> = {};
 	for (const call of wanted) {
 		const { allowSimilar, reviewer } = call.review;
 		if (!grants?.store || !call.tool) {

@@ -1,4 +1,5 @@
 import { answerActions } from './callInput';
+import { isGrantRef } from './grants';
 import type { CallAllowance, PlannedCall, ToolLogEntry } from './types';
 import type { ToolOutcome } from '../providers/modelTypes';
 import type { ToolProgress } from '../mcp/progress';
@@ -73,8 +74,8 @@ export function allowanceOf(call: PlannedCall): CallAllowance | undefined {
 		if (review.status !== 'approved' && review.status !== 'edited') return undefined;
 		return { by: 'person', ...(review.reviewer ? { reviewer: review.reviewer } : {}), ...(review.decidedAt ? { decidedAt: review.decidedAt } : {}) };
 	}
+	if (isGrantRef(call.allowedBy)) return { by: 'grant', ...call.allowedBy };
 	const allowed = call.allowedBy as (Record<string, unknown> & { rule?: number; label?: string }) | undefined;
-	if (allowed && typeof allowed.grant === 'string') return { by: 'grant', ...(allowed as Omit<Extract<CallAllowance, { by: 'grant' }>, 'by'>) };
 	if (allowed && typeof allowed.rule === 'number') return { by: 'rule', rule: allowed.rule, label: String(allowed.label) };
 	return { by: 'policy' };
 }

@@ -42,8 +42,11 @@ export interface CallReview {
 	/** With an approval: the person also allowed similar calls (a standing approval the Agent stores, runAgent.ts), and in which approval. */
 	allowSimilar?: AllowSimilar & { approvalId: string };
 	/** What became of allowSimilar: the grant stored, or why it was not (the approval stands either way). */
-	standingApproval?: { grant: string; expiresAt: string } | { notSaved: string };
+	standingApproval?: StandingApprovalOutcome;
 }
+
+/** What became of a person's "allow similar calls": the grant the Agent stored, or why none was. */
+export type StandingApprovalOutcome = { grant: string; expiresAt: string } | { notSaved: string };
 
 /** A person's "allow similar calls" on the review page: how long, and what counts as similar. */
 export interface AllowSimilar {
@@ -231,7 +234,7 @@ export type AgentEvent =
 	/** The driver read the scope's active grants fresh at `at` (ms): pending calls a grant covers run without review. */
 	| { type: 'grants_read'; grants: Grant[]; scope: GrantScope; at: number }
 	/** The driver stored (or failed to store) the standing approvals people chose with their approvals, by call id. */
-	| { type: 'grants_stored'; results: Record<string, NonNullable<CallReview['standingApproval']>> };
+	| { type: 'grants_stored'; results: Record<string, StandingApprovalOutcome> };
 
 export type AgentEffect =
 	| { type: 'call_model' }

@@ -83,7 +83,6 @@ export function renderGrantChoice(request: ApprovalRequest, call: PendingCallVie
 export interface GrantChoice {
 	approvalId: string;
 	call: PendingCallView;
-	nodeId: string;
 	constraint: GrantConstraint;
 	duration: GrantDuration;
 }
@@ -129,7 +128,7 @@ export function readGrantChoices(body: Record<string, unknown>, requests: Approv
 				}
 				constraint = { kind: 'fields', fields };
 			} else constraint = { kind: 'exact', argumentsHash: hashArguments(call.arguments) };
-			choices.push({ approvalId: request.approvalId, call, nodeId: request.origin.nodeId, constraint, duration: duration as GrantDuration });
+			choices.push({ approvalId: request.approvalId, call, constraint, duration: duration as GrantDuration });
 		}
 	}
 	return { choices, errors };
