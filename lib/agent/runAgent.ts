@@ -63,6 +63,9 @@ export class RunCancelled extends McpAgentError {
 /** The run's last state when an error ended it, by error: what ran before the failure is not lost. */
 const statesAtFailure = new WeakMap<object, AgentState>();
 
+/** A turn whose calls were all refused before running: nothing ran. */
+const NO_TOOL_RUN: ToolRunResult = Object.freeze({ outcomes: [], durations: {} }) as ToolRunResult;
+
 /** The state of the run an error (thrown by runAgent) ended, when it is known. */
 export function runStateAtFailure(error: unknown): AgentState | undefined {
 	return typeof error === 'object' && error !== null ? statesAtFailure.get(error) : undefined;
@@ -122,8 +125,8 @@ async function runEffects(progress: { state: AgentState }, drivers: AgentDrivers
 			}
 			state = step(state, { type: 'model_turn', turn: adapter.parseResponse(response) });
 		} else {
-			const { outcomes, durations, inputRequired, progress } = effect.calls.length > 0 ? await drivers.runTools(effect.calls) : { outcomes: [], durations: {}, inputRequired: undefined, progress: undefined };
-			state = step(state, { type: 'tool_outcomes', outcomes, durations, ...(inputRequired ? { inputRequired } : {}), ...(progress ? { progress } : {}) });
+			const { outcomes, durations, inputRequired, progress, tasks } = effect.calls.length > 0 ? await drivers.runTools(effect.calls) : NO_TOOL_RUN;
+			state = step(state, { type: 'tool_outcomes', outcomes, durations, ...(inputRequired ? { inputRequired } : {}), ...(progress ? { progress } : {}), ...(tasks ? { tasks } : {}) });
 		}
 		progress.state = state;
 		drivers.onStep?.(state);

@@ -73,6 +73,7 @@ function shapeProblem(state: Record<string, unknown>): string | undefined {
 	if (!Array.isArray(phase.calls) || !phase.calls.every((call) => isJsonObject(call) && typeof call.id === 'string')) return 'tool calls that are not a list of calls';
 	for (const field of ['outcomes', 'durations'] as const) if (!isJsonObject(phase[field])) return `no ${field}`;
 	if (phase.progress !== undefined && !isJsonObject(phase.progress)) return 'progress that is not an object';
+	if (phase.tasks !== undefined && !isJsonObject(phase.tasks)) return 'tasks that are not an object';
 	if (!Array.isArray(phase.decidedApprovals)) return 'no list of decided approvals';
 	return undefined;
 }

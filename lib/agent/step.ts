@@ -14,7 +14,6 @@ import { applyGrants, recordStandingApprovals } from './grants';
 import { AGENT_STATE_VERSION } from './stateSchema';
 import type { AgentEffect, AgentEvent, AgentState, PlannedCall, RunSettings, RunStatus, ToolInputNeeded, ToolLogEntry, RunToolsPhase } from './types';
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome, Usage } from '../providers/modelTypes';
-import type { ToolProgress } from '../mcp/progress';
 import { McpAgentError, REPORT_A_BUG } from '../errors';
 
 /**
@@ -165,14 +164,10 @@ export function step(state: AgentState, event: AgentEvent): AgentState {
 				const ids = Object.keys(event.durations);
 				for (let i = 0; i < ids.length; i++) setEntry(durations, ids[i], event.durations[ids[i]]);
 			}
-			let progressed: { progress?: Record<string, ToolProgress> } = {};
-			if (event.progress) {
-				const progress = { ...phase.progress };
-				const ids = Object.keys(event.progress);
-				for (let i = 0; i < ids.length; i++) setEntry(progress, ids[i], { ...event.progress[ids[i]] });
-				if (ids.length) progressed = { progress };
-			}
-			const next = event.inputRequired?.length ? withInputRounds({ ...phase, outcomes, durations, ...progressed }, event.inputRequired) : { ...phase, outcomes, durations, ...progressed };
+			const progress = event.progress ? mergedByCall(phase.progress, event.progress) : undefined;
+			const tasks = event.tasks ? mergedByCall(phase.tasks, event.tasks) : undefined;
+			const gathered = { ...phase, outcomes, durations, ...(progress ? { progress } : {}), ...(tasks ? { tasks } : {}) };
+			const next = event.inputRequired?.length ? withInputRounds(gathered, event.inputRequired) : gathered;
 			return settle(state, next);
 		}
 		case 'approval_opened':
@@ -367,6 +362,18 @@ function planCall(state: AgentState, call: ModelTurn['toolCalls'][number]): Plan
  * (too many rounds, a request no person can answer). Only calls of this turn still without a
  * result are considered: the runner reports the calls it ran.
  */
+/**
+ * The phase's per-call record with this batch's entries laid over it (copies: the state stays
+ * immutable); undefined when the batch has none, so the phase keeps its own.
+ */
+function mergedByCall<T extends object>(kept: Record<string, T> | undefined, batch: Record<string, T>): Record<string, T> | undefined {
+	const ids = Object.keys(batch);
+	if (ids.length === 0) return undefined;
+	const merged = { ...kept };
+	for (let i = 0; i < ids.length; i++) setEntry(merged, ids[i], { ...batch[ids[i]] });
+	return merged;
+}
+
 function withInputRounds(phase: RunToolsPhase, needed: ToolInputNeeded[]): RunToolsPhase {
 	const outcomes = phase.outcomes;
 	const byId = new Map<string, ToolInputNeeded>();
@@ -421,7 +428,7 @@ function settle(state: AgentState, phase: RunToolsPhase): AgentState {
 		const call = calls[index];
 		const outcome = call.rejection ? { id: call.id, isError: true, text: call.rejection, images: [] } : outcomes[call.id];
 		ordered[index] = outcome;
-		log[index] = logEntry(state.iterations, call, outcome, phase.durations[call.id], phase.progress?.[call.id]);
+		log[index] = logEntry(state.iterations, call, outcome, phase.durations[call.id], phase.progress?.[call.id], phase.tasks?.[call.id]);
 	}
 	const next: AgentState = {
 		...state,

@@ -3,6 +3,7 @@ import { isGrantRef } from './grants';
 import type { CallAllowance, PlannedCall, ToolLogEntry } from './types';
 import type { ToolOutcome } from '../providers/modelTypes';
 import type { ToolProgress } from '../mcp/progress';
+import type { TaskSummary } from '../mcp/toolTask';
 
 /**
  * The run's tool log: one audit entry per call once its turn is settled, with a short summary of
@@ -11,7 +12,7 @@ import type { ToolProgress } from '../mcp/progress';
  */
 
 /** The audit entry of one call; optional fields only when set, in a fixed key order (it is node output). */
-export function logEntry(iteration: number, call: PlannedCall, outcome: ToolOutcome, durationMs: number | undefined, progress?: ToolProgress): ToolLogEntry {
+export function logEntry(iteration: number, call: PlannedCall, outcome: ToolOutcome, durationMs: number | undefined, progress?: ToolProgress, task?: TaskSummary): ToolLogEntry {
 	const entry: ToolLogEntry = call.tool
 		? {
 				iteration,
@@ -59,6 +60,7 @@ export function logEntry(iteration: number, call: PlannedCall, outcome: ToolOutc
 		};
 	}
 	if (progress) entry.progress = { ...progress };
+	if (task) entry.task = { ...task };
 	return entry;
 }
 

@@ -9,6 +9,7 @@ import type { InteractiveCallOptions, InteractiveToolCallOutcome } from '../mcp/
 import type { PlannedCall, ToolInputNeeded } from './types';
 import type { ToolOutcome } from '../providers/modelTypes';
 import type { ToolProgress } from '../mcp/progress';
+import { summarizeTask, type TaskMode, type TaskSummary } from '../mcp/toolTask';
 
 /**
  * One tool call that may end with the server asking for input (MCP 2026-07-28 `input_required`)
@@ -44,6 +45,13 @@ export interface ToolRunnerOptions {
 	 */
 	resetTimeoutOnProgress?: boolean;
 	maxTotalTimeoutMs?: number;
+	/**
+	 * Run As Task and Max Task Wait: tools whose `execution.taskSupport` asks for it are called as
+	 * MCP tasks and waited for in place (lib/mcp/toolTask.ts). Unset: no call goes as a task.
+	 */
+	tasks?: { mode: TaskMode; maxWaitMs: number };
+	/** n8n's Stop: calls in flight are cancelled (`notifications/cancelled`, `tasks/cancel` for tasks). */
+	signal?: AbortSignal;
 }
 
 /**
@@ -61,6 +69,8 @@ export interface ToolRunResult {
 	inputRequired?: ToolInputNeeded[];
 	/** The last progress notification of each call that sent any, by call id (absent when none did). */
 	progress?: Record<string, ToolProgress>;
+	/** Calls that ran as MCP tasks: the task's id and last status, by call id (absent when none did). */
+	tasks?: Record<string, TaskSummary>;
 }
 
 /**
@@ -168,6 +178,8 @@ function runOne(call: PlannedCall, options: ToolRunnerOptions, run: ToolRunResul
 				watch?.(progress);
 			},
 			...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, ...(options.maxTotalTimeoutMs !== undefined ? { maxTotalTimeoutMs: options.maxTotalTimeoutMs } : {}) } : {}),
+			...(options.signal ? { signal: options.signal } : {}),
+			...(options.tasks ? { tasks: { ...options.tasks, onStatus: (state) => setEntry((run.tasks ??= {}), call.id, summarizeTask(state)) } } : {}),
 			...(input?.status === 'answered'
 				? { continuation: { inputResponses: input.responses ?? {}, ...(input.requestState !== undefined ? { requestState: input.requestState } : {}) } }
 				: {}),

@@ -10,6 +10,7 @@ import type { RuleRef } from './approvalRules';
 import type { Grant, GrantConstraint, GrantDuration, GrantRef, GrantScope } from './grantTypes';
 import type { ElicitationAnswer, ServerInputRequest } from '../mcp/inputRequests';
 import type { ToolProgress } from '../mcp/progress';
+import type { TaskSummary } from '../mcp/toolTask';
 
 /** Why a run ended; the node reports it as `status`. */
 export type RunStatus =
@@ -139,6 +140,8 @@ export interface ToolLogEntry {
 	 * invisible or control characters, at most 200 characters); only for calls that sent any.
 	 */
 	progress?: ToolProgress;
+	/** When the call ran as an MCP task: the server's task id, its last status and status message. */
+	task?: TaskSummary;
 }
 
 /** The model's settings plus the loop's own limits and the approval policy. */
@@ -182,6 +185,8 @@ export interface AgentState {
 				durations: Record<string, number>;
 				/** The last progress notification of each call that sent any (absent in states of earlier versions). */
 				progress?: Record<string, ToolProgress>;
+				/** Calls that ran as MCP tasks: the task and its last status (absent in states of earlier versions). */
+				tasks?: Record<string, TaskSummary>;
 				approval?: OpenApproval;
 				/** Approval ids already decided in this run: a replay of one changes nothing. */
 				decidedApprovals: string[];
@@ -225,7 +230,14 @@ export interface ToolInputNeeded {
 export type AgentEvent =
 	| { type: 'model_turn'; turn: ModelTurn }
 	/** `inputRequired`: calls that did not finish because the server needs input from a person first. */
-	| { type: 'tool_outcomes'; outcomes: ToolOutcome[]; durations?: Record<string, number>; inputRequired?: ToolInputNeeded[]; progress?: Record<string, ToolProgress> }
+	| {
+			type: 'tool_outcomes';
+			outcomes: ToolOutcome[];
+			durations?: Record<string, number>;
+			inputRequired?: ToolInputNeeded[];
+			progress?: Record<string, ToolProgress>;
+			tasks?: Record<string, TaskSummary>;
+	  }
 	| { type: 'approval_opened'; approval: OpenApproval }
 	/** `receivedAt`: when the run got the decision; a decision made or received after the approval's expiry is refused as expired. */
 	| { type: 'approval_decided'; approvalId: string; decisions: ReviewDecision[]; reviewer?: string; decidedAt: string; receivedAt?: string }

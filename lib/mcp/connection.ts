@@ -227,6 +227,7 @@ export class McpConnection {
 			onProgress: options.onProgress,
 			resetTimeoutOnProgress: options.resetTimeoutOnProgress,
 			maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+			tasks: options.tasks,
 			publicOnly: true,
 		});
 	}

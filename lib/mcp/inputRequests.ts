@@ -8,6 +8,7 @@
  */
 
 import type { ToolProgress } from './progress';
+import type { TaskCallPolicy } from './toolTask';
 
 /** One embedded request, as the server sent it (`method` is e.g. "elicitation/create"). */
 export interface ServerInputRequest {
@@ -63,4 +64,10 @@ export interface InteractiveCallOptions {
 	maxTotalTimeoutMs?: number;
 	/** Present on a retry after a person answered. */
 	continuation?: InputContinuation;
+	/**
+	 * MCP Tasks (lib/mcp/toolTask.ts): when set, a tool whose `execution.taskSupport` asks for it
+	 * (per `mode`) is called as a task and waited for in place, up to `maxWaitMs`. Unset: no call
+	 * is ever sent as a task.
+	 */
+	tasks?: TaskCallPolicy;
 }

@@ -9,7 +9,7 @@ import { checkToolOutput } from './toolOutput';
 import { callToolOnLegacySession } from './legacyToolCall';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { McpAgentError } from '../errors';
-import { decideTaskCall, type TaskMode, type TaskState, type TaskTimers } from './toolTask';
+import { decideTaskCall, type TaskCallPolicy, type TaskTimers } from './toolTask';
 import { callToolAsTask } from './taskCall';
 import { MAX_TOTAL_TIMEOUT_FACTOR, readProgress, type ToolProgress } from './progress';
 
@@ -62,12 +62,8 @@ function mirroringDefinition(tool: ToolDefinition | undefined): Tool | undefined
 export interface InternalCallOptions extends InteractiveCallOptions {
 	/** The listed definition (else the connection's knownTools): output check and header mirroring. */
 	tool?: ToolDefinition;
-	/**
-	 * MCP Tasks (lib/mcp/toolTask.ts): when set, a tool whose `execution.taskSupport` asks for it
-	 * (per `mode`) is called as a task and waited for here, up to `maxWaitMs`. Unset: no call is
-	 * ever sent as a task (the Agent, for now).
-	 */
-	tasks?: { mode: TaskMode; maxWaitMs: number; timers?: TaskTimers; onStatus?: (state: TaskState) => void };
+	/** As InteractiveCallOptions.tasks, with the clock of the wait (tests run it on a fake one). */
+	tasks?: TaskCallPolicy & { timers?: TaskTimers };
 	/** The outcome as callToolInteractive returns it: without the package-internal `declined` details (built so at once: no extra promise layer per call). */
 	publicOnly?: boolean;
 }

@@ -41,7 +41,8 @@ export function readProgress(params: unknown): ToolProgress | undefined {
 	return read;
 }
 
-function cleanMessage(message: string): string {
+/** A server's message made fit for the output and the log (also a task's statusMessage, lib/mcp/toolTask.ts). */
+export function cleanMessage(message: string): string {
 	// Only a bounded prefix is looked at: a megabyte of message costs no more than a short one.
 	const head = message.slice(0, MAX_PROGRESS_MESSAGE_CHARS * 4);
 	const text = head.replace(INVISIBLE, '').replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();

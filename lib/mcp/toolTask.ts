@@ -2,6 +2,7 @@ import { specTypeSchemas } from '@modelcontextprotocol/client';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { quoteToolName } from '../tools/toolNameRule';
 import { hasMarker, McpAgentError } from '../errors';
+import { cleanMessage } from './progress';
 
 /**
  * Task-augmented tool calls (MCP 2025-11-25, SEP-1686), the part that needs no connection: when a
@@ -30,6 +31,31 @@ export interface TaskState {
 	pollInterval?: number;
 	createdAt: string;
 	lastUpdatedAt: string;
+}
+
+/**
+ * How a caller wants task-capable tools called (MCP Call Tool's and the Agent's Run As Task and
+ * Max Task Wait): `onStatus` sees each status of the task, the created one first.
+ */
+export interface TaskCallPolicy {
+	mode: TaskMode;
+	maxWaitMs: number;
+	onStatus?: (state: TaskState) => void;
+}
+
+/**
+ * What the Agent's tool log keeps of a call that ran as a task: the server's id, the last status
+ * seen and its message (cleaned as progress messages are: untrusted text, for people only).
+ */
+export interface TaskSummary {
+	taskId: string;
+	status: TaskStatus;
+	statusMessage?: string;
+}
+
+export function summarizeTask(state: TaskState): TaskSummary {
+	const message = typeof state.statusMessage === 'string' ? cleanMessage(state.statusMessage) : '';
+	return { taskId: state.taskId, status: state.status, ...(message ? { statusMessage: message } : {}) };
 }
 
 /** Shortest wait between two `tasks/get` of one task, whatever `pollInterval` the server asks for. */

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { agentDefault } from '../../lib/agent/defaults';
+import { maxTaskWaitOption, runAsTaskOption } from '../shared/taskOptions';
 
 export const agentProperties: INodeProperties[] = [
 	{
@@ -265,6 +266,7 @@ export const agentProperties: INodeProperties[] = [
 				typeOptions: { minValue: 0, maxValue: 10 },
 				description: 'Retries (with exponential backoff) when the provider answers 429 or 5xx',
 			},
+			maxTaskWaitOption('the Agent', 'the model gets an error result for the call'),
 			{
 				displayName: 'Max Tool Result Characters',
 				name: 'maxToolResultChars',
@@ -301,6 +303,7 @@ export const agentProperties: INodeProperties[] = [
 				default: true, // n8n's lint wants a literal here; a test holds it equal to AGENT_DEFAULTS
 				description: 'Whether progress notifications from a server restart the tool call timeout (up to ten times the timeout in total)',
 			},
+			runAsTaskOption('the Agent', 'gives its result to the model like any other call'),
 			{
 				displayName: 'Save Tool Calls to Memory',
 				name: 'memorySaveToolCalls',

@@ -9,6 +9,7 @@ import { connectServers, systemWithInstructions, type ConnectedServers } from '.
 import { isServerHandle, type ServerHandle } from '../../lib/agent/serverHandle';
 import { buildRunSettings, type RawAgentOptions } from '../../lib/agent/settings';
 import { createRun, nextEffect } from '../../lib/agent/step';
+import { readTaskPolicy } from '../shared/taskOptions';
 import { runToolCalls, type ToolCallObserver, type ToolRunnerOptions } from '../../lib/agent/toolRunner';
 import { progressText, throttleProgress, type ToolProgress } from '../../lib/mcp/progress';
 import type { ToolOutcome } from '../../lib/providers/modelTypes';
@@ -46,6 +47,8 @@ export interface AgentOptions extends RawAgentOptions {
 	toolConcurrency?: number;
 	toolTimeout?: number;
 	resetTimeoutOnProgress?: boolean;
+	runAsTask?: string;
+	maxTaskWait?: number;
 	enableStreaming?: boolean;
 	memorySaveToolCalls?: boolean;
 }
@@ -308,7 +311,7 @@ function toolCallObserver(context: IExecuteFunctions, handles: ServerHandle[]): 
 }
 
 /** How one item's tool calls run: the item's concurrency and timeout, its run's cap on a result. */
-function toolRunnerOptionsFor(shared: Shared, observer: ToolCallObserver, options: AgentOptions, run: AgentState): ToolRunnerOptions {
+function toolRunnerOptionsFor(shared: Shared, observer: ToolCallObserver, options: AgentOptions, run: AgentState, signal: AbortSignal | undefined): ToolRunnerOptions {
 	return {
 		connections: shared.servers.connections,
 		outputSchemas: shared.servers.outputSchemas,
@@ -318,6 +321,8 @@ function toolRunnerOptionsFor(shared: Shared, observer: ToolCallObserver, option
 		timeoutMs: options.toolTimeout ?? AGENT_DEFAULTS.toolTimeoutMs,
 		resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? AGENT_DEFAULTS.resetTimeoutOnProgress,
 		limits: { ...DEFAULT_OUTCOME_LIMITS, maxChars: run.settings.maxToolResultChars },
+		tasks: readTaskPolicy(options),
+		...(signal ? { signal } : {}),
 	};
 }
 
@@ -410,7 +415,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 				// A resumed run needs the memory only to save its exchange at the end.
 				const memory = action.kind === 'continue' ? undefined : await memoryFor(this, itemIndex);
 				const initial = action.kind === 'continue' ? action.state : await newRun.call(this, itemIndex, shared, memory);
-				const toolRunnerOptions = toolRunnerOptionsFor(shared, observer, options, initial);
+				const toolRunnerOptions = toolRunnerOptionsFor(shared, observer, options, initial, cancelSignal);
 				streaming = streamsResponse(this, options);
 				if (streaming) sendChunk(this, 'begin', itemIndex);
 				const final = await runAgent(initial, {

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { serverConnectionProperty } from '../shared/serverConnection';
+import { maxTaskWaitOption, runAsTaskOption } from '../shared/taskOptions';
 
 export const callToolProperties: INodeProperties[] = [
 	serverConnectionProperty,
@@ -103,15 +104,7 @@ export const callToolProperties: INodeProperties[] = [
 				default: true,
 				description: 'Whether progress notifications from the server restart the timeout (up to ten times the timeout in total)',
 			},
-			{
-				displayName: 'Max Task Wait (Seconds)',
-				name: 'maxTaskWait',
-				type: 'number',
-				default: 300,
-				typeOptions: { minValue: 1 },
-				description:
-					'How long the node waits for a tool call that runs as an MCP task; past it the task is cancelled on the server and the item fails. The task\'s own ttl, set by the server, bounds it too.',
-			},
+			maxTaskWaitOption('the node', 'the item fails'),
 			{
 				displayName: 'On Input Request',
 				name: 'onInputRequest',
@@ -143,27 +136,7 @@ export const callToolProperties: INodeProperties[] = [
 				description:
 					'What to do when the tool reports a failure: an isError result, or a JSON-RPC error the server answers the call with (a bad query, say). Timeouts, connection, authorization and argument-validation failures always fail the item.',
 			},
-			{
-				displayName: 'Run As Task',
-				name: 'runAsTask',
-				type: 'options',
-				default: 'whenRequired',
-				options: [
-					{
-						name: 'When Required',
-						value: 'whenRequired',
-						description: 'Only tools that run only as tasks (execution.taskSupport "required"); the others are called as usual',
-					},
-					{
-						name: 'When Supported',
-						value: 'whenSupported',
-						description: 'Also tools that may run as tasks (taskSupport "optional"), for long calls that should not hold a request open',
-					},
-					{ name: 'Never', value: 'never', description: 'No call is sent as a task; a tool that requires it fails the item, nothing sent' },
-				],
-				description:
-					'Long-running tools (MCP Tasks, servers on MCP 2025-11-25): the call returns a task, which the node polls at the server\'s interval until it ends, then outputs its result like any other call',
-			},
+			runAsTaskOption('the node', 'outputs its result like any other call'),
 			{
 				displayName: 'Timeout (Ms)',
 				name: 'timeout',

@@ -17,7 +17,8 @@ import { failEveryItem, failItem } from '../shared/nodeErrors';
 import { toBinaryData } from '../shared/binaryData';
 import { valueAtOwnPath } from '../../lib/util/ownPath';
 import { awaitedLater } from '../../lib/util/awaitedLater';
-import { DEFAULT_MAX_TASK_WAIT_MS, TaskFailed } from '../../lib/mcp/toolTask';
+import { TaskFailed } from '../../lib/mcp/toolTask';
+import { readTaskPolicy } from '../shared/taskOptions';
 import { progressText, throttleProgress } from '../../lib/mcp/progress';
 
 /** Per-item parameter readers (resolved once when they hold no expression). */
@@ -164,13 +165,14 @@ async function callForItem(
 			...(reported.total !== undefined ? { total: reported.total } : {}),
 		});
 	});
+	const taskPolicy = readTaskPolicy(options);
 	const answered = await callToolAnsweringInput(connection, tool, args, {
 		timeoutMs: options.timeout && options.timeout > 0 ? options.timeout : undefined,
 		resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? true,
 		onProgress: (reported) => progress.push(reported),
 		onInputRequest: options.onInputRequest === 'fail' ? 'fail' : 'decline',
-		runAsTask: options.runAsTask === 'whenSupported' || options.runAsTask === 'never' ? options.runAsTask : 'whenRequired',
-		maxTaskWaitMs: options.maxTaskWait && options.maxTaskWait > 0 ? options.maxTaskWait * 1000 : DEFAULT_MAX_TASK_WAIT_MS,
+		runAsTask: taskPolicy.mode,
+		maxTaskWaitMs: taskPolicy.maxWaitMs,
 		// n8n's Stop (n8n 1.x may have no cancel signal: calls then end by their timeouts). A task is cancelled on the server.
 		...(typeof this.getExecutionCancelSignal === 'function' && this.getExecutionCancelSignal() ? { signal: this.getExecutionCancelSignal() } : {}),
 	}).catch((error: unknown): { serverError: ServerErrorAnswer } | { taskFailed: TaskFailed } => {

@@ -170,6 +170,19 @@ describe('model turns', () => {
 		expect(Object.keys(state.toolLog[1])).not.toContain('progress');
 	});
 
+	it("puts each task call's task (id, last status) into its tool log entry, across tool_outcomes events and beside progress", () => {
+		let state = step(run(), modelTurn({ toolCalls: [{ id: 'a', name: 'echo', rawArguments: { message: 'x' } }, { id: 'b', name: 'echo', rawArguments: { message: 'y' } }], stop: 'tool_use' }));
+		const first = { a: { taskId: 'task-1', status: 'completed' as const, statusMessage: 'done' } };
+		state = step(state, { type: 'tool_outcomes', outcomes: [ok('a', 'Echo: x')], tasks: first, progress: { a: { progress: 1 } } });
+		first.a.statusMessage = 'changed by the caller afterwards';
+		expect(phaseOf(state, 'run_tools').tasks).toEqual({ a: { taskId: 'task-1', status: 'completed', statusMessage: 'done' } });
+		state = step(state, { type: 'tool_outcomes', outcomes: [ok('b', 'Echo: y')], tasks: { b: { taskId: 'task-2', status: 'failed' } } });
+		expect(state.toolLog.map((e) => [e.id, e.task, e.progress])).toEqual([
+			['a', { taskId: 'task-1', status: 'completed', statusMessage: 'done' }, { progress: 1 }],
+			['b', { taskId: 'task-2', status: 'failed' }, undefined],
+		]);
+	});
+
 	it('treats call ids that are Object.prototype names as ordinary ids (they come from the model)', () => {
 		const ids = ['constructor', '__proto__', 'toString'];
 		let state = step(run(), modelTurn({ toolCalls: ids.map((id) => ({ id, name: 'echo', rawArguments: { message: id } })), stop: 'tool_use' }));

@@ -5,6 +5,7 @@
  */
 import { McpAgentError } from '../../lib/errors';
 import {
+	summarizeTask,
 	awaitTask,
 	decideTaskCall,
 	DEFAULT_POLL_INTERVAL_MS,
@@ -389,5 +390,21 @@ describe('status notifications (notifications/tasks/status)', () => {
 		await settle(clock, waiting);
 		expect(channel.calls).toEqual(['get', 'get', 'get', 'result']);
 		expect(clock.time).toBe(3 * MIN_POLL_INTERVAL_MS);
+	});
+});
+
+describe('summarizeTask (what the Agent logs of a task call)', () => {
+	const base = { taskId: 't-1', ttl: null, createdAt: '2026-12-02T00:00:00Z', lastUpdatedAt: '2026-12-02T00:00:01Z' };
+
+	it('keeps the id and status, and the message cleaned and capped like progress messages', () => {
+		const summary = summarizeTask({ ...base, status: 'working', statusMessage: `Step\u0007 2\u200b of 3 ${'x'.repeat(500)}` });
+		expect(summary.taskId).toBe('t-1');
+		expect(summary.status).toBe('working');
+		expect(summary.statusMessage?.startsWith('Step 2 of 3 xxx')).toBe(true);
+		expect(summary.statusMessage?.length).toBe(201);
+	});
+
+	it('leaves out a message that is empty once cleaned', () => {
+		expect(summarizeTask({ ...base, status: 'completed', statusMessage: '\u200b \u0000' })).toEqual({ taskId: 't-1', status: 'completed' });
 	});
 });

@@ -45,6 +45,24 @@ module.exports = function agentCases(e2e, ctx, { plan, call, finalResults, MANUA
 		});
 	}
 
+	e2e('a task-only tool runs as an MCP task, over stdio and HTTP (server-everything simulate-research-query, issue 29)', async () => {
+		const rounds = plan([call('Everything__simulate-research-query', { topic: 'e2e tide pools' }), call('EverythingHttp__simulate-research-query', { topic: 'e2e coral reefs' })]);
+		const { status, body } = await ctx.n8n.trigger('agent-three', { plan: rounds });
+		assert.equal(status, 200, JSON.stringify(body).slice(0, 500));
+		const out = Array.isArray(body) ? body[0] : body;
+		assert.equal(out.status, 'completed', JSON.stringify(out).slice(0, 800));
+		assert.deepEqual(
+			out.toolCalls.map((c) => [c.server, c.tool, c.isError, c.task && c.task.status, typeof (c.task && c.task.taskId)]),
+			[
+				['Everything', 'simulate-research-query', false, 'completed', 'string'],
+				['EverythingHttp', 'simulate-research-query', false, 'completed', 'string'],
+			],
+		);
+		const results = finalResults(out);
+		assert.match(results[0].text, /tide pools/i);
+		assert.match(results[1].text, /coral reefs/i);
+	});
+
 	e2e('scheduled-style run (Manual Trigger from the CLI) with OpenAI Chat Completions', async () => {
 		const run = parseExecuteOutput(ctx.manualOutput);
 		const runs = run.data.resultData.runData['MCP Agent'];

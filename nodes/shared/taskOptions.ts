@@ -1,0 +1,42 @@
+import type { INodePropertyOptions, INodeProperties } from 'n8n-workflow';
+import { DEFAULT_MAX_TASK_WAIT_MS, type TaskMode } from '../../lib/mcp/toolTask';
+
+/**
+ * Run As Task and Max Task Wait, the options MCP Call Tool and the MCP Agent share for MCP Tasks
+ * (lib/mcp/toolTask.ts). `waiter` names who waits ("the node", "the Agent") in the help texts.
+ */
+
+const RUN_AS_TASK_CHOICES: INodePropertyOptions[] = [
+	{ name: 'When Required', value: 'whenRequired', description: 'Only tools that run only as tasks (execution.taskSupport "required"); the others are called as usual' },
+	{ name: 'When Supported', value: 'whenSupported', description: 'Also tools that may run as tasks (taskSupport "optional"), for long calls that should not hold a request open' },
+	{ name: 'Never', value: 'never', description: 'No call is sent as a task; a tool that requires it fails, nothing sent' },
+];
+
+export function maxTaskWaitOption(waiter: string, onLimit: string): INodeProperties {
+	return {
+		displayName: 'Max Task Wait (Seconds)',
+		name: 'maxTaskWait',
+		type: 'number',
+		default: 300,
+		typeOptions: { minValue: 1 },
+		description: `How long ${waiter} waits for a tool call that runs as an MCP task; past it the task is cancelled on the server and ${onLimit}. The task's own ttl, set by the server, bounds it too.`,
+	};
+}
+
+export function runAsTaskOption(waiter: string, delivery: string): INodeProperties {
+	return {
+		displayName: 'Run As Task',
+		name: 'runAsTask',
+		type: 'options',
+		default: 'whenRequired',
+		options: RUN_AS_TASK_CHOICES,
+		description: `Long-running tools (MCP Tasks, servers on MCP 2025-11-25): the call returns a task, which ${waiter} polls at the server's interval until it ends, then ${delivery}`,
+	};
+}
+
+/** The two options as the core takes them; anything unknown falls back to the defaults. */
+export function readTaskPolicy(options: { runAsTask?: unknown; maxTaskWait?: unknown }): { mode: TaskMode; maxWaitMs: number } {
+	const mode: TaskMode = options.runAsTask === 'whenSupported' || options.runAsTask === 'never' ? options.runAsTask : 'whenRequired';
+	const seconds = options.maxTaskWait;
+	return { mode, maxWaitMs: typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : DEFAULT_MAX_TASK_WAIT_MS };
+}
