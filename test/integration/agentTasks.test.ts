@@ -128,11 +128,15 @@ describe('the Agent calls task-only tools as tasks', () => {
 		const quickDone = new Promise<void>((resolve) => (quickEnded = resolve));
 		const pending = runToolCalls(
 			[fixtureCall('c1', 'endless-task'), fixtureCall('c2', 'quick-task', { steps: 1, label: 'quick' })],
-			runner(new Map([['srv', fixture]]), { mode: 'whenRequired', maxWaitMs: 60_000 }, {
-				signal: stop.signal,
-				// The quick task ends after its first poll: by then the endless one runs on the server too.
-				observer: (call) => (call.id === 'c2' ? () => quickEnded() : undefined),
-			}),
+			runner(
+				new Map([['srv', fixture]]),
+				{ mode: 'whenRequired', maxWaitMs: 60_000 },
+				{
+					signal: stop.signal,
+					// The quick task ends after its first poll: by then the endless one runs on the server too.
+					observer: (call) => (call.id === 'c2' ? () => quickEnded() : undefined),
+				},
+			),
 		);
 		await quickDone;
 		stop.abort();
