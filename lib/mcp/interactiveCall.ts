@@ -11,6 +11,9 @@ import type { ToolDefinition } from '../tools/toolDefinition';
 import { McpAgentError } from '../errors';
 import { decideTaskCall, type TaskMode, type TaskState, type TaskTimers } from './toolTask';
 import { callToolAsTask } from './taskCall';
+import { callToolAsModernTask } from './modernTaskCall';
+import { taskHandleOf } from './modernTask';
+import { clientCapabilitiesFor } from './clientCapabilities';
 import { MAX_TOTAL_TIMEOUT_FACTOR, readProgress, type ToolProgress } from './progress';
 
 /**
@@ -113,13 +116,21 @@ export function callInteractively(
 	}
 	if (asTask && tool && options.tasks) {
 		const tasks = options.tasks;
-		return callToolAsTask(connection, tool, args, {
+		const taskOptions = {
 			maxWaitMs: tasks.maxWaitMs,
 			timeoutMs: timeout,
 			...(options.signal ? { signal: options.signal } : {}),
 			...(tasks.timers ? { timers: tasks.timers } : {}),
 			...(tasks.onStatus ? { onStatus: tasks.onStatus } : {}),
-		}).then(({ value: result, declined }): CompletedCall => {
+		};
+		const running = connection.isModern
+			? callToolAsModernTask(connection, tool, args, {
+					...taskOptions,
+					clientCapabilities: clientCapabilitiesFor(connection.config),
+					...(hasRoots(connection.config) ? { roots: connection.config.roots } : {}),
+				})
+			: callToolAsTask(connection, tool, args, taskOptions);
+		return running.then(({ value: result, declined }): CompletedCall => {
 			checkToolOutput(tool, result);
 			if (!declined) return { kind: 'result', result };
 			const notes = declined.map((entry) => entry.note);
@@ -152,6 +163,7 @@ export function callInteractively(
 		let params = firstParams;
 		for (let round = 0; round <= MAX_AUTOMATIC_ROUNDS; round++) {
 			const answer: unknown = await client.callTool(params as never, callOptions);
+			if (taskHandleOf(answer) !== undefined) throw unaskedTask(name);
 			if (!isInputRequired(answer)) {
 				const result = connection.redact.active ? connection.redact.value(answer as Record<string, unknown>) : (answer as Record<string, unknown>);
 				if (tool) checkToolOutput(tool, result);
@@ -189,6 +201,15 @@ export function callInteractively(
 }
 
 function ignoreProgress(): void {}
+
+/** A task handle on a call that did not declare the tasks extension: the extension forbids it, and there is nothing to show. */
+function unaskedTask(name: string): McpAgentError {
+	return new McpAgentError(`Tool "${name}" was answered with a task (resultType "task") although this call did not offer the tasks extension`, {
+		code: 'remote',
+		description:
+			'A server may answer with a task only a call that declares io.modelcontextprotocol/tasks (MCP Call Tool does when the tool asks for it, see Options > Run As Task). The server breaks the extension; report it to its authors.',
+	});
+}
 
 function deliverProgress(onProgress: (progress: ToolProgress) => void, params: unknown): void {
 	const progress = readProgress(params);

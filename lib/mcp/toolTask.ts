@@ -30,6 +30,12 @@ export interface TaskState {
 	pollInterval?: number;
 	createdAt: string;
 	lastUpdatedAt: string;
+	/** 2026-07-28 (lib/mcp/modernTask.ts): tasks/get inlines the result of a completed task... */
+	result?: Record<string, unknown>;
+	/** ...the JSON-RPC error of a failed one... */
+	error?: { code?: number; message: string };
+	/** ...and the server's requests of one waiting for input (answered with tasks/update). */
+	inputRequests?: Record<string, unknown>;
 }
 
 /** Shortest wait between two `tasks/get` of one task, whatever `pollInterval` the server asks for. */
@@ -58,6 +64,15 @@ export function taskSupportOf(tool: Pick<ToolDefinition, 'execution'> | undefine
 	return support === 'optional' || support === 'required' ? support : 'forbidden';
 }
 
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** Whether a 2026-07-28 server's server/discover capabilities name the tasks extension. */
+export function serverOffersTasksExtension(capabilities: unknown): boolean {
+	const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+	const entry = extensions && Object.hasOwn(extensions, TASKS_EXTENSION) ? extensions[TASKS_EXTENSION] : undefined;
+	return typeof entry === 'object' && entry !== null;
+}
+
 /** What the server offers for tool calls: 2025-11-25 `capabilities.tasks.requests.tools.call`. */
 export function serverOffersToolTasks(capabilities: unknown): boolean {
 	const tasks = (capabilities as { tasks?: { requests?: { tools?: { call?: unknown } } } } | undefined)?.tasks;
@@ -69,9 +84,9 @@ export function serverOffersToolTasks(capabilities: unknown): boolean {
  * Whether this call goes as a task: `required` tools always (unless the mode is 'never', which
  * refuses them here, nothing sent), `optional` ones with 'whenSupported', and never when the
  * server does not offer tasks for tool calls (the spec forbids it then; a required tool is refused
- * with a message saying so). On 2026-07-28 connections tasks are the `io.modelcontextprotocol/tasks`
- * extension, which this release does not speak: a required tool is refused, an optional one called
- * plainly.
+ * with a message saying so). On 2026-07-28 connections the offer is the `io.modelcontextprotocol/tasks`
+ * extension in server/discover's capabilities; the call then declares the extension on itself and
+ * the server may answer with a task (lib/mcp/modernTask.ts).
  */
 export function decideTaskCall(tool: ToolDefinition, mode: TaskMode, session: { isModern: boolean; capabilities: unknown }): boolean {
 	const support = taskSupportOf(tool);
@@ -84,13 +99,14 @@ export function decideTaskCall(tool: ToolDefinition, mode: TaskMode, session: { 
 		});
 	}
 	if (session.isModern) {
+		if (serverOffersTasksExtension(session.capabilities)) return mode === 'whenSupported' || support === 'required';
 		if (support === 'optional') return false;
 		throw new McpAgentError(
-			`Tool ${name} runs only as an MCP task, and on this MCP 2026-07-28 connection tasks are the io.modelcontextprotocol/tasks extension, which this release does not speak yet`,
+			`Tool ${name} runs only as an MCP task (execution.taskSupport "required"), but this MCP 2026-07-28 server does not offer the tasks extension (capabilities.extensions["${TASKS_EXTENSION}"] in server/discover)`,
 			{
 				code: 'remote',
 				description:
-					'Nothing was sent to the server. Servers on MCP 2025-11-25 are called as tasks; ask the server to offer that version too, or follow issue 29 of n8n-nodes-mcp-agent.',
+					'Nothing was sent to the server: on MCP 2026-07-28 a server may answer with a task only when it offers the io.modelcontextprotocol/tasks extension. The server contradicts itself; update it or report it to its authors.',
 			},
 		);
 	}
@@ -213,6 +229,13 @@ export interface TaskChannel {
 	 * called. The wait then polls at once (at most once per MIN_POLL_INTERVAL_MS).
 	 */
 	watch?(taskId: string, wake: () => void): () => void;
+	/** How a tasks/get answer is read; absent: 2025-11-25 (parseTaskState). */
+	parse?(answer: unknown, expectedId: string): TaskState;
+	/**
+	 * 2026-07-28: answers an `input_required` task's requests (`tasks/update`); the wait then
+	 * polls on. Absent: 2025-11-25, where the requests come on `tasks/result`.
+	 */
+	answerInput?(state: TaskState, signal: AbortSignal): Promise<void>;
 }
 
 /** The clock of a wait (injected in tests). */
@@ -300,11 +323,15 @@ export async function awaitTask(created: TaskState, channel: TaskChannel, option
 		options.onStatus?.(state);
 		for (;;) {
 			if (stop.signal.aborted) throw aborted();
-			if (state.status === 'completed') return await channel.result(taskId, undefined, stop.signal);
-			if (state.status === 'failed' || state.status === 'cancelled') throw new TaskFailed(tool, taskId, state.status, state.statusMessage);
+			// 2026-07-28 inlines the result in tasks/get; 2025-11-25 fetches it.
+			if (state.status === 'completed') return state.result ?? (await channel.result(taskId, undefined, stop.signal));
+			if (state.status === 'failed' || state.status === 'cancelled') throw new TaskFailed(tool, taskId, state.status, state.statusMessage ?? state.error?.message);
 			const remaining = deadline - timers.now();
 			if (remaining <= 0) throw overLimit();
-			if (state.status === 'input_required') {
+			if (state.status === 'input_required' && channel.answerInput) {
+				const answered = await withDeadline(channel.answerInput(state, stop.signal), remaining, timers, stop);
+				if (answered === OVER) throw overLimit();
+			} else if (state.status === 'input_required') {
 				// The server's requests come on this one (answered by the session: declined on MCP Call
 				// Tool), which then answers with the result once the task has ended.
 				const result = await withDeadline(channel.result(taskId, remaining, stop.signal), remaining, timers, stop);
@@ -315,7 +342,8 @@ export async function awaitTask(created: TaskState, channel: TaskChannel, option
 			wakeEarly = undefined;
 			if (!slept) throw aborted();
 			if (timers.now() >= deadline) throw overLimit();
-			state = parseTaskState(tool, await channel.get(taskId, stop.signal), 'tasks/get', taskId);
+			const answer = await channel.get(taskId, stop.signal);
+			state = channel.parse ? channel.parse(answer, taskId) : parseTaskState(tool, answer, 'tasks/get', taskId);
 			options.onStatus?.(state);
 		}
 	} catch (error) {

@@ -133,7 +133,7 @@ describe('when a call goes as a task', () => {
 	it('on a 2026-07-28 connection: an optional tool is called plainly, a required one refused naming the extension', () => {
 		const modern = { isModern: true, capabilities: {} };
 		expect(decideTaskCall(tool('optional'), 'whenSupported', modern)).toBe(false);
-		expect(() => decideTaskCall(tool('required'), 'whenRequired', modern)).toThrow(/io\.modelcontextprotocol\/tasks extension/);
+		expect(() => decideTaskCall(tool('required'), 'whenRequired', modern)).toThrow(/does not offer the tasks extension/);
 	});
 
 	it('asks the server to keep the task a minute past the longest wait', () => {
