@@ -84,11 +84,14 @@ export function serverOffersToolTasks(capabilities: unknown): boolean {
  * Whether this call goes as a task: `required` tools always (unless the mode is 'never', which
  * refuses them here, nothing sent), `optional` ones with 'whenSupported', and never when the
  * server does not offer tasks for tool calls (the spec forbids it then; a required tool is refused
- * with a message saying so). On 2026-07-28 connections the offer is the `io.modelcontextprotocol/tasks`
- * extension in server/discover's capabilities; the call then declares the extension on itself and
- * the server may answer with a task (lib/mcp/modernTask.ts).
+ * with a message saying so). On 2026-07-28 connections tasks are the `io.modelcontextprotocol/tasks`
+ * extension (lib/mcp/modernTask.ts), where the server alone decides per call and tools carry no
+ * `execution.taskSupport` (the 2026 tool schema has none): every call with Run As Task other than
+ * Never declares the extension when the server offers it, and a server that answers plainly is
+ * taken at its word. Without the offer the call goes plainly.
  */
 export function decideTaskCall(tool: ToolDefinition, mode: TaskMode, session: { isModern: boolean; capabilities: unknown }): boolean {
+	if (session.isModern) return mode !== 'never' && serverOffersTasksExtension(session.capabilities);
 	const support = taskSupportOf(tool);
 	if (support === 'forbidden') return false;
 	const name = quoteToolName(tool.name);
@@ -97,18 +100,6 @@ export function decideTaskCall(tool: ToolDefinition, mode: TaskMode, session: { 
 			code: 'config',
 			description: 'Nothing was sent to the server. Set Options > Run As Task to "When Required" (the default) or "When Supported".',
 		});
-	}
-	if (session.isModern) {
-		if (serverOffersTasksExtension(session.capabilities)) return mode === 'whenSupported' || support === 'required';
-		if (support === 'optional') return false;
-		throw new McpAgentError(
-			`Tool ${name} runs only as an MCP task (execution.taskSupport "required"), but this MCP 2026-07-28 server does not offer the tasks extension (capabilities.extensions["${TASKS_EXTENSION}"] in server/discover)`,
-			{
-				code: 'remote',
-				description:
-					'Nothing was sent to the server: on MCP 2026-07-28 a server may answer with a task only when it offers the io.modelcontextprotocol/tasks extension. The server contradicts itself; update it or report it to its authors.',
-			},
-		);
 	}
 	if (!serverOffersToolTasks(session.capabilities)) {
 		if (support === 'optional') return false;

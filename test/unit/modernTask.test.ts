@@ -112,16 +112,17 @@ describe('negotiating the tasks extension (2026-07-28)', () => {
 
 	it.each([
 		['required', 'whenRequired', true],
-		['optional', 'whenSupported', true],
-		['optional', 'whenRequired', false],
-		['forbidden', 'whenSupported', false],
-	] as const)('offered: taskSupport %s with Run As Task %s: %s', (support, mode, expected) => {
+		[undefined, 'whenRequired', true],
+		[undefined, 'whenSupported', true],
+		['forbidden', 'whenSupported', true],
+		[undefined, 'never', false],
+	] as const)('offered: the server decides (taskSupport %s, which 2026 tools do not carry), Run As Task %s declares it: %s', (support, mode, expected) => {
 		expect(decideTaskCall(tool(support), mode, offering)).toBe(expected);
 	});
 
-	it('not offered: an optional tool is called plainly, a required one refused naming the capability', () => {
-		expect(decideTaskCall(tool('optional'), 'whenSupported', silent)).toBe(false);
-		expect(() => decideTaskCall(tool('required'), 'whenRequired', silent)).toThrow(/does not offer the tasks extension \(capabilities\.extensions\["io\.modelcontextprotocol\/tasks"\]/);
+	it('not offered: every call goes plainly (nothing refused before sending)', () => {
+		expect(decideTaskCall(tool(), 'whenSupported', silent)).toBe(false);
+		expect(decideTaskCall(tool('required'), 'whenRequired', silent)).toBe(false);
 	});
 
 	it("the call declares the extension in its own capabilities, keeping the client's", () => {
