@@ -77,10 +77,14 @@ export function parseModernTaskState(tool: string, body: unknown, where: 'tools/
 	}
 	if (typeof taskId !== 'string' || taskId === '') throw refused(tool, `could not be followed: the server's ${where} answer has no taskId`);
 	if (expectedId !== undefined && taskId !== expectedId) {
-		throw refused(tool, `could not be followed: tasks/get for task ${JSON.stringify(expectedId.slice(0, 80))} was answered for another task (${JSON.stringify(taskId.slice(0, 80))})`);
+		throw refused(
+			tool,
+			`could not be followed: tasks/get for task ${JSON.stringify(expectedId.slice(0, 80))} was answered for another task (${JSON.stringify(taskId.slice(0, 80))})`,
+		);
 	}
 	const ttl = body.ttlMs;
-	if (ttl !== null && !(typeof ttl === 'number' && Number.isFinite(ttl) && ttl >= 0)) throw refused(tool, `could not be followed: the server's ${where} answer has no valid ttlMs (a number of milliseconds, or null)`);
+	if (ttl !== null && !(typeof ttl === 'number' && Number.isFinite(ttl) && ttl >= 0))
+		throw refused(tool, `could not be followed: the server's ${where} answer has no valid ttlMs (a number of milliseconds, or null)`);
 	const state: TaskState = {
 		taskId,
 		status: status as TaskStatus,
@@ -95,7 +99,8 @@ export function parseModernTaskState(tool: string, body: unknown, where: 'tools/
 		if (!isObject(body.result)) throw refused(tool, 'could not be followed: the server reported it completed without its result (tasks/get "result")');
 		state.result = body.result;
 	}
-	if (status === 'failed' && isObject(body.error) && typeof body.error.message === 'string') state.error = { message: body.error.message, ...(typeof body.error.code === 'number' ? { code: body.error.code } : {}) };
+	if (status === 'failed' && isObject(body.error) && typeof body.error.message === 'string')
+		state.error = { message: body.error.message, ...(typeof body.error.code === 'number' ? { code: body.error.code } : {}) };
 	if (status === 'input_required') {
 		if (!isObject(body.inputRequests)) throw refused(tool, 'could not be followed: the server asked for input without its requests (tasks/get "inputRequests")');
 		state.inputRequests = body.inputRequests;

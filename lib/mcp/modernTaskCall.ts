@@ -80,7 +80,9 @@ export async function callToolAsModernTask(
 		},
 		// Not under the call's signal: it is what an aborted call sends on its way out.
 		cancel: (taskId) =>
-			connection.request(`cancelling the task of tool ${quoted}`, (client) => client.request({ method: 'tasks/cancel', params: { taskId } }, AS_SENT, { timeout: CANCEL_GRACE_MS })),
+			connection.request(`cancelling the task of tool ${quoted}`, (client) =>
+				client.request({ method: 'tasks/cancel', params: { taskId } }, AS_SENT, { timeout: CANCEL_GRACE_MS }),
+			),
 	};
 	const value = await awaitTask(created, channel, {
 		tool: name,
@@ -110,7 +112,12 @@ export function answerInputRequests(tool: string, state: TaskState, answered: Se
 		} else if (method === 'roots/list' && roots && roots.length > 0) {
 			responses.push([key, rootsListResult(roots)]);
 		} else {
-			const what = method === 'sampling/createMessage' ? SAMPLING_DECLINED : method === 'roots/list' ? ROOTS_NOT_GIVEN : `The server asked for ${describeInputRequest(String(method), params)}, which this client cannot answer.`;
+			const what =
+				method === 'sampling/createMessage'
+					? SAMPLING_DECLINED
+					: method === 'roots/list'
+						? ROOTS_NOT_GIVEN
+						: `The server asked for ${describeInputRequest(String(method), params)}, which this client cannot answer.`;
 			throw new McpAgentError(`The task of tool ${quoteToolName(tool)} was ended and cancelled on the server: ${what}`, {
 				code: 'remote',
 				description: 'Only form and link questions can be answered (declined) while a task runs; the tool needs what this client does not offer.',

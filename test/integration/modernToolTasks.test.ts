@@ -97,7 +97,15 @@ describe('tools that run as tasks on a 2026-07-28 server (tasks extension, stdio
 function context(tool: string, args: Record<string, unknown>, options: Record<string, unknown>, extra: { continueOnFail?: boolean; signal?: AbortSignal } = {}): IExecuteFunctions {
 	const parameters: Record<string, unknown> = { connection: 'stdio', tool: { mode: 'name', value: tool }, argumentsMode: 'json', argumentsJson: JSON.stringify(args), options };
 	const items: INodeExecutionData[] = [{ json: {} }];
-	const node = { id: 'n1', name: 'MCP Call Tool', type: 'mcpCallTool', typeVersion: 1, position: [0, 0], parameters, credentials: { mcpServerStdioApi: { id: 'c1', name: 'Modern tasks' } } };
+	const node = {
+		id: 'n1',
+		name: 'MCP Call Tool',
+		type: 'mcpCallTool',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+		credentials: { mcpServerStdioApi: { id: 'c1', name: 'Modern tasks' } },
+	};
 	return {
 		getInputData: () => items,
 		getNode: () => node,
@@ -128,6 +136,8 @@ describe('MCP Call Tool on a 2026-07-28 server with the tasks extension', () => 
 		const timer = setTimeout(() => stop.abort(), 1_500);
 		const [[item]] = await executeCallTool.call(context('endless_task', {}, {}, { signal: stop.signal, continueOnFail: true }));
 		clearTimeout(timer);
-		expect(String(item.json.error)).toMatch(/The call of tool "endless_task" was stopped (while its task ran; the task was cancelled on the server|before the server created its task)/);
+		expect(String(item.json.error)).toMatch(
+			/The call of tool "endless_task" was stopped (while its task ran; the task was cancelled on the server|before the server created its task)/,
+		);
 	});
 });

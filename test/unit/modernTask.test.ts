@@ -91,13 +91,18 @@ function scripted(created: Record<string, unknown>, polls: unknown[]) {
 }
 
 function call(server: ReturnType<typeof scripted>, clock: FakeClock, extra: { signal?: AbortSignal; maxWaitMs?: number } = {}) {
-	return callToolAsModernTask(server.connection, tool('required'), { q: 'x' }, {
-		maxWaitMs: extra.maxWaitMs ?? 300_000,
-		timeoutMs: 60_000,
-		timers: clock,
-		clientCapabilities: { elicitation: { form: {}, url: {} } },
-		...(extra.signal ? { signal: extra.signal } : {}),
-	});
+	return callToolAsModernTask(
+		server.connection,
+		tool('required'),
+		{ q: 'x' },
+		{
+			maxWaitMs: extra.maxWaitMs ?? 300_000,
+			timeoutMs: 60_000,
+			timers: clock,
+			clientCapabilities: { elicitation: { form: {}, url: {} } },
+			...(extra.signal ? { signal: extra.signal } : {}),
+		},
+	);
 }
 
 describe('negotiating the tasks extension (2026-07-28)', () => {
@@ -196,7 +201,9 @@ describe('a tool call that becomes a 2026-07-28 task', () => {
 
 	it('input_required: elicitation is declined once with tasks/update (deduplicated across polls), then the wait goes on', async () => {
 		const clock = new FakeClock();
-		const asking = task('input_required', { inputRequests: { name: { method: 'elicitation/create', params: { mode: 'form', message: 'Your name?', requestedSchema: { type: 'object', properties: {} } } } } });
+		const asking = task('input_required', {
+			inputRequests: { name: { method: 'elicitation/create', params: { mode: 'form', message: 'Your name?', requestedSchema: { type: 'object', properties: {} } } } },
+		});
 		const server = scripted({ resultType: 'task', ...task('working') }, [asking, asking, task('completed', { result: DONE })]);
 		const outcome = await settle(clock, call(server, clock));
 		expect(outcome.value).toEqual(DONE);
