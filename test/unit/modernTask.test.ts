@@ -10,6 +10,7 @@ import { decideTaskCall, serverOffersTasksExtension, TaskFailed, type TaskTimers
 import { parseModernTaskState, TASK_HANDLE_KEY, taskHandleOf, withTaskHandle, withTasksExtension } from '../../lib/mcp/modernTask';
 import { modernResult } from '../../lib/mcp/resultTypeDefault';
 import { callToolAsModernTask } from '../../lib/mcp/modernTaskCall';
+import { callInteractively, type CallChannel } from '../../lib/mcp/interactiveCall';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
 
 /** A clock that moves only when the test says so; records every wait asked for. */
@@ -246,5 +247,42 @@ describe('a tool call that becomes a 2026-07-28 task', () => {
 		const server = scripted({ resultType: 'task', ...task('working') }, [task('working')]);
 		await expect(settle(clock, call(server, clock, { maxWaitMs: 5_000 }))).rejects.toThrow(/did not finish within Max Task Wait \(5 s\)/);
 		expect(server.methods().at(-1)).toBe('tasks/cancel');
+	});
+});
+
+describe('the 2026-07-28 call path (interactiveCall)', () => {
+	const DONE_ANSWER = { content: [{ type: 'text', text: 'plain' }] };
+	function channel(client: unknown, capabilities: unknown): CallChannel {
+		return {
+			knownTools: new Map([['research', tool()]]),
+			config: { requestTimeoutMs: 1000 } as never,
+			isModern: true,
+			serverCapabilities: capabilities,
+			redact: { active: false, text: (value) => value, value: (value) => value },
+			request: (_phase, run) => run(client as never),
+			requestUnredacted: (_phase, run) => run(client as never),
+			trackLegacyInput: (run) => run().then((value) => ({ value })),
+		};
+	}
+	const offering = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+
+	it('with the offer and Run As Task, the call declares the extension (client.request), else it goes plainly (client.callTool)', async () => {
+		const used: string[] = [];
+		const client = {
+			callTool: async () => (used.push('callTool'), DONE_ANSWER),
+			request: async (request: { params: { _meta?: Record<string, unknown> } }) => (used.push(`request ${Object.keys(request.params._meta ?? {}).join()}`), DONE_ANSWER),
+		};
+		await callInteractively(channel(client, offering), 'research', {}, { tasks: { mode: 'whenRequired', maxWaitMs: 1000 } });
+		await callInteractively(channel(client, offering), 'research', {}, { tasks: { mode: 'never', maxWaitMs: 1000 } });
+		await callInteractively(channel(client, {}), 'research', {}, { tasks: { mode: 'whenSupported', maxWaitMs: 1000 } });
+		expect(used).toEqual(['request io.modelcontextprotocol/clientCapabilities', 'callTool', 'callTool']);
+	});
+
+	it('a task handle on a call that did not declare the extension is refused, naming it', async () => {
+		const handle = (modernResult({ jsonrpc: '2.0', id: 1, result: { resultType: 'task', ...task('working') } } as JSONRPCMessage) as { result: unknown }).result;
+		const client = { callTool: async () => handle };
+		await expect(callInteractively(channel(client, {}), 'research', {}, {})).rejects.toThrow(
+			/answered with a task \(resultType "task"\) although this call did not offer the tasks extension/,
+		);
 	});
 });
