@@ -264,7 +264,8 @@ export function pollDelay(state: Pick<TaskState, 'pollInterval'>): number {
  * Waits for a created task and returns its result, as a quick call would have: polls `tasks/get`
  * at the server's interval; on `input_required` calls `tasks/result` at once (2025-11-25: that is
  * where the server sends its requests, which the session answers, and it blocks until the task
- * ends); on `completed` fetches `tasks/result` once. `failed` or `cancelled` by the server reject
+ * ends), or, with `channel.answerInput` (2026-07-28), answers them with `tasks/update` and polls
+ * on; on `completed` takes the result `tasks/get` carried (2026-07-28) or fetches `tasks/result` once. `failed` or `cancelled` by the server reject
  * with TaskFailed. A status it does not know, a malformed or oversized answer, the wait passing
  * `maxWaitMs` (or the task's own ttl), or an abort: the task is cancelled on the server
  * (`tasks/cancel`, not awaited past CANCEL_GRACE_MS) and the call rejects saying which. No timer

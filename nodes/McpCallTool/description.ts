@@ -162,7 +162,7 @@ export const callToolProperties: INodeProperties[] = [
 					{ name: 'Never', value: 'never', description: 'No call is sent as a task; a tool that requires it fails the item, nothing sent' },
 				],
 				description:
-					'Long-running tools (MCP Tasks, servers on MCP 2025-11-25): the call returns a task, which the node polls at the server\'s interval until it ends, then outputs its result like any other call',
+					'Long-running tools (MCP Tasks): the call returns a task, which the node polls at the server\'s interval until it ends, then outputs its result like any other call. On MCP 2026-07-28 servers offering the tasks extension the server decides which calls become tasks: any option but Never lets it.',
 			},
 			{
 				displayName: 'Timeout (Ms)',
