@@ -1,8 +1,8 @@
 /**
  * MCP Tasks on a 2026-07-28 connection: the io.modelcontextprotocol/tasks extension against
  * test/fixtures/modern-task-server.js (the v2 server package with hand-written tasks/* handlers,
- * since the SDK does not implement the extension), over stdio: through the connection core and
- * through MCP Call Tool's own execute.
+ * since the SDK does not implement the extension), over stdio and Streamable HTTP through the
+ * connection core, and over stdio through MCP Call Tool's own execute.
  */
 import * as path from 'node:path';
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
@@ -14,21 +14,24 @@ import { McpAgentError } from '../../lib/errors';
 import { extractToolResult } from '../../lib/tools/callResult';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
 import { executeCallTool } from '../../nodes/McpCallTool/execute';
-import { FIXTURES_DIR, fixtureStdio } from '../support/servers';
+import { FIXTURES_DIR, fixtureStdio, httpConfig, startSelfAnnouncingHttpFixture, type RunningServer } from '../support/servers';
 
 process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
 
-describe('tools that run as tasks on a 2026-07-28 server (tasks extension, stdio)', () => {
+describe.each(['stdio', 'http'] as const)('tools that run as tasks on a 2026-07-28 server (tasks extension, %s)', (transport) => {
 	let connection: McpConnection;
+	let server: RunningServer | undefined;
 	const tools = new Map<string, ToolDefinition>();
 
 	beforeAll(async () => {
-		connection = await McpConnection.open(fixtureStdio('modern-task-server.js'));
+		if (transport === 'http') server = await startSelfAnnouncingHttpFixture('modern-task-server.js', ['http']);
+		connection = await McpConnection.open(server ? httpConfig(server.url) : fixtureStdio('modern-task-server.js'));
 		for (const tool of await listAllTools(connection)) tools.set(tool.name, tool);
 	});
 
 	afterAll(async () => {
 		await connection?.close();
+		await server?.stop();
 	});
 
 	const call = (name: string, args: Record<string, unknown> = {}, options: Parameters<typeof callToolAnsweringInput>[3] = {}) =>
