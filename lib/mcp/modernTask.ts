@@ -16,6 +16,14 @@ import { MAX_TASK_STATUS_BYTES, TASKS_EXTENSION, type TaskState, type TaskStatus
 /** Where the transports put a `resultType: "task"` answer so the v2 client, which rejects that result type, lets it through. */
 export const TASK_HANDLE_KEY = 'n8n-nodes-mcp-agent/taskHandle';
 
+/**
+ * The `_meta` of a call that may take a task: the client's capabilities restated with the
+ * extension (our `_meta` key wins over the client's own envelope key, so all of them are given).
+ */
+export function tasksExtensionMeta(capabilities: Record<string, unknown>): Record<string, unknown> {
+	return { 'io.modelcontextprotocol/clientCapabilities': withTasksExtension(capabilities) };
+}
+
 /** The client's per-request capabilities with the extension added (only on calls that can take a task). */
 export function withTasksExtension(capabilities: Record<string, unknown>): Record<string, unknown> {
 	const extensions = (capabilities.extensions as Record<string, unknown> | undefined) ?? {};

@@ -1,8 +1,7 @@
 import type { Client, StandardSchemaV1 } from '@modelcontextprotocol/client';
-import type { ToolDefinition } from '../tools/toolDefinition';
 import { quoteToolName } from '../tools/toolNameRule';
-import { awaitTask, CANCEL_GRACE_MS, TASKS_EXTENSION, type TaskChannel, type TaskState } from './toolTask';
-import { parseModernTaskState, taskHandleOf, withTasksExtension } from './modernTask';
+import { awaitTask, CANCEL_GRACE_MS, type TaskChannel, type TaskState } from './toolTask';
+import { parseModernTaskState } from './modernTask';
 import { describeInputRequest, ROOTS_NOT_GIVEN, SAMPLING_DECLINED, taskInputDeclinedNote } from './inputRequestMessages';
 import { rootsListResult, type McpRoot } from './roots';
 import type { DeclinedRequest } from './legacyInputRequests';
@@ -10,20 +9,17 @@ import type { TaskCallOptions } from './taskCall';
 import { McpAgentError } from '../errors';
 
 /**
- * A tool call that may become a task on an MCP 2026-07-28 connection (the
- * `io.modelcontextprotocol/tasks` extension, lib/mcp/modernTask.ts), waited for in place with
- * awaitTask: `tools/call` declaring the extension in its own `_meta` capabilities, then
- * `tasks/get` (which carries the result), `tasks/update` for input requests, `tasks/cancel` on
- * the way out. The server decides whether to make a task; a plain answer is taken as it is.
+ * A task an MCP 2026-07-28 server answered a tool call with (the `io.modelcontextprotocol/tasks`
+ * extension, lib/mcp/modernTask.ts), followed in place with awaitTask: `tasks/get` (which carries
+ * the result), `tasks/update` for the server's input requests, `tasks/cancel` on the way out. The
+ * call itself, declaring the extension on each of its rounds, is interactiveCall's.
  */
 
 export interface ModernTaskCallChannel {
 	request<T>(phase: string, run: (client: Client) => Promise<T>): Promise<T>;
 }
 
-export interface ModernTaskCallOptions extends TaskCallOptions {
-	/** The client's declared capabilities (lib/mcp/clientCapabilities.ts); the extension is added to them. */
-	clientCapabilities: Record<string, unknown>;
+export interface ModernTaskFollowOptions extends TaskCallOptions {
 	/** The credential's roots: a task asking for them gets them, as a plain call would. */
 	roots?: readonly McpRoot[];
 }
@@ -31,37 +27,14 @@ export interface ModernTaskCallOptions extends TaskCallOptions {
 /** Takes the answer as it came: it is checked here, with messages that say what was wrong. */
 const AS_SENT: StandardSchemaV1 = { '~standard': { version: 1, vendor: 'n8n-nodes-mcp-agent', validate: (value: unknown) => ({ value }) } };
 
-const CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
-
-export async function callToolAsModernTask(
+export async function followModernTask(
 	connection: ModernTaskCallChannel,
-	tool: ToolDefinition,
-	args: Record<string, unknown>,
-	options: ModernTaskCallOptions,
+	name: string,
+	handle: unknown,
+	options: ModernTaskFollowOptions,
 ): Promise<{ value: Record<string, unknown>; declined?: DeclinedRequest[] }> {
-	const name = tool.name;
 	const quoted = quoteToolName(name);
 	const requestOptions = (timeout: number, signal?: AbortSignal) => ({ timeout, ...(signal ? { signal } : {}) });
-	// Our `_meta` key wins over the client's own envelope key, so it restates all capabilities.
-	const meta = { [CAPABILITIES_META_KEY]: withTasksExtension(options.clientCapabilities) };
-	const answer = await connection
-		.request(`calling tool ${quoted} (it may run as a task)`, (client) =>
-			client.request({ method: 'tools/call', params: { name, arguments: args, _meta: meta } }, AS_SENT, requestOptions(options.timeoutMs, options.signal)),
-		)
-		.catch((error: unknown) => {
-			if (!options.signal?.aborted) throw error;
-			throw new McpAgentError(`The call of tool ${quoted} was stopped before the server created its task`, { code: 'cancelled', cause: error });
-		});
-	const handle = taskHandleOf(answer);
-	if (handle === undefined) {
-		if ((answer as { resultType?: unknown } | null)?.resultType === 'input_required') {
-			throw new McpAgentError(`Tool ${quoted} asked for input before starting its task; MCP Call Tool does not answer such requests on a call that may run as a task`, {
-				code: 'remote',
-				description: `The server should resolve input before it creates a task (${TASKS_EXTENSION}). Set Options > Run As Task to "Never" if the tool also runs without a task.`,
-			});
-		}
-		return { value: answer as Record<string, unknown> };
-	}
 	const created = parseModernTaskState(name, handle, 'tools/call');
 	const declined: DeclinedRequest[] = [];
 	const answeredKeys = new Set<string>();

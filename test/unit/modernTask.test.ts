@@ -9,8 +9,7 @@ import { McpAgentError } from '../../lib/errors';
 import { decideTaskCall, serverOffersTasksExtension, TaskFailed, type TaskTimers } from '../../lib/mcp/toolTask';
 import { parseModernTaskState, TASK_HANDLE_KEY, taskHandleOf, withTaskHandle, withTasksExtension } from '../../lib/mcp/modernTask';
 import { modernResult } from '../../lib/mcp/resultTypeDefault';
-import { callToolAsModernTask } from '../../lib/mcp/modernTaskCall';
-import { callInteractively, type CallChannel } from '../../lib/mcp/interactiveCall';
+import { callInteractively, type CallChannel, type CompletedCall } from '../../lib/mcp/interactiveCall';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
 
 /** A clock that moves only when the test says so; records every wait asked for. */
@@ -64,20 +63,36 @@ function task(status: string, extra: Record<string, unknown> = {}): Record<strin
 
 const DONE = { content: [{ type: 'text', text: 'done' }], isError: false };
 
+/** A 2026-07-28 call channel over a fake client (no redaction), offering the tasks extension unless told otherwise. */
+function channel(client: unknown, capabilities: unknown = { extensions: { 'io.modelcontextprotocol/tasks': {} } }): CallChannel {
+	return {
+		knownTools: new Map([['research', tool()]]),
+		config: { requestTimeoutMs: 1000 } as never,
+		isModern: true,
+		serverCapabilities: capabilities,
+		redact: { active: false, text: (value) => value, value: (value) => value },
+		request: (_phase, run) => run(client as never),
+		requestUnredacted: (_phase, run) => run(client as never),
+		trackLegacyInput: (run) => run().then((value) => ({ value })),
+	};
+}
+
 /**
- * A 2026-07-28 server from a script: tools/call answers with `created` (already as the transports
- * hand it to the client: modernResult), tasks/get from `polls` (the last repeats). Records requests.
+ * A 2026-07-28 server from a script: tools/call answers with `created` (as the transports hand it
+ * to the client: modernResult), tasks/get from `polls` (the last repeats). Records requests.
  */
 function scripted(created: Record<string, unknown>, polls: unknown[]) {
 	const requests: Array<{ method: string; params: Record<string, unknown> }> = [];
 	let index = 0;
 	const client = {
+		callTool: async (params: Record<string, unknown>) => {
+			requests.push({ method: 'tools/call', params });
+			const message = modernResult({ jsonrpc: '2.0', id: 1, result: created } as JSONRPCMessage) as { result: Record<string, unknown> };
+			const { resultType: _complete, ...result } = message.result;
+			return result;
+		},
 		request: async (request: { method: string; params: Record<string, unknown> }, _schema: unknown, options: { signal?: AbortSignal }) => {
 			requests.push(request);
-			if (request.method === 'tools/call') {
-				const message = modernResult({ jsonrpc: '2.0', id: 1, result: created } as JSONRPCMessage) as { result: unknown };
-				return message.result;
-			}
 			if (request.method === 'tasks/get') {
 				if (options.signal?.aborted) throw new Error('aborted');
 				const answer = polls[Math.min(index, polls.length - 1)];
@@ -87,23 +102,20 @@ function scripted(created: Record<string, unknown>, polls: unknown[]) {
 			return { resultType: 'complete' };
 		},
 	};
-	const connection = { request: <T>(_phase: string, run: (c: never) => Promise<T>) => run(client as never) };
-	return { connection, requests, methods: () => requests.map((r) => r.method) };
+	return { client, requests, methods: () => requests.map((r) => r.method) };
 }
 
 function call(server: ReturnType<typeof scripted>, clock: FakeClock, extra: { signal?: AbortSignal; maxWaitMs?: number } = {}) {
-	return callToolAsModernTask(
-		server.connection,
-		tool('required'),
+	return callInteractively(
+		channel(server.client),
+		'research',
 		{ q: 'x' },
 		{
-			maxWaitMs: extra.maxWaitMs ?? 300_000,
+			tasks: { mode: 'whenRequired', maxWaitMs: extra.maxWaitMs ?? 300_000, timers: clock },
 			timeoutMs: 60_000,
-			timers: clock,
-			clientCapabilities: { elicitation: { form: {}, url: {} } },
 			...(extra.signal ? { signal: extra.signal } : {}),
 		},
-	);
+	) as Promise<CompletedCall>;
 }
 
 describe('negotiating the tasks extension (2026-07-28)', () => {
@@ -175,7 +187,7 @@ describe('a tool call that becomes a 2026-07-28 task', () => {
 		const clock = new FakeClock();
 		const server = scripted({ resultType: 'task', ...task('working') }, [task('working'), task('completed', { result: DONE })]);
 		const outcome = await settle(clock, call(server, clock));
-		expect(outcome).toEqual({ value: DONE });
+		expect(outcome).toEqual({ kind: 'result', result: DONE });
 		expect(server.methods()).toEqual(['tools/call', 'tasks/get', 'tasks/get']);
 		expect(clock.waits).toEqual([2000, 2000]);
 		const meta = server.requests[0].params._meta as Record<string, unknown>;
@@ -187,7 +199,7 @@ describe('a tool call that becomes a 2026-07-28 task', () => {
 	it('a server that answers at once is taken at its word', async () => {
 		const clock = new FakeClock();
 		const server = scripted({ resultType: 'complete', ...DONE }, []);
-		expect((await settle(clock, call(server, clock))).value).toMatchObject(DONE);
+		expect((await settle(clock, call(server, clock))).result).toMatchObject(DONE);
 		expect(server.methods()).toEqual(['tools/call']);
 	});
 
@@ -207,10 +219,10 @@ describe('a tool call that becomes a 2026-07-28 task', () => {
 		});
 		const server = scripted({ resultType: 'task', ...task('working') }, [asking, asking, task('completed', { result: DONE })]);
 		const outcome = await settle(clock, call(server, clock));
-		expect(outcome.value).toEqual(DONE);
+		expect(outcome.result).toEqual(DONE);
 		expect(server.methods()).toEqual(['tools/call', 'tasks/get', 'tasks/update', 'tasks/get', 'tasks/get']);
 		expect(server.requests[2].params).toEqual({ taskId: 't-1', inputResponses: { name: { action: 'decline' } } });
-		expect(outcome.declined?.map((d) => d.note)).toEqual([expect.stringMatching(/asked for input \("Your name\?"\) while the tool's task ran; it was declined/)]);
+		expect(outcome.notes).toEqual([expect.stringMatching(/asked for input \("Your name\?"\) while the tool's task ran; it was declined/)]);
 	});
 
 	it('input_required for sampling ends the wait saying so, and cancels the task', async () => {
@@ -252,30 +264,35 @@ describe('a tool call that becomes a 2026-07-28 task', () => {
 
 describe('the 2026-07-28 call path (interactiveCall)', () => {
 	const DONE_ANSWER = { content: [{ type: 'text', text: 'plain' }] };
-	function channel(client: unknown, capabilities: unknown): CallChannel {
-		return {
-			knownTools: new Map([['research', tool()]]),
-			config: { requestTimeoutMs: 1000 } as never,
-			isModern: true,
-			serverCapabilities: capabilities,
-			redact: { active: false, text: (value) => value, value: (value) => value },
-			request: (_phase, run) => run(client as never),
-			requestUnredacted: (_phase, run) => run(client as never),
-			trackLegacyInput: (run) => run().then((value) => ({ value })),
-		};
-	}
 	const offering = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 
-	it('with the offer and Run As Task, the call declares the extension (client.request), else it goes plainly (client.callTool)', async () => {
-		const used: string[] = [];
+	it('with the offer and Run As Task, the call declares the extension in its _meta, else not', async () => {
+		const declared: unknown[] = [];
 		const client = {
-			callTool: async () => (used.push('callTool'), DONE_ANSWER),
-			request: async (request: { params: { _meta?: Record<string, unknown> } }) => (used.push(`request ${Object.keys(request.params._meta ?? {}).join()}`), DONE_ANSWER),
+			callTool: async (params: { _meta?: Record<string, unknown> }) => (declared.push(params._meta?.['io.modelcontextprotocol/clientCapabilities'] ?? null), DONE_ANSWER),
 		};
 		await callInteractively(channel(client, offering), 'research', {}, { tasks: { mode: 'whenRequired', maxWaitMs: 1000 } });
 		await callInteractively(channel(client, offering), 'research', {}, { tasks: { mode: 'never', maxWaitMs: 1000 } });
 		await callInteractively(channel(client, {}), 'research', {}, { tasks: { mode: 'whenSupported', maxWaitMs: 1000 } });
-		expect(used).toEqual(['request io.modelcontextprotocol/clientCapabilities', 'callTool', 'callTool']);
+		await callInteractively(channel(client, offering), 'research', {}, {});
+		expect(declared).toEqual([{ elicitation: { form: {}, url: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } }, null, null, null]);
+	});
+
+	it('an input_required answer before any task goes the usual multi-round-trip way, and the retry declares the extension again', async () => {
+		const seen: Array<Record<string, unknown>> = [];
+		const client = {
+			callTool: async (params: Record<string, unknown>) => {
+				seen.push(params);
+				return seen.length === 1 ? { resultType: 'input_required', inputRequests: { roots: { method: 'roots/list' } } } : DONE_ANSWER;
+			},
+		};
+		const withRoots = { ...channel(client, offering), config: { requestTimeoutMs: 1000, roots: [{ uri: 'file:///data' }] } as never };
+		const outcome = await callInteractively(withRoots, 'research', {}, { tasks: { mode: 'whenRequired', maxWaitMs: 1000 } });
+		expect(outcome).toEqual({ kind: 'result', result: DONE_ANSWER });
+		expect(seen[1]).toMatchObject({
+			inputResponses: { roots: { roots: [{ uri: 'file:///data' }] } },
+			_meta: { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } },
+		});
 	});
 
 	it('a task handle on a call that did not declare the extension is refused, naming it', async () => {
