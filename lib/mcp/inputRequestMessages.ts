@@ -47,3 +47,8 @@ export function inputDeclinedNote(request: string): string {
 export function inputRequestFailure(toolLabel: string, request: string): string {
 	return `Tool ${toolLabel} asked for input (${request}), and On Input Request is set to fail the item.`;
 }
+
+/** MCP Call Tool and a 2026-07-28 task's input requests (tasks/update): declined, as on 2025-era sessions. */
+export function taskInputDeclinedNote(request: string): string {
+	return `The server asked for input (${request}) while the tool's task ran; it was declined (MCP Call Tool answers a task's input requests with a decline, as on MCP 2025-11-25 servers).`;
+}

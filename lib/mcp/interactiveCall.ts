@@ -11,6 +11,9 @@ import type { ToolDefinition } from '../tools/toolDefinition';
 import { McpAgentError } from '../errors';
 import { decideTaskCall, type TaskCallPolicy, type TaskTimers } from './toolTask';
 import { callToolAsTask } from './taskCall';
+import { followModernTask } from './modernTaskCall';
+import { taskHandleOf, tasksExtensionMeta } from './modernTask';
+import { clientCapabilitiesFor } from './clientCapabilities';
 import { MAX_TOTAL_TIMEOUT_FACTOR, readProgress, type ToolProgress } from './progress';
 
 /**
@@ -107,21 +110,21 @@ export function callInteractively(
 			return Promise.reject(error);
 		}
 	}
-	if (asTask && tool && options.tasks) {
-		const tasks = options.tasks;
-		return callToolAsTask(connection, tool, args, {
-			maxWaitMs: tasks.maxWaitMs,
-			timeoutMs: timeout,
-			...(options.signal ? { signal: options.signal } : {}),
-			...(tasks.timers ? { timers: tasks.timers } : {}),
-			...(tasks.onStatus ? { onStatus: tasks.onStatus } : {}),
-		}).then(({ value: result, declined }): CompletedCall => {
-			checkToolOutput(tool, result);
-			if (!declined) return { kind: 'result', result };
-			const notes = declined.map((entry) => entry.note);
-			return options.publicOnly ? { kind: 'result', result, notes } : { kind: 'result', result, notes, declined };
-		});
-	}
+	const tasks = options.tasks;
+	const taskOptions = tasks && {
+		maxWaitMs: tasks.maxWaitMs,
+		timeoutMs: timeout,
+		...(options.signal ? { signal: options.signal } : {}),
+		...(tasks.timers ? { timers: tasks.timers } : {}),
+		...(tasks.onStatus ? { onStatus: tasks.onStatus } : {}),
+	};
+	const asCompleted = ({ value: result, declined }: { value: Record<string, unknown>; declined?: DeclinedRequest[] }): CompletedCall => {
+		if (tool) checkToolOutput(tool, result);
+		if (!declined) return { kind: 'result', result };
+		const notes = declined.map((entry) => entry.note);
+		return options.publicOnly ? { kind: 'result', result, notes } : { kind: 'result', result, notes, declined };
+	};
+	if (asTask && tool && taskOptions && !connection.isModern) return callToolAsTask(connection, tool, args, taskOptions).then(asCompleted);
 	if (!connection.isModern) {
 		// Straight to the client's request with the session's own result validator (legacyToolCall.ts);
 		// we check results against the output schema ourselves.
@@ -138,16 +141,25 @@ export function callInteractively(
 	}
 	const callOptions = { ...requestOptions, allowInputRequired: true, ...(tool ? { toolDefinition: mirroringDefinition(tool) } : {}) };
 	const continuation = options.continuation;
+	// The tasks extension (lib/mcp/modernTask.ts) is declared on every round of the call, retries
+	// included: the server may answer any of them with a task, followed once out of the loop.
+	const declared = asTask ? { _meta: tasksExtensionMeta(clientCapabilitiesFor(connection.config)) } : {};
 	const firstParams: Record<string, unknown> = {
+		...declared,
 		name,
 		arguments: args,
 		...(continuation ? { inputResponses: continuation.inputResponses } : {}),
 		...(continuation?.requestState !== undefined ? { requestState: continuation.requestState } : {}),
 	};
-	return connection.requestUnredacted(phase, async (client): Promise<InternalCallOutcome> => {
+	const calling = connection.requestUnredacted(phase, async (client): Promise<InternalCallOutcome | TaskHandle> => {
 		let params = firstParams;
 		for (let round = 0; round <= MAX_AUTOMATIC_ROUNDS; round++) {
 			const answer: unknown = await client.callTool(params as never, callOptions);
+			const handle = taskHandleOf(answer);
+			if (handle !== undefined) {
+				if (!asTask) throw unaskedTask(name);
+				return { kind: 'task', handle };
+			}
 			if (!isInputRequired(answer)) {
 				const result = connection.redact.active ? connection.redact.value(answer as Record<string, unknown>) : (answer as Record<string, unknown>);
 				if (tool) checkToolOutput(tool, result);
@@ -175,16 +187,39 @@ export function callInteractively(
 				const visible = connection.redact.active ? connection.redact.value(forPerson) : forPerson;
 				return { kind: 'input_required', inputRequests: visible, ...(answer.requestState !== undefined ? { requestState: answer.requestState } : {}) };
 			}
-			params = { name, arguments: args, inputResponses: automatic, ...(answer.requestState !== undefined ? { requestState: answer.requestState } : {}) };
+			params = { ...declared, name, arguments: args, inputResponses: automatic, ...(answer.requestState !== undefined ? { requestState: answer.requestState } : {}) };
 		}
 		throw new McpAgentError(`the server kept answering with input requests that need no person (roots or state only) for more than ${MAX_AUTOMATIC_ROUNDS} rounds`, {
 			code: 'remote',
 			description: 'Every answer was given and the server asked again: the server loops. Check its configuration (the Roots of the credential, if it asks for them), or report it to the server\'s authors.',
 		});
 	});
+	return calling.then((outcome) => {
+		if (outcome.kind !== 'task') return outcome;
+		// Followed outside the call's own request: each tasks/* request is one of its own (redacted).
+		return followModernTask(connection, name, outcome.handle, {
+			...(taskOptions as NonNullable<typeof taskOptions>),
+			...(hasRoots(connection.config) ? { roots: connection.config.roots } : {}),
+		}).then(asCompleted);
+	});
+}
+
+/** A 2026-07-28 call answered with a task handle, to be followed (lib/mcp/modernTaskCall.ts). */
+interface TaskHandle {
+	kind: 'task';
+	handle: unknown;
 }
 
 function ignoreProgress(): void {}
+
+/** A task handle on a call that did not declare the tasks extension: the extension forbids it, and there is nothing to show. */
+function unaskedTask(name: string): McpAgentError {
+	return new McpAgentError(`Tool "${name}" was answered with a task (resultType "task") although this call did not offer the tasks extension`, {
+		code: 'remote',
+		description:
+			'A server may answer with a task only a call that declares io.modelcontextprotocol/tasks (MCP Call Tool does when the tool asks for it, see Options > Run As Task). The server breaks the extension; report it to its authors.',
+	});
+}
 
 function deliverProgress(onProgress: (progress: ToolProgress) => void, params: unknown): void {
 	const progress = readProgress(params);

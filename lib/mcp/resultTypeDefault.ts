@@ -1,5 +1,6 @@
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/client';
 import { ForwardingTransport } from './forwardingTransport';
+import { withTaskHandle } from './modernTask';
 
 /**
  * MCP 2026-07-28 results carry `resultType`; when a server leaves it out, the client must assume
@@ -39,9 +40,9 @@ export function withUsableCacheHint(message: JSONRPCMessage): JSONRPCMessage {
 	return { ...message, result: { ...result, ...(ttlUsable ? {} : { ttlMs: 0 }), ...(scopeUsable ? {} : { cacheScope: 'private' }) } } as JSONRPCMessage;
 }
 
-/** What a 2026-07-28 connection's client is given: resultType filled in, caching hints usable. */
+/** What a 2026-07-28 connection's client is given: task handles kept (modernTask.ts), resultType filled in, caching hints usable. */
 export function modernResult(message: JSONRPCMessage): JSONRPCMessage {
-	return withUsableCacheHint(withDefaultResultType(message));
+	return withUsableCacheHint(withDefaultResultType(withTaskHandle(message)));
 }
 
 /**

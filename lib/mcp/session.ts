@@ -10,6 +10,7 @@ import { createMcpTransport } from './transportFactory';
 import { PACKAGE_INFO } from '../packageInfo';
 import { MAX_LIST_PAGES } from './pageLimit';
 import { hasRoots } from './roots';
+import { clientCapabilitiesFor } from './clientCapabilities';
 
 /** How this client introduces itself to servers (initialize's clientInfo): the installed release. */
 export const CLIENT_INFO = { name: PACKAGE_INFO.name, version: PACKAGE_INFO.version };
@@ -114,8 +115,7 @@ interface NewClient {
 function newClient(config: McpServerConfig, options: SessionOptions, probeTimeoutMs?: number): NewClient {
 	const events: SessionEvents = {};
 	const client = new Client(CLIENT_INFO, {
-		// listChanged false: a credential's roots change only by editing it, which starts a new connection.
-		capabilities: { elicitation: { form: {}, url: {} }, ...(hasRoots(config) ? { roots: { listChanged: false } } : {}) },
+		capabilities: clientCapabilitiesFor(config),
 		versionNegotiation: { mode: 'auto', ...(probeTimeoutMs ? { probe: { timeoutMs: probeTimeoutMs } } : {}) },
 		inputRequired: { autoFulfill: false },
 		listMaxPages: MAX_LIST_PAGES,

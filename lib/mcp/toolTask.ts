@@ -31,6 +31,12 @@ export interface TaskState {
 	pollInterval?: number;
 	createdAt: string;
 	lastUpdatedAt: string;
+	/** 2026-07-28 (lib/mcp/modernTask.ts): tasks/get inlines the result of a completed task... */
+	result?: Record<string, unknown>;
+	/** ...the JSON-RPC error of a failed one... */
+	error?: { code?: number; message: string };
+	/** ...and the server's requests of one waiting for input (answered with tasks/update). */
+	inputRequests?: Record<string, unknown>;
 }
 
 /**
@@ -84,6 +90,15 @@ export function taskSupportOf(tool: Pick<ToolDefinition, 'execution'> | undefine
 	return support === 'optional' || support === 'required' ? support : 'forbidden';
 }
 
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** Whether a 2026-07-28 server's server/discover capabilities name the tasks extension. */
+export function serverOffersTasksExtension(capabilities: unknown): boolean {
+	const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+	const entry = extensions && Object.hasOwn(extensions, TASKS_EXTENSION) ? extensions[TASKS_EXTENSION] : undefined;
+	return typeof entry === 'object' && entry !== null;
+}
+
 /** What the server offers for tool calls: 2025-11-25 `capabilities.tasks.requests.tools.call`. */
 export function serverOffersToolTasks(capabilities: unknown): boolean {
 	const tasks = (capabilities as { tasks?: { requests?: { tools?: { call?: unknown } } } } | undefined)?.tasks;
@@ -96,10 +111,13 @@ export function serverOffersToolTasks(capabilities: unknown): boolean {
  * refuses them here, nothing sent), `optional` ones with 'whenSupported', and never when the
  * server does not offer tasks for tool calls (the spec forbids it then; a required tool is refused
  * with a message saying so). On 2026-07-28 connections tasks are the `io.modelcontextprotocol/tasks`
- * extension, which this release does not speak: a required tool is refused, an optional one called
- * plainly.
+ * extension (lib/mcp/modernTask.ts), where the server alone decides per call and tools carry no
+ * `execution.taskSupport` (the 2026 tool schema has none): every call with Run As Task other than
+ * Never declares the extension when the server offers it, and a server that answers plainly is
+ * taken at its word. Without the offer the call goes plainly.
  */
 export function decideTaskCall(tool: ToolDefinition, mode: TaskMode, session: { isModern: boolean; capabilities: unknown }): boolean {
+	if (session.isModern) return mode !== 'never' && serverOffersTasksExtension(session.capabilities);
 	const support = taskSupportOf(tool);
 	if (support === 'forbidden') return false;
 	const name = quoteToolName(tool.name);
@@ -108,17 +126,6 @@ export function decideTaskCall(tool: ToolDefinition, mode: TaskMode, session: { 
 			code: 'config',
 			description: 'Nothing was sent to the server. Set Options > Run As Task to "When Required" (the default) or "When Supported".',
 		});
-	}
-	if (session.isModern) {
-		if (support === 'optional') return false;
-		throw new McpAgentError(
-			`Tool ${name} runs only as an MCP task, and on this MCP 2026-07-28 connection tasks are the io.modelcontextprotocol/tasks extension, which this release does not speak yet`,
-			{
-				code: 'remote',
-				description:
-					'Nothing was sent to the server. Servers on MCP 2025-11-25 are called as tasks; ask the server to offer that version too, or follow issue 29 of n8n-nodes-mcp-agent.',
-			},
-		);
 	}
 	if (!serverOffersToolTasks(session.capabilities)) {
 		if (support === 'optional') return false;
@@ -239,6 +246,13 @@ export interface TaskChannel {
 	 * called. The wait then polls at once (at most once per MIN_POLL_INTERVAL_MS).
 	 */
 	watch?(taskId: string, wake: () => void): () => void;
+	/** How a tasks/get answer is read; absent: 2025-11-25 (parseTaskState). */
+	parse?(answer: unknown, expectedId: string): TaskState;
+	/**
+	 * 2026-07-28: answers an `input_required` task's requests (`tasks/update`); the wait then
+	 * polls on. Absent: 2025-11-25, where the requests come on `tasks/result`.
+	 */
+	answerInput?(state: TaskState, signal: AbortSignal): Promise<void>;
 }
 
 /** The clock of a wait (injected in tests). */
@@ -276,7 +290,8 @@ export function pollDelay(state: Pick<TaskState, 'pollInterval'>): number {
  * Waits for a created task and returns its result, as a quick call would have: polls `tasks/get`
  * at the server's interval; on `input_required` calls `tasks/result` at once (2025-11-25: that is
  * where the server sends its requests, which the session answers, and it blocks until the task
- * ends); on `completed` fetches `tasks/result` once. `failed` or `cancelled` by the server reject
+ * ends), or, with `channel.answerInput` (2026-07-28), answers them with `tasks/update` and polls
+ * on; on `completed` takes the result `tasks/get` carried (2026-07-28) or fetches `tasks/result` once. `failed` or `cancelled` by the server reject
  * with TaskFailed. A status it does not know, a malformed or oversized answer, the wait passing
  * `maxWaitMs` (or the task's own ttl), or an abort: the task is cancelled on the server
  * (`tasks/cancel`, not awaited past CANCEL_GRACE_MS) and the call rejects saying which. No timer
@@ -326,11 +341,15 @@ export async function awaitTask(created: TaskState, channel: TaskChannel, option
 		options.onStatus?.(state);
 		for (;;) {
 			if (stop.signal.aborted) throw aborted();
-			if (state.status === 'completed') return await channel.result(taskId, undefined, stop.signal);
-			if (state.status === 'failed' || state.status === 'cancelled') throw new TaskFailed(tool, taskId, state.status, state.statusMessage);
+			// 2026-07-28 inlines the result in tasks/get; 2025-11-25 fetches it.
+			if (state.status === 'completed') return state.result ?? (await channel.result(taskId, undefined, stop.signal));
+			if (state.status === 'failed' || state.status === 'cancelled') throw new TaskFailed(tool, taskId, state.status, state.statusMessage ?? state.error?.message);
 			const remaining = deadline - timers.now();
 			if (remaining <= 0) throw overLimit();
-			if (state.status === 'input_required') {
+			if (state.status === 'input_required' && channel.answerInput) {
+				const answered = await withDeadline(channel.answerInput(state, stop.signal), remaining, timers, stop);
+				if (answered === OVER) throw overLimit();
+			} else if (state.status === 'input_required') {
 				// The server's requests come on this one (answered by the session: declined on MCP Call
 				// Tool), which then answers with the result once the task has ended.
 				const result = await withDeadline(channel.result(taskId, remaining, stop.signal), remaining, timers, stop);
@@ -341,7 +360,8 @@ export async function awaitTask(created: TaskState, channel: TaskChannel, option
 			wakeEarly = undefined;
 			if (!slept) throw aborted();
 			if (timers.now() >= deadline) throw overLimit();
-			state = parseTaskState(tool, await channel.get(taskId, stop.signal), 'tasks/get', taskId);
+			const answer = await channel.get(taskId, stop.signal);
+			state = channel.parse ? channel.parse(answer, taskId) : parseTaskState(tool, answer, 'tasks/get', taskId);
 			options.onStatus?.(state);
 		}
 	} catch (error) {

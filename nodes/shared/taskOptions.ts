@@ -30,7 +30,7 @@ export function runAsTaskOption(waiter: string, delivery: string): INodeProperti
 		type: 'options',
 		default: 'whenRequired',
 		options: RUN_AS_TASK_CHOICES,
-		description: `Long-running tools (MCP Tasks, servers on MCP 2025-11-25): the call returns a task, which ${waiter} polls at the server's interval until it ends, then ${delivery}`,
+		description: `Long-running tools (MCP Tasks): the call returns a task, which ${waiter} polls at the server's interval until it ends, then ${delivery}. On MCP 2026-07-28 servers offering the tasks extension the server decides which calls become tasks: any option but Never lets it.`,
 	};
 }
 

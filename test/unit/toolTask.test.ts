@@ -131,10 +131,10 @@ describe('when a call goes as a task', () => {
 		expect(() => decideTaskCall(tool('required'), 'whenRequired', without)).toThrow(/does not offer tasks for tool calls/);
 	});
 
-	it('on a 2026-07-28 connection: an optional tool is called plainly, a required one refused naming the extension', () => {
+	it('on a 2026-07-28 connection without the tasks extension every call goes plainly (test/unit/modernTask.test.ts has the rest)', () => {
 		const modern = { isModern: true, capabilities: {} };
 		expect(decideTaskCall(tool('optional'), 'whenSupported', modern)).toBe(false);
-		expect(() => decideTaskCall(tool('required'), 'whenRequired', modern)).toThrow(/io\.modelcontextprotocol\/tasks extension/);
+		expect(decideTaskCall(tool('required'), 'whenRequired', modern)).toBe(false);
 	});
 
 	it('asks the server to keep the task a minute past the longest wait', () => {
