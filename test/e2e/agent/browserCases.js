@@ -22,13 +22,11 @@ module.exports = function browserCases(e2e, ctx, h) {
 	const { plan, call, finalResults, reviewPage, counterLabels, latestStatus } = h;
 	const shots = path.join(ctx.dir, 'screenshots');
 
-	/** Chromium, or undefined: then the cases say so and pass, except on CI (CI=true), where chromium is installed first. */
-	function chromiumOrSkip(name) {
+	/** Chromium, or a failure: a missing browser fails the case everywhere, never passes it. */
+	function requireChromium(name) {
 		const chromium = findChromium();
 		if (chromium) return chromium;
-		if (process.env.CI) assert.fail('no chromium: run scripts/ensure-chromium.sh or set CHROMIUM_PATH');
-		process.stderr.write(`[e2e agent] SKIPPED "${name}": no chromium (scripts/ensure-chromium.sh installs it; CHROMIUM_PATH picks another)\n`);
-		return undefined;
+		return assert.fail(`"${name}": no chromium: run scripts/ensure-chromium.sh (or set CHROMIUM_PATH to a chromium/chrome binary)`);
 	}
 
 	async function withBrowser(chromium, fn) {
@@ -143,8 +141,7 @@ module.exports = function browserCases(e2e, ctx, h) {
 	/** Approve, deny with a reason, edit through the generated form, name, submit: by mouse clicks or by taps. */
 	async function decideByPointer(viewport, prefix) {
 		const name = `review page at ${viewport.width} px (${viewport.hasTouch ? 'tap' : 'click'})`;
-		const chromium = chromiumOrSkip(name);
-		if (!chromium) return;
+		const chromium = requireChromium(name);
 		const { pending, labels } = await pausedRun(prefix);
 		await withBrowser(chromium, async (browser) => {
 			const tab = await openReview(browser, pending, viewport, `review-${prefix}-1-page`);
@@ -186,8 +183,7 @@ module.exports = function browserCases(e2e, ctx, h) {
 	});
 
 	e2e('review page in chromium by keyboard alone: Tab reaches every control in page order; Space and arrows decide, Enter in the name field submits', async () => {
-		const chromium = chromiumOrSkip('keyboard');
-		if (!chromium) return;
+		const chromium = requireChromium('keyboard');
 		const { pending, labels } = await pausedRun('keys');
 		await withBrowser(chromium, async (browser) => {
 			const tab = await openReview(browser, pending, DESKTOP, 'review-keys-1-page');

@@ -7,7 +7,7 @@ const fs = require('node:fs');
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
-/** The browser binary ($CHROMIUM_PATH first), or undefined when none is installed (the caller skips). */
+/** The browser binary ($CHROMIUM_PATH first), or undefined when none is installed (the caller fails: scripts/ensure-chromium.sh installs it). */
 function findChromium() {
 	const fromEnv = process.env.CHROMIUM_PATH;
 	if (fromEnv) return fs.existsSync(fromEnv) ? fromEnv : undefined;
