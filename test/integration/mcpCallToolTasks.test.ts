@@ -1,7 +1,5 @@
-import * as path from 'node:path';
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { executeCallTool } from '../../nodes/McpCallTool/execute';
-import { FIXTURES_DIR } from '../support/servers';
+import { callToolContext } from '../support/callToolContext';
 
 process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
 
@@ -10,31 +8,7 @@ process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
  * test/fixtures/task-server.js: a task-only tool gives its result as an item, a failed task fails
  * the item or becomes an isError item with "Return as Data", and n8n's Stop cancels the task.
  */
-function context(tool: string, args: Record<string, unknown>, options: Record<string, unknown>, extra: { continueOnFail?: boolean; signal?: AbortSignal } = {}): IExecuteFunctions {
-	const parameters: Record<string, unknown> = { connection: 'stdio', tool: { mode: 'name', value: tool }, argumentsMode: 'json', argumentsJson: JSON.stringify(args), options };
-	const items: INodeExecutionData[] = [{ json: {} }];
-	const node = {
-		id: 'n1',
-		name: 'MCP Call Tool',
-		type: 'mcpCallTool',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters,
-		credentials: { mcpServerStdioApi: { id: 'c1', name: 'Tasks' } },
-	};
-	return {
-		getInputData: () => items,
-		getNode: () => node,
-		getNodeParameter: (name: string, _index: number, fallback: unknown, more?: { extractValue?: boolean }) => {
-			const value = parameters[name] ?? fallback;
-			return more?.extractValue && value && typeof value === 'object' ? (value as { value: unknown }).value : value;
-		},
-		getCredentials: async () => ({ command: process.execPath, args: JSON.stringify([path.join(FIXTURES_DIR, 'task-server.js')]), keepServerRunning: false }),
-		continueOnFail: () => extra.continueOnFail ?? false,
-		...(extra.signal ? { getExecutionCancelSignal: () => extra.signal } : {}),
-		helpers: { prepareBinaryData: async () => ({}) },
-	} as unknown as IExecuteFunctions;
-}
+const context = callToolContext('task-server.js', 'Tasks');
 
 describe('MCP Call Tool and tools that run as tasks', () => {
 	it('a task-only tool runs as a task by default and its result is the item', async () => {

@@ -4,8 +4,6 @@
  * since the SDK does not implement the extension), over stdio and Streamable HTTP through the
  * connection core, and over stdio through MCP Call Tool's own execute.
  */
-import * as path from 'node:path';
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { McpConnection } from '../../lib/mcp/connection';
 import { listAllTools } from '../../lib/mcp/listing';
 import { callToolAnsweringInput } from '../../lib/mcp/toolCall';
@@ -14,7 +12,8 @@ import { McpAgentError } from '../../lib/errors';
 import { extractToolResult } from '../../lib/tools/callResult';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
 import { executeCallTool } from '../../nodes/McpCallTool/execute';
-import { FIXTURES_DIR, fixtureStdio, httpConfig, startSelfAnnouncingHttpFixture, type RunningServer } from '../support/servers';
+import { callToolContext } from '../support/callToolContext';
+import { fixtureStdio, httpConfig, startSelfAnnouncingHttpFixture, type RunningServer } from '../support/servers';
 
 process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
 
@@ -97,31 +96,7 @@ describe.each(['stdio', 'http'] as const)('tools that run as tasks on a 2026-07-
 });
 
 /** MCP Call Tool's execute on the same fixture (as test/integration/mcpCallToolTasks.test.ts). */
-function context(tool: string, args: Record<string, unknown>, options: Record<string, unknown>, extra: { continueOnFail?: boolean; signal?: AbortSignal } = {}): IExecuteFunctions {
-	const parameters: Record<string, unknown> = { connection: 'stdio', tool: { mode: 'name', value: tool }, argumentsMode: 'json', argumentsJson: JSON.stringify(args), options };
-	const items: INodeExecutionData[] = [{ json: {} }];
-	const node = {
-		id: 'n1',
-		name: 'MCP Call Tool',
-		type: 'mcpCallTool',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters,
-		credentials: { mcpServerStdioApi: { id: 'c1', name: 'Modern tasks' } },
-	};
-	return {
-		getInputData: () => items,
-		getNode: () => node,
-		getNodeParameter: (name: string, _index: number, fallback: unknown, more?: { extractValue?: boolean }) => {
-			const value = parameters[name] ?? fallback;
-			return more?.extractValue && value && typeof value === 'object' ? (value as { value: unknown }).value : value;
-		},
-		getCredentials: async () => ({ command: process.execPath, args: JSON.stringify([path.join(FIXTURES_DIR, 'modern-task-server.js')]), keepServerRunning: false }),
-		continueOnFail: () => extra.continueOnFail ?? false,
-		...(extra.signal ? { getExecutionCancelSignal: () => extra.signal } : {}),
-		helpers: { prepareBinaryData: async () => ({}) },
-	} as unknown as IExecuteFunctions;
-}
+const context = callToolContext('modern-task-server.js', 'Modern tasks');
 
 describe('MCP Call Tool on a 2026-07-28 server with the tasks extension', () => {
 	it('a task-only tool runs as a task by default and its result is the item', async () => {

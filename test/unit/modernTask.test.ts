@@ -6,54 +6,13 @@
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { McpAgentError } from '../../lib/errors';
-import { decideTaskCall, serverOffersTasksExtension, TaskFailed, type TaskTimers } from '../../lib/mcp/toolTask';
+import { decideTaskCall, serverOffersTasksExtension, TaskFailed } from '../../lib/mcp/toolTask';
 import { parseModernTaskState, TASK_HANDLE_KEY, taskHandleOf, withTaskHandle, withTasksExtension } from '../../lib/mcp/modernTask';
 import { modernResult } from '../../lib/mcp/resultTypeDefault';
 import { callInteractively, type CallChannel, type CompletedCall } from '../../lib/mcp/interactiveCall';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
+import { FakeClock, flush, settle } from '../support/fakeClock';
 
-/** A clock that moves only when the test says so; records every wait asked for. */
-class FakeClock implements TaskTimers {
-	time = 0;
-	private next = 1;
-	readonly pending = new Map<number, { at: number; run: () => void }>();
-	readonly waits: number[] = [];
-	now(): number {
-		return this.time;
-	}
-	setTimeout(run: () => void, ms: number): unknown {
-		const id = this.next++;
-		this.waits.push(ms);
-		this.pending.set(id, { at: this.time + ms, run });
-		return id;
-	}
-	clearTimeout(handle: unknown): void {
-		this.pending.delete(handle as number);
-	}
-	fireNext(): boolean {
-		const [id, timer] = [...this.pending.entries()].sort((a, b) => a[1].at - b[1].at)[0] ?? [];
-		if (id === undefined || !timer) return false;
-		this.pending.delete(id);
-		this.time = Math.max(this.time, timer.at);
-		timer.run();
-		return true;
-	}
-}
-
-const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-async function settle<T>(clock: FakeClock, pending: Promise<T>, maxSteps = 1000): Promise<T> {
-	let done = false;
-	pending.then(
-		() => (done = true),
-		() => (done = true),
-	);
-	for (let step = 0; step < maxSteps && !done; step++) {
-		await flush();
-		if (!done && !clock.fireNext()) await flush();
-	}
-	return pending;
-}
 
 const tool = (taskSupport?: string): ToolDefinition => ({ name: 'research', inputSchema: { type: 'object' }, ...(taskSupport ? { execution: { taskSupport } } : {}) });
 
