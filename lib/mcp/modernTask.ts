@@ -14,7 +14,7 @@ import { MAX_TASK_STATUS_BYTES, TASKS_EXTENSION, type TaskState, type TaskStatus
  */
 
 /** Where the transports put a `resultType: "task"` answer so the v2 client, which rejects that result type, lets it through. */
-export const TASK_HANDLE_KEY = 'n8n-nodes-mcp-agent/taskHandle';
+export const TASK_HANDLE_FIELD = 'n8n-nodes-mcp-agent/taskHandle';
 
 /**
  * The `_meta` of a call that may take a task: the client's capabilities restated with the
@@ -32,7 +32,7 @@ export function withTasksExtension(capabilities: Record<string, unknown>): Recor
 
 /**
  * A `resultType: "task"` answer (a CreateTaskResult) rewritten as a complete result that keeps the
- * handle under TASK_HANDLE_KEY: the v2 client rejects unknown result types outright, answer lost.
+ * handle under TASK_HANDLE_FIELD: the v2 client rejects unknown result types outright, answer lost.
  * `content: []` keeps it a valid CallToolResult; the call path looks for the key before anything
  * else (a plain call that gets one is refused: the server sent a task nobody asked for).
  */
@@ -40,11 +40,11 @@ export function withTaskHandle(message: JSONRPCMessage): JSONRPCMessage {
 	const result = (message as { result?: unknown }).result;
 	if (!result || typeof result !== 'object' || Array.isArray(result) || (result as { resultType?: unknown }).resultType !== 'task') return message;
 	const { resultType: _task, ...handle } = result as Record<string, unknown>;
-	return { ...message, result: { resultType: 'complete', content: [], [TASK_HANDLE_KEY]: handle } } as JSONRPCMessage;
+	return { ...message, result: { resultType: 'complete', content: [], [TASK_HANDLE_FIELD]: handle } } as JSONRPCMessage;
 }
 
 export function taskHandleOf(answer: unknown): unknown {
-	return typeof answer === 'object' && answer !== null && Object.hasOwn(answer, TASK_HANDLE_KEY) ? (answer as Record<string, unknown>)[TASK_HANDLE_KEY] : undefined;
+	return typeof answer === 'object' && answer !== null && Object.hasOwn(answer, TASK_HANDLE_FIELD) ? (answer as Record<string, unknown>)[TASK_HANDLE_FIELD] : undefined;
 }
 
 const STATUSES = new Set<string>(['working', 'input_required', 'completed', 'failed', 'cancelled']);

@@ -7,7 +7,7 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { McpAgentError } from '../../lib/errors';
 import { decideTaskCall, serverOffersTasksExtension, TaskFailed } from '../../lib/mcp/toolTask';
-import { parseModernTaskState, TASK_HANDLE_KEY, taskHandleOf, withTaskHandle, withTasksExtension } from '../../lib/mcp/modernTask';
+import { parseModernTaskState, TASK_HANDLE_FIELD, taskHandleOf, withTaskHandle, withTasksExtension } from '../../lib/mcp/modernTask';
 import { modernResult } from '../../lib/mcp/resultTypeDefault';
 import { callInteractively, type CallChannel, type CompletedCall } from '../../lib/mcp/interactiveCall';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
@@ -116,7 +116,7 @@ describe('the task handle (resultType "task")', () => {
 		const plain = { jsonrpc: '2.0', id: 4, result: { resultType: 'complete', content: [] } } as JSONRPCMessage;
 		expect(withTaskHandle(plain)).toBe(plain);
 		expect(taskHandleOf({ content: [] })).toBeUndefined();
-		expect(TASK_HANDLE_KEY).toMatch(/^n8n-nodes-mcp-agent\//);
+		expect(TASK_HANDLE_FIELD).toMatch(/^n8n-nodes-mcp-agent\//);
 	});
 });
 
