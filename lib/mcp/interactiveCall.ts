@@ -130,13 +130,7 @@ export function callInteractively(
 		// we check results against the output schema ourselves.
 		const definition = mirroringDefinition(tool);
 		return connection.request(phase, (client) =>
-			connection.trackLegacyInput(() => callToolOnLegacySession(client, { name, arguments: args }, requestOptions, definition)).then(({ value, declined }): CompletedCall => {
-				const result = value;
-				if (tool) checkToolOutput(tool, result);
-				if (!declined) return { kind: 'result', result };
-				const notes = declined.map((entry) => entry.note);
-				return options.publicOnly ? { kind: 'result', result, notes } : { kind: 'result', result, notes, declined };
-			}),
+			connection.trackLegacyInput(() => callToolOnLegacySession(client, { name, arguments: args }, requestOptions, definition)).then(asCompleted),
 		);
 	}
 	const callOptions = { ...requestOptions, allowInputRequired: true, ...(tool ? { toolDefinition: mirroringDefinition(tool) } : {}) };
