@@ -25,6 +25,16 @@ const CREDENTIAL_BLANKING_VALUE = '__n8n_BLANK_VALUE_e5362baf-c777-4d57-a609-6ea
 const TOOL_NAMES = ['echo', 'echo_authorization', 'whoami', 'write_note'];
 const COMMON = { transport: 'streamableHttp', trustAnnotations: false, connectTimeout: 30000, requestTimeout: 60000, keepServerRunning: true, idleShutdownMinutes: 5 };
 
+/** A file's text, or undefined when it was deleted after it was listed. */
+function readUnlessGone(file) {
+	try {
+		return fs.readFileSync(file, 'latin1');
+	} catch (error) {
+		if (error.code === 'ENOENT') return undefined;
+		throw error;
+	}
+}
+
 module.exports = function oauthCases(e2e, ctx) {
 	const state = { responses: [], workflowIds: {} };
 	const urls = () => ctx.fixture.urls;
@@ -283,7 +293,13 @@ module.exports = function oauthCases(e2e, ctx) {
 		const places = [
 			{ name: 'n8n.log', text: fs.readFileSync(ctx.n8n.logFile, 'latin1') },
 			// The database (executions, encrypted credentials; WAL files too) and n8n's event log.
-			...fs.readdirSync(dataDir).filter((f) => /^(database\.sqlite|n8nEventLog)/.test(f)).map((f) => ({ name: f, text: fs.readFileSync(path.join(dataDir, f), 'latin1') })),
+			// SQLite deletes its -journal when a transaction commits; one listed a moment ago may be gone,
+			// and what it held is in database.sqlite by then, which is read too.
+			...fs
+				.readdirSync(dataDir)
+				.filter((f) => /^(database\.sqlite|n8nEventLog)/.test(f))
+				.map((f) => ({ name: f, text: readUnlessGone(path.join(dataDir, f)) }))
+				.filter((place) => place.text !== undefined),
 			{ name: 'webhook responses', text: JSON.stringify(state.responses) },
 		];
 		const found = [];
