@@ -209,7 +209,8 @@ export function expireApproval(phase: RunToolsPhase, approvalId: string, at: str
 export function refreshCatalog(phase: RunToolsPhase, tools: CatalogTool[]): RunToolsPhase {
 	const outcomes = { ...phase.outcomes };
 	const calls = phase.calls.map((call): PlannedCall => {
-		if (!call.tool || call.rejection || Object.hasOwn(outcomes, call.id)) return call;
+		// A call whose task still runs has run: what it was reviewed as no longer matters.
+		if (!call.tool || call.rejection || call.task || Object.hasOwn(outcomes, call.id)) return call;
 		const current = toolOfCall(tools, call);
 		if (!current) {
 			setEntry(outcomes, call.id, errorOutcome(call.id, `The tool "${call.tool.mcpName}" is no longer offered by server "${call.tool.serverName}", so it was not run.`, DEFAULT_OUTCOME_LIMITS));

@@ -3,7 +3,7 @@ import { isContextOverflow } from '../providers/errors';
 import type { ModelClient } from '../providers/types';
 import { EMPTY_USAGE } from '../providers/shared';
 import { nextEffect, step } from './step';
-import type { AgentState, PlannedCall, StandingApprovalOutcome } from './types';
+import type { AgentEvent, AgentState, PlannedCall, StandingApprovalOutcome } from './types';
 import type { ToolRunResult } from './toolRunner';
 import { readGrants, isGrantRef, makeGrant, standingApprovalsToStore, type Grant, type GrantStore, type GrantScope } from './grants';
 import { McpAgentError } from '../errors';
@@ -11,6 +11,13 @@ import { McpAgentError } from '../errors';
 export interface AgentDrivers {
 	model: ModelClient;
 	runTools(calls: PlannedCall[]): Promise<ToolRunResult>;
+	/**
+	 * Checks calls whose MCP task still runs (PlannedCall.task): each gets its result, or stays
+	 * waiting with its new status. Given when the execution woke for them (the node's task wait):
+	 * each waiting task is then checked once per runAgent, never twice in a row with nothing between.
+	 * Unset: waiting tasks only pause the run.
+	 */
+	checkTasks?(calls: PlannedCall[]): Promise<ToolRunResult>;
 	/** Called after every step with the new state (persistence hooks, tests). */
 	onStep?(state: AgentState): void;
 	/**
@@ -94,9 +101,20 @@ async function runEffects(progress: { state: AgentState }, drivers: AgentDrivers
 		drivers.onStep?.(state);
 	}
 	const adapter = adapterFor(state.provider);
+	// Calls whose task was handed off or checked in this runAgent: not checked again before the run pauses.
+	const seenTasks = new Set<string>();
 	for (;;) {
 		const effect = nextEffect(state);
 		if (effect.type === 'request_approval') {
+			const due = drivers.checkTasks ? effect.tasks.filter((call) => !seenTasks.has(call.id)) : [];
+			if (due.length > 0 && drivers.checkTasks) {
+				if (drivers.signal?.aborted) throw new RunCancelled();
+				for (const call of due) seenTasks.add(call.id);
+				state = step(state, outcomesEvent(await drivers.checkTasks(due)));
+				progress.state = state;
+				drivers.onStep?.(state);
+				continue;
+			}
 			const covered = await coveredByGrants(state, drivers);
 			if (!covered) return state;
 			state = covered;
@@ -125,12 +143,27 @@ async function runEffects(progress: { state: AgentState }, drivers: AgentDrivers
 			}
 			state = step(state, { type: 'model_turn', turn: adapter.parseResponse(response) });
 		} else {
-			const { outcomes, durations, inputRequired, progress, tasks } = effect.calls.length > 0 ? await drivers.runTools(effect.calls) : NO_TOOL_RUN;
-			state = step(state, { type: 'tool_outcomes', outcomes, durations, ...(inputRequired ? { inputRequired } : {}), ...(progress ? { progress } : {}), ...(tasks ? { tasks } : {}) });
+			const ran = effect.calls.length > 0 ? await drivers.runTools(effect.calls) : NO_TOOL_RUN;
+			for (const id of Object.keys(ran.running ?? {})) seenTasks.add(id);
+			state = step(state, outcomesEvent(ran));
 		}
 		progress.state = state;
 		drivers.onStep?.(state);
 	}
+}
+
+/** The event a tool run (or a check of running tasks) reports. */
+function outcomesEvent(ran: ToolRunResult): AgentEvent {
+	const { outcomes, durations, inputRequired, progress, tasks, running } = ran;
+	return {
+		type: 'tool_outcomes',
+		outcomes,
+		durations,
+		...(inputRequired ? { inputRequired } : {}),
+		...(progress ? { progress } : {}),
+		...(tasks ? { tasks } : {}),
+		...(running ? { running } : {}),
+	};
 }
 
 /**

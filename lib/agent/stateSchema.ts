@@ -60,6 +60,22 @@ export function migrateAgentState(stored: unknown, where: string): AgentState {
  * kind it reads them as. A state that was cut or edited fails here with a clear error instead of a
  * TypeError somewhere in the loop. (Values are not judged: that is what the review checks do.)
  */
+/** The fields a check of a running task reads (lib/mcp/toolTask.ts RunningTask). */
+function isRunningTask(task: unknown): boolean {
+	if (!isJsonObject(task)) return false;
+	const { taskId, protocol, status, deadline, pollIntervalMs, limit } = task;
+	return (
+		typeof taskId === 'string' &&
+		(protocol === '2025-11-25' || protocol === '2026-07-28') &&
+		typeof status === 'string' &&
+		typeof deadline === 'number' &&
+		Number.isFinite(deadline) &&
+		typeof pollIntervalMs === 'number' &&
+		Number.isFinite(pollIntervalMs) &&
+		typeof limit === 'string'
+	);
+}
+
 function shapeProblem(state: Record<string, unknown>): string | undefined {
 	if (typeof state.provider !== 'string') return 'no provider';
 	if (!isJsonObject(state.settings)) return 'no settings';
@@ -71,6 +87,7 @@ function shapeProblem(state: Record<string, unknown>): string | undefined {
 	if (phase.name === 'call_model' || phase.name === 'finished') return undefined;
 	if (phase.name !== 'run_tools') return `an unknown phase ${JSON.stringify(phase.name)}`;
 	if (!Array.isArray(phase.calls) || !phase.calls.every((call) => isJsonObject(call) && typeof call.id === 'string')) return 'tool calls that are not a list of calls';
+	if (!phase.calls.every((call) => call.task === undefined || isRunningTask(call.task))) return 'a running task without its id, protocol, deadline or poll interval';
 	for (const field of ['outcomes', 'durations'] as const) if (!isJsonObject(phase[field])) return `no ${field}`;
 	if (phase.progress !== undefined && !isJsonObject(phase.progress)) return 'progress that is not an object';
 	if (phase.tasks !== undefined && !isJsonObject(phase.tasks)) return 'tasks that are not an object';

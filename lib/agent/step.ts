@@ -14,6 +14,7 @@ import { applyGrants, recordStandingApprovals } from './grants';
 import { AGENT_STATE_VERSION } from './stateSchema';
 import type { AgentEffect, AgentEvent, AgentState, PlannedCall, RunSettings, RunStatus, ToolInputNeeded, ToolLogEntry, RunToolsPhase } from './types';
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome, Usage } from '../providers/modelTypes';
+import type { RunningTask } from '../mcp/toolTask';
 import { McpAgentError, REPORT_A_BUG } from '../errors';
 
 /**
@@ -114,8 +115,14 @@ export function runnableCalls(phase: RunToolsPhase): PlannedCall[] {
 			!call.rejection &&
 			!Object.hasOwn(phase.outcomes, call.id) &&
 			(!call.review || call.review.status === 'approved' || call.review.status === 'edited') &&
-			(!call.input || call.input.status === 'answered'),
+			(!call.input || call.input.status === 'answered') &&
+			!call.task,
 	);
+}
+
+/** Calls that ran and became MCP tasks still running: they are checked, never run again. */
+export function waitingTasks(phase: RunToolsPhase): PlannedCall[] {
+	return phase.calls.filter((call) => call.task !== undefined && !call.rejection && !Object.hasOwn(phase.outcomes, call.id));
 }
 
 /** Calls waiting for a person's input (the server asked for it during the call). */
@@ -133,7 +140,7 @@ export function nextEffect(state: AgentState): AgentEffect {
 		case 'run_tools': {
 			const runnable = runnableCalls(state.phase);
 			if (runnable.length > 0) return { type: 'run_tools', calls: runnable };
-			return { type: 'request_approval', calls: awaitingPerson(state.phase), ...(state.phase.approval ? { approval: state.phase.approval } : {}) };
+			return { type: 'request_approval', calls: awaitingPerson(state.phase), tasks: waitingTasks(state.phase), ...(state.phase.approval ? { approval: state.phase.approval } : {}) };
 		}
 		case 'finished':
 			return { type: 'finish', status: state.phase.status };
@@ -166,7 +173,8 @@ export function step(state: AgentState, event: AgentEvent): AgentState {
 			}
 			const progress = event.progress ? mergedByCall(phase.progress, event.progress) : undefined;
 			const tasks = event.tasks ? mergedByCall(phase.tasks, event.tasks) : undefined;
-			const gathered = { ...phase, outcomes, durations, ...(progress ? { progress } : {}), ...(tasks ? { tasks } : {}) };
+			const calls = event.running ? withRunningTasks(phase.calls, outcomes, event.running) : phase.calls;
+			const gathered = { ...phase, calls, outcomes, durations, ...(progress ? { progress } : {}), ...(tasks ? { tasks } : {}) };
 			const next = event.inputRequired?.length ? withInputRounds(gathered, event.inputRequired) : gathered;
 			return settle(state, next);
 		}
@@ -372,6 +380,11 @@ function mergedByCall<T extends object>(kept: Record<string, T> | undefined, bat
 	const merged = { ...kept };
 	for (let i = 0; i < ids.length; i++) setEntry(merged, ids[i], { ...batch[ids[i]] });
 	return merged;
+}
+
+/** The calls with the tasks that still run recorded on them (a call that got an outcome meanwhile keeps what it had). */
+function withRunningTasks(calls: PlannedCall[], outcomes: Record<string, ToolOutcome>, running: Record<string, RunningTask>): PlannedCall[] {
+	return calls.map((call) => (Object.hasOwn(running, call.id) && !Object.hasOwn(outcomes, call.id) && !call.rejection ? { ...call, task: { ...running[call.id] } } : call));
 }
 
 function withInputRounds(phase: RunToolsPhase, needed: ToolInputNeeded[]): RunToolsPhase {

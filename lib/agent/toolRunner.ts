@@ -9,7 +9,7 @@ import type { InteractiveCallOptions, InteractiveToolCallOutcome } from '../mcp/
 import type { PlannedCall, ToolInputNeeded } from './types';
 import type { ToolOutcome } from '../providers/modelTypes';
 import type { ToolProgress } from '../mcp/progress';
-import { summarizeTask, type TaskMode, type TaskSummary } from '../mcp/toolTask';
+import { summarizeTask, type RunningTask, type TaskMode, type TaskSummary } from '../mcp/toolTask';
 
 /**
  * One tool call that may end with the server asking for input (MCP 2026-07-28 `input_required`)
@@ -49,7 +49,7 @@ export interface ToolRunnerOptions {
 	 * Run As Task and Max Task Wait: tools whose `execution.taskSupport` asks for it are called as
 	 * MCP tasks and waited for in place (lib/mcp/toolTask.ts). Unset: no call goes as a task.
 	 */
-	tasks?: { mode: TaskMode; maxWaitMs: number };
+	tasks?: { mode: TaskMode; maxWaitMs: number; handOffAfterMs?: number };
 	/** n8n's Stop: calls in flight are cancelled (`notifications/cancelled`, `tasks/cancel` for tasks). */
 	signal?: AbortSignal;
 }
@@ -71,6 +71,8 @@ export interface ToolRunResult {
 	progress?: Record<string, ToolProgress>;
 	/** Calls that ran as MCP tasks: the task's id and last status, by call id (absent when none did). */
 	tasks?: Record<string, TaskSummary>;
+	/** Calls whose task still runs after the wait in place (tasks.handOffAfterMs), by call id (absent when none). */
+	running?: Record<string, RunningTask>;
 }
 
 /**
@@ -79,6 +81,12 @@ export interface ToolRunResult {
  * listed through it), so the runner checks only results of an injected callTool.
  */
 const defaultCallTool: InteractiveToolCall = (connection, name, args, options) => connection.callToolInteractive(name, args, options);
+
+/** A call whose task still runs (PlannedCall.task) is checked, never sent again. */
+const taskCheck =
+	(task: RunningTask): InteractiveToolCall =>
+	(connection, name, _args, options) =>
+		connection.resumeTask(name, task, options);
 
 /**
  * Runs every requested call of a turn (bounded concurrency, per-call timeout). Nothing here
@@ -97,8 +105,8 @@ export function runToolCalls(calls: PlannedCall[], options: ToolRunnerOptions): 
 		});
 	}
 	return mapWithConcurrency(calls, options.concurrency, run).then((outcomes) => {
-		// Every call has an outcome unless one asked for input: then only those are left out.
-		if (!result.inputRequired) result.outcomes = outcomes as ToolOutcome[];
+		// Every call has an outcome unless one asked for input or still runs as a task: then only those are left out.
+		if (!result.inputRequired && !result.running) result.outcomes = outcomes as ToolOutcome[];
 		else for (let i = 0; i < outcomes.length; i++) if (outcomes[i]) result.outcomes.push(outcomes[i] as ToolOutcome);
 		return result;
 	});
@@ -184,7 +192,8 @@ function runOne(call: PlannedCall, options: ToolRunnerOptions, run: ToolRunResul
 				? { continuation: { inputResponses: input.responses ?? {}, ...(input.requestState !== undefined ? { requestState: input.requestState } : {}) } }
 				: {}),
 		};
-		const callTool = options.callTool ?? defaultCallTool;
+		const injected = options.callTool;
+		const callTool = call.task ? taskCheck(call.task) : (injected ?? defaultCallTool);
 		return callTool(connection, mcpName, call.arguments as Record<string, unknown>, callOptions).then((outcome) => {
 			try {
 				if (outcome?.kind === 'input_required') {
@@ -192,9 +201,14 @@ function runOne(call: PlannedCall, options: ToolRunnerOptions, run: ToolRunResul
 					(run.inputRequired ??= []).push({ id: call.id, inputRequests: outcome.inputRequests, ...(outcome.requestState !== undefined ? { requestState: outcome.requestState } : {}) });
 					return undefined;
 				}
+				if (outcome?.kind === 'task_running') {
+					setEntry(durations, call.id, Math.round(performance.now() - started));
+					setEntry((run.running ??= {}), call.id, outcome.task);
+					return undefined;
+				}
 				const result = outcome.result;
 				try {
-					if (callTool !== defaultCallTool) checkToolOutput({ name: mcpName, outputSchema: options.outputSchemas?.get(outputSchemaKey(serverId, mcpName)) }, result);
+					if (callTool === injected) checkToolOutput({ name: mcpName, outputSchema: options.outputSchemas?.get(outputSchemaKey(serverId, mcpName)) }, result);
 				} catch (error) {
 					// Explained as every other server error is ("MCP server … returned an error while calling tool …").
 					return failed(typeof connection.explain === 'function' ? connection.explain(error, `calling tool "${mcpName}"`) : error);

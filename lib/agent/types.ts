@@ -10,7 +10,7 @@ import type { RuleRef } from './approvalRules';
 import type { Grant, GrantConstraint, GrantDuration, GrantRef, GrantScope } from './grantTypes';
 import type { ElicitationAnswer, ServerInputRequest } from '../mcp/inputRequests';
 import type { ToolProgress } from '../mcp/progress';
-import type { TaskSummary } from '../mcp/toolTask';
+import type { RunningTask, TaskSummary } from '../mcp/toolTask';
 
 /** Why a run ended; the node reports it as `status`. */
 export type RunStatus =
@@ -94,6 +94,12 @@ export interface PlannedCall {
 	review?: CallReview;
 	/** Set when the server asked for input during this call. */
 	input?: CallInput;
+	/**
+	 * Set when the call became an MCP task that still ran after the in-place wait (Wait In Node):
+	 * the run waits for it as it waits for a person, and checks it again when the execution wakes
+	 * (at the server's poll interval, after a restart, on any worker). Done once the call has an outcome.
+	 */
+	task?: RunningTask;
 }
 
 /** How a call that ran was let through: by a person, an approval rule, a standing approval, or the node's policy. */
@@ -237,6 +243,8 @@ export type AgentEvent =
 			inputRequired?: ToolInputNeeded[];
 			progress?: Record<string, ToolProgress>;
 			tasks?: Record<string, TaskSummary>;
+			/** Calls whose task still runs after the wait in place, with what a later check needs. */
+			running?: Record<string, RunningTask>;
 	  }
 	| { type: 'approval_opened'; approval: OpenApproval }
 	/** `receivedAt`: when the run got the decision; a decision made or received after the approval's expiry is refused as expired. */
@@ -251,5 +259,6 @@ export type AgentEvent =
 export type AgentEffect =
 	| { type: 'call_model' }
 	| { type: 'run_tools'; calls: PlannedCall[] }
-	| { type: 'request_approval'; calls: PlannedCall[]; approval?: OpenApproval }
+	/** `calls`: waiting for a person; `tasks`: calls whose MCP task still runs (checked when the execution wakes). */
+	| { type: 'request_approval'; calls: PlannedCall[]; tasks: PlannedCall[]; approval?: OpenApproval }
 	| { type: 'finish'; status: RunStatus };

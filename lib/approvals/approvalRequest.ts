@@ -12,6 +12,7 @@ import { channelForm, type ChannelFormField } from './channelForm';
 import { argumentsBlock, inlineText, linkTarget, telegramText } from './summaryFormat';
 import { setEntry } from '../agent/ownEntry';
 import { grantableCall } from '../agent/grants';
+import type { TaskWaitView } from './taskWait';
 
 /**
  * A paused run's request for review, as an n8n item: everything a reviewer needs to decide,
@@ -88,6 +89,10 @@ export interface ApprovalRequest {
 	/** SHA-256 (hex) of this approval's own review secret, which reviewUrl carries; MCP Approval checks it. */
 	reviewTokenHash?: string;
 	calls: PendingCallView[];
+	/** Calls whose MCP task still runs: the run waits for them too (lib/approvals/taskWait.ts). */
+	tasks?: TaskWaitView[];
+	/** When the Agent checks those tasks next: MCP Approval wakes the execution then (or at the expiry, if sooner). */
+	wakeAt?: string;
 	summaryText: string;
 	summaryMarkdown: string;
 	/** The summary in Telegram's legacy Markdown, the parse mode n8n's Telegram node sends with. */

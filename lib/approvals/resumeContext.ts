@@ -12,7 +12,11 @@ export type ItemAction =
 	| { kind: 'start' }
 	/** A decision for an approval already decided: it changes nothing. */
 	| { kind: 'replayed' }
-	| { kind: 'continue'; state: AgentState }
+	/**
+	 * `reopened`: the run woke to check its MCP tasks while its approval stays open; if it must
+	 * wait again, it pauses under that approval (same id, expiry and review link).
+	 */
+	| { kind: 'continue'; state: AgentState; reopened?: { approvalId: string; run: PausedRun; previousReviewUrl?: string } }
 	| { kind: 'pending'; approvalId: string; run: PausedRun; notice: string; previousReviewUrl?: string };
 
 /**

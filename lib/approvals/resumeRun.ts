@@ -57,14 +57,7 @@ export function resume(context: ResumeContext, approvalId: string, apply: (state
 	const taken = takePausedRun(context.store, approvalId);
 	if (taken.kind === 'replayed') return { kind: 'replayed' };
 	if (taken.kind === 'unknown') throw notPausedHere(approvalId);
-	if (context.provider && taken.state.provider !== context.provider) {
-		restorePausedRun(context.store, approvalId, taken);
-		const then = PROVIDER_NAMES[taken.state.provider] ?? String(taken.state.provider);
-		throw new ResumeRefused(
-			`This run paused while the Agent's Provider was ${then}; it is now ${PROVIDER_NAMES[context.provider]}, so the decision was not applied and nothing ran`,
-			`Set Provider back to ${then} to continue runs that paused with it: their conversation is stored in that API's format. Runs started after the change use the new provider.`,
-		);
-	}
+	refuseOtherProvider(context, approvalId, taken, 'the decision was not applied and nothing ran');
 	let state: AgentState;
 	try {
 		state = apply(taken.state);
@@ -76,6 +69,36 @@ export function resume(context: ResumeContext, approvalId: string, apply: (state
 	if (context.claimResume && !context.claimResume(approvalId, taken.executionId)) return { kind: 'replayed' };
 	// Pinning at execution time: approved calls run only if their tool is still what the reviewer saw.
 	return { kind: 'continue', state: step(state, { type: 'catalog_refreshed', tools: context.catalog }) };
+}
+
+/**
+ * A run woken to check its MCP tasks (its approval stays open): taken from the store like any
+ * resume, so one wake continues it once; runAgent checks the tasks, and while they run the node
+ * pauses it again under the same approval (`reopened`). Not claimed process-wide as decisions are:
+ * the same approval wakes again for every check.
+ */
+export function checkTasksOf(context: ResumeContext, approvalId: string, previousReviewUrl?: string): ItemAction {
+	const taken = takePausedRun(context.store, approvalId);
+	if (taken.kind === 'replayed') return { kind: 'replayed' };
+	if (taken.kind === 'unknown') throw notPausedHere(approvalId);
+	const { kind: _kind, ...run } = taken;
+	refuseOtherProvider(context, approvalId, run, 'its tasks were not checked');
+	return {
+		kind: 'continue',
+		state: step(run.state, { type: 'catalog_refreshed', tools: context.catalog }),
+		reopened: { approvalId, run, ...(previousReviewUrl ? { previousReviewUrl } : {}) },
+	};
+}
+
+/** A run taken under another Provider than the node's now is put back, and the resume refused saying so. */
+function refuseOtherProvider(context: ResumeContext, approvalId: string, run: PausedRun, what: string): void {
+	if (!context.provider || run.state.provider === context.provider) return;
+	restorePausedRun(context.store, approvalId, run);
+	const then = PROVIDER_NAMES[run.state.provider] ?? String(run.state.provider);
+	throw new ResumeRefused(
+		`This run paused while the Agent's Provider was ${then}; it is now ${PROVIDER_NAMES[context.provider]}, so ${what}`,
+		`Set Provider back to ${then} to continue runs that paused with it: their conversation is stored in that API's format. Runs started after the change use the new provider.`,
+	);
 }
 
 function expire(context: ResumeContext, approvalId: string): ItemAction {

@@ -1,7 +1,9 @@
 import { isApprovalDecision, isApprovalRequest, type ApprovalRequest } from './approvalRequest';
 import { peekPausedRun } from './pausedRuns';
 import type { ItemAction, ResumeContext } from './resumeContext';
-import { isExpired, notPausedHere, stillPending } from './resumeRun';
+import { checkTasksOf, isExpired, notPausedHere, stillPending } from './resumeRun';
+import { waitingTasks } from '../agent/step';
+import type { PausedRun } from './pausedRuns';
 
 export const NOTICE_STILL_OPEN =
 	'Another approval of this execution ended the wait first (it was decided, or it expired); this one has not expired and its calls are still pending.';
@@ -19,7 +21,15 @@ export function resumeByReturnedRequest(request: ApprovalRequest, context: Resum
 		if (store.decided.includes(request.approvalId)) return { kind: 'replayed' };
 		throw notPausedHere(request.approvalId);
 	}
-	return stillPending(context, request.approvalId, run, NOTICE_STILL_OPEN, typeof request.reviewUrl === 'string' ? request.reviewUrl : undefined);
+	const previousReviewUrl = typeof request.reviewUrl === 'string' ? request.reviewUrl : undefined;
+	// Its tasks are checked whenever the wait ends (their wake, another approval decided): the
+	// check is one status request each, and the run pauses again under this approval while they run.
+	if (hasWaitingTasks(run) && !isExpired(run, context.now)) return checkTasksOf(context, request.approvalId, previousReviewUrl);
+	return stillPending(context, request.approvalId, run, NOTICE_STILL_OPEN, previousReviewUrl);
+}
+
+function hasWaitingTasks(run: PausedRun): boolean {
+	return run.state.phase.name === 'run_tools' && waitingTasks(run.state.phase).length > 0;
 }
 
 /**
@@ -30,6 +40,12 @@ export function resumeByReturnedRequest(request: ApprovalRequest, context: Resum
  */
 const WAIT_TIMER_SLACK_MS = 5_000;
 
+/** The request's wakeAt has come (a request without one is never due). */
+function taskWakeDue(request: Record<string, unknown>, soon: Date): boolean {
+	const wakeAt = typeof request.wakeAt === 'string' ? Date.parse(request.wakeAt) : NaN;
+	return Number.isFinite(wakeAt) && wakeAt <= soon.getTime();
+}
+
 export function isWiredStraightBack(items: Array<Record<string, unknown>>, context: Pick<ResumeContext, 'store' | 'now'>): boolean {
 	const requests = items.filter((item): item is Record<string, unknown> & { approvalId: string } => isApprovalRequest(item));
 	if (requests.length === 0 || items.some(isApprovalDecision)) return false;
@@ -37,6 +53,8 @@ export function isWiredStraightBack(items: Array<Record<string, unknown>>, conte
 	const soon = new Date(context.now.getTime() + WAIT_TIMER_SLACK_MS);
 	return requests.every((request) => {
 		const run = peekPausedRun(context.store, request.approvalId);
+		// A request whose tasks are due for a check came back by MCP Approval's timer, as expected.
+		if (run !== undefined && hasWaitingTasks(run) && taskWakeDue(request, soon)) return false;
 		return run !== undefined && !isExpired(run, soon);
 	});
 }

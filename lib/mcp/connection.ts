@@ -5,10 +5,11 @@ import { describeServer, redactorForServer, type Redactor } from './secrets';
 import type { DeclinedRequest } from './legacyInputRequests';
 import type { InteractiveCallOptions, InteractiveToolCallOutcome } from './inputRequests';
 import type { ServerIdentity, ToolDefinition } from '../tools/toolDefinition';
-import { callInteractively } from './interactiveCall';
+import { callInteractively, resumeTaskInteractively } from './interactiveCall';
 import { endSession, serverOutputOf, startSession, type LiveSession, type SessionOptions } from './session';
 import { ToolListCache } from './toolListCache';
 import { TaskNotices } from './taskNotices';
+import type { RunningTask } from './toolTask';
 
 export interface OpenOptions extends SessionOptions {
 	/**
@@ -227,6 +228,21 @@ export class McpConnection {
 			onProgress: options.onProgress,
 			resetTimeoutOnProgress: options.resetTimeoutOnProgress,
 			maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+			tasks: options.tasks,
+			publicOnly: true,
+		});
+	}
+
+	/**
+	 * Checks a task a call of this server handed off still running (InteractiveCallOptions.tasks
+	 * with handOffAfterMs): its result once it completed, else `task_running` with its new status.
+	 * See lib/mcp/interactiveCall.ts resumeTaskInteractively.
+	 */
+	resumeTask(name: string, task: RunningTask, options: InteractiveCallOptions = {}): Promise<InteractiveToolCallOutcome> {
+		return resumeTaskInteractively(this, name, task, {
+			timeoutMs: options.timeoutMs,
+			signal: options.signal,
+			onProgress: options.onProgress,
 			tasks: options.tasks,
 			publicOnly: true,
 		});

@@ -8,7 +8,7 @@
  */
 
 import type { ToolProgress } from './progress';
-import type { TaskCallPolicy } from './toolTask';
+import type { RunningTask, TaskCallPolicy } from './toolTask';
 
 /** One embedded request, as the server sent it (`method` is e.g. "elicitation/create"). */
 export interface ServerInputRequest {
@@ -36,7 +36,16 @@ export interface ToolCallCompleted {
 	notes?: string[];
 }
 
-export type InteractiveToolCallOutcome = ToolCallCompleted | ToolInputRequired;
+/**
+ * A call that became a task which still runs when the in-place wait is over (TaskCallPolicy.handOffAfterMs):
+ * the caller keeps `task` and checks it later (McpConnection.resumeTask). Nothing was cancelled.
+ */
+export interface ToolTaskRunning {
+	kind: 'task_running';
+	task: RunningTask;
+}
+
+export type InteractiveToolCallOutcome = ToolCallCompleted | ToolInputRequired | ToolTaskRunning;
 
 /** The answer to an elicitation request (MCP ElicitResult). */
 export interface ElicitationAnswer {

@@ -1,7 +1,7 @@
 import type { Client, Tool } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from './serverConfig';
 import type { Redactor } from './secrets';
-import type { InteractiveCallOptions, ServerInputRequest, ToolCallCompleted, ToolInputRequired } from './inputRequests';
+import type { InteractiveCallOptions, ServerInputRequest, ToolCallCompleted, ToolInputRequired, ToolTaskRunning } from './inputRequests';
 import type { DeclinedRequest } from './legacyInputRequests';
 import { ROOTS_NOT_GIVEN, SAMPLING_DECLINED } from './inputRequestMessages';
 import { hasRoots, rootsListResult } from './roots';
@@ -9,9 +9,9 @@ import { checkToolOutput } from './toolOutput';
 import { callToolOnLegacySession } from './legacyToolCall';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { McpAgentError } from '../errors';
-import { decideTaskCall, type TaskCallPolicy, type TaskTimers } from './toolTask';
-import { callToolAsTask } from './taskCall';
-import { followModernTask } from './modernTaskCall';
+import { decideTaskCall, TaskHandedOff, type RunningTask, type TaskCallPolicy, type TaskTimers } from './toolTask';
+import { callToolAsTask, resumeLegacyTask } from './taskCall';
+import { followModernTask, resumeModernTask } from './modernTaskCall';
 import { taskHandleOf, tasksExtensionMeta } from './modernTask';
 import { clientCapabilitiesFor } from './clientCapabilities';
 import { MAX_TOTAL_TIMEOUT_FACTOR, readProgress, type ToolProgress } from './progress';
@@ -76,7 +76,13 @@ export interface CompletedCall extends ToolCallCompleted {
 	declined?: DeclinedRequest[];
 }
 
-export type InternalCallOutcome = CompletedCall | ToolInputRequired;
+export type InternalCallOutcome = CompletedCall | ToolInputRequired | ToolTaskRunning;
+
+/** A TaskHandedOff becomes the outcome it stands for; any other error stays one. */
+function stillRunning(error: unknown): ToolTaskRunning {
+	if (TaskHandedOff.isInstance(error)) return { kind: 'task_running', task: error.task };
+	throw error;
+}
 
 /**
  * McpConnection.callToolInteractive. 2026-07-28: calls in the client's manual multi-round-trip mode
@@ -111,20 +117,9 @@ export function callInteractively(
 		}
 	}
 	const tasks = options.tasks;
-	const taskOptions = tasks && {
-		maxWaitMs: tasks.maxWaitMs,
-		timeoutMs: timeout,
-		...(options.signal ? { signal: options.signal } : {}),
-		...(tasks.timers ? { timers: tasks.timers } : {}),
-		...(tasks.onStatus ? { onStatus: tasks.onStatus } : {}),
-	};
-	const asCompleted = ({ value: result, declined }: { value: Record<string, unknown>; declined?: DeclinedRequest[] }): CompletedCall => {
-		if (tool) checkToolOutput(tool, result);
-		if (!declined) return { kind: 'result', result };
-		const notes = declined.map((entry) => entry.note);
-		return options.publicOnly ? { kind: 'result', result, notes } : { kind: 'result', result, notes, declined };
-	};
-	if (asTask && tool && taskOptions && !connection.isModern) return callToolAsTask(connection, tool, args, taskOptions).then(asCompleted);
+	const taskOptions = tasks && taskWaitOptions(tasks, timeout, options.signal);
+	const asCompleted = completedBy(tool, options.publicOnly === true);
+	if (asTask && tool && taskOptions && !connection.isModern) return callToolAsTask(connection, tool, args, taskOptions).then(asCompleted, stillRunning);
 	if (!connection.isModern) {
 		// Straight to the client's request with the session's own result validator (legacyToolCall.ts);
 		// we check results against the output schema ourselves.
@@ -194,8 +189,54 @@ export function callInteractively(
 		return followModernTask(connection, name, outcome.handle, {
 			...(taskOptions as NonNullable<typeof taskOptions>),
 			...(hasRoots(connection.config) ? { roots: connection.config.roots } : {}),
-		}).then(asCompleted);
+		}).then(asCompleted, stillRunning);
 	});
+}
+
+/** What the task wait takes of a call's options. */
+function taskWaitOptions(tasks: NonNullable<InternalCallOptions['tasks']>, timeoutMs: number, signal: AbortSignal | undefined) {
+	return {
+		maxWaitMs: tasks.maxWaitMs,
+		timeoutMs,
+		...(signal ? { signal } : {}),
+		...(tasks.timers ? { timers: tasks.timers } : {}),
+		...(tasks.onStatus ? { onStatus: tasks.onStatus } : {}),
+		...(tasks.handOffAfterMs !== undefined ? { handOffAfterMs: tasks.handOffAfterMs } : {}),
+	};
+}
+
+/** A task's (or a plain call's) result as the call's outcome: checked against the output schema, with the notes of declined requests. */
+function completedBy(tool: ToolDefinition | undefined, publicOnly: boolean) {
+	return ({ value: result, declined }: { value: Record<string, unknown>; declined?: DeclinedRequest[] }): CompletedCall => {
+		if (tool) checkToolOutput(tool, result);
+		if (!declined) return { kind: 'result', result };
+		const notes = declined.map((entry) => entry.note);
+		return publicOnly ? { kind: 'result', result, notes } : { kind: 'result', result, notes, declined };
+	};
+}
+
+/**
+ * McpConnection.resumeTask: a task a call handed off (RunningTask) checked again on this
+ * connection, which may be a new one on another worker (task ids are the server's, not the
+ * session's). The result as the call would have had it, or `task_running` again after
+ * `tasks.handOffAfterMs` in place (default: hand off after one status check).
+ */
+export function resumeTaskInteractively(
+	connection: CallChannel,
+	name: string,
+	task: RunningTask,
+	options: InternalCallOptions,
+): Promise<InternalCallOutcome> {
+	const tool = options.tool ?? connection.knownTools.get(name);
+	const timeout = options.timeoutMs ?? connection.config.requestTimeoutMs;
+	const policy = options.tasks ?? { mode: 'whenRequired' as const, maxWaitMs: Math.max(0, task.deadline - Date.now()) };
+	const waitOptions = taskWaitOptions({ ...policy, handOffAfterMs: policy.handOffAfterMs ?? 0 }, timeout, options.signal);
+	const asCompleted = completedBy(tool, options.publicOnly === true);
+	const following =
+		task.protocol === '2026-07-28'
+			? resumeModernTask(connection, name, task, { ...waitOptions, ...(hasRoots(connection.config) ? { roots: connection.config.roots } : {}) })
+			: resumeLegacyTask(connection, name, task, waitOptions);
+	return following.then(asCompleted, stillRunning);
 }
 
 /** A 2026-07-28 call answered with a task handle, to be followed (lib/mcp/modernTaskCall.ts). */

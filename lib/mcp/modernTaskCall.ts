@@ -1,11 +1,11 @@
 import type { Client, StandardSchemaV1 } from '@modelcontextprotocol/client';
 import { quoteToolName } from '../tools/toolNameRule';
-import { awaitTask, CANCEL_GRACE_MS, type TaskChannel, type TaskState } from './toolTask';
+import { awaitTask, CANCEL_GRACE_MS, type RunningTask, type TaskChannel, type TaskState } from './toolTask';
 import { parseModernTaskState } from './modernTask';
 import { describeInputRequest, ROOTS_NOT_GIVEN, SAMPLING_DECLINED, taskInputDeclinedNote } from './inputRequestMessages';
 import { rootsListResult, type McpRoot } from './roots';
 import type { DeclinedRequest } from './legacyInputRequests';
-import type { TaskCallOptions } from './taskCall';
+import { waitOptions, type TaskCallOptions } from './taskCall';
 import { McpAgentError } from '../errors';
 
 /**
@@ -33,9 +33,33 @@ export async function followModernTask(
 	handle: unknown,
 	options: ModernTaskFollowOptions,
 ): Promise<{ value: Record<string, unknown>; declined?: DeclinedRequest[] }> {
+	const created = parseModernTaskState(name, handle, 'tools/call');
+	return followFrom(connection, name, created, options);
+}
+
+/**
+ * A 2026-07-28 task handed off earlier (RunningTask), checked again: tasks/get at once (carrying
+ * the result when it completed), then as followModernTask, until `handOffAfterMs` hands it off again.
+ */
+export function resumeModernTask(
+	connection: ModernTaskCallChannel,
+	name: string,
+	task: RunningTask,
+	options: ModernTaskFollowOptions,
+): Promise<{ value: Record<string, unknown>; declined?: DeclinedRequest[] }> {
+	const last: TaskState = { taskId: task.taskId, status: task.status, ttl: null, pollInterval: task.pollIntervalMs, createdAt: '', lastUpdatedAt: '' };
+	return followFrom(connection, name, last, options, { deadline: task.deadline, limit: task.limit });
+}
+
+async function followFrom(
+	connection: ModernTaskCallChannel,
+	name: string,
+	created: TaskState,
+	options: ModernTaskFollowOptions,
+	resumed?: Pick<RunningTask, 'deadline' | 'limit'>,
+): Promise<{ value: Record<string, unknown>; declined?: DeclinedRequest[] }> {
 	const quoted = quoteToolName(name);
 	const requestOptions = (timeout: number, signal?: AbortSignal) => ({ timeout, ...(signal ? { signal } : {}) });
-	const created = parseModernTaskState(name, handle, 'tools/call');
 	const declined: DeclinedRequest[] = [];
 	const answeredKeys = new Set<string>();
 	const phase = `following the task of tool ${quoted}`;
@@ -57,13 +81,7 @@ export async function followModernTask(
 				client.request({ method: 'tasks/cancel', params: { taskId } }, AS_SENT, { timeout: CANCEL_GRACE_MS }),
 			),
 	};
-	const value = await awaitTask(created, channel, {
-		tool: name,
-		maxWaitMs: options.maxWaitMs,
-		...(options.signal ? { signal: options.signal } : {}),
-		...(options.timers ? { timers: options.timers } : {}),
-		...(options.onStatus ? { onStatus: options.onStatus } : {}),
-	});
+	const value = await awaitTask(created, channel, { ...waitOptions(name, options, '2026-07-28'), ...(resumed ? { resumed } : {}) });
 	return declined.length ? { value, declined } : { value };
 }
 

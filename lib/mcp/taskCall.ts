@@ -2,7 +2,7 @@ import { specTypeSchemas, type Client, type StandardSchemaV1 } from '@modelconte
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { quoteToolName } from '../tools/toolNameRule';
 import { toolResultValidator } from './legacyToolCall';
-import { awaitTask, CANCEL_GRACE_MS, parseTaskState, taskRequestMetadata, type TaskChannel, type TaskState, type TaskTimers } from './toolTask';
+import { awaitTask, CANCEL_GRACE_MS, parseTaskState, taskRequestMetadata, type RunningTask, type TaskChannel, type TaskState, type TaskTimers } from './toolTask';
 import type { DeclinedRequest } from './legacyInputRequests';
 import { McpAgentError } from '../errors';
 
@@ -32,6 +32,21 @@ export interface TaskCallOptions {
 	signal?: AbortSignal;
 	timers?: TaskTimers;
 	onStatus?: (state: TaskState) => void;
+	/** TaskCallPolicy.handOffAfterMs: past it, awaitTask throws TaskHandedOff (the task runs on). */
+	handOffAfterMs?: number;
+}
+
+/** What awaitTask takes from the call's options (the same for both protocols). */
+export function waitOptions(name: string, options: TaskCallOptions, protocol: RunningTask['protocol']) {
+	return {
+		tool: name,
+		maxWaitMs: options.maxWaitMs,
+		protocol,
+		...(options.signal ? { signal: options.signal } : {}),
+		...(options.timers ? { timers: options.timers } : {}),
+		...(options.onStatus ? { onStatus: options.onStatus } : {}),
+		...(options.handOffAfterMs !== undefined ? { handOffAfterMs: options.handOffAfterMs } : {}),
+	};
 }
 
 /** Takes the answer as it came: it is checked here (parseTaskState), with messages that say what was wrong. */
@@ -68,34 +83,51 @@ export async function callToolAsTask(
 			});
 		if (isPlainResult(answer)) return answer as Record<string, unknown>;
 		const created = parseTaskState(name, answer, 'tools/call');
-		const phase = `following the task of tool ${quoted}`;
-		const watchTask = connection.watchTask?.bind(connection);
-		const channel: TaskChannel = {
-			get: (taskId, signal) =>
-				connection.request(phase, (client) => client.request({ method: 'tasks/get', params: { taskId } }, AS_SENT, requestOptions(options.timeoutMs, signal))),
-			result: (taskId, timeoutMs, signal) =>
-				connection.request(`fetching the result of the task of tool ${quoted}`, (client) =>
-					client.request(
-						{ method: 'tasks/result', params: { taskId } },
-						toolResultValidator(client) ?? specTypeSchemas.CallToolResult,
-						requestOptions(timeoutMs ?? options.timeoutMs, signal),
-					),
-				) as Promise<Record<string, unknown>>,
-			...(watchTask ? { watch: watchTask } : {}),
-			// Not under the call's signal: it is what an aborted call sends on its way out.
-			cancel: (taskId) =>
-				connection.request(`cancelling the task of tool ${quoted}`, (client) =>
-					client.request({ method: 'tasks/cancel', params: { taskId } }, AS_SENT, { timeout: CANCEL_GRACE_MS }),
-				),
-		};
-		return awaitTask(created, channel, {
-			tool: name,
-			maxWaitMs: options.maxWaitMs,
-			...(options.signal ? { signal: options.signal } : {}),
-			...(options.timers ? { timers: options.timers } : {}),
-			...(options.onStatus ? { onStatus: options.onStatus } : {}),
-		});
+		return awaitTask(created, legacyTaskChannel(connection, name, options), waitOptions(name, options, '2025-11-25'));
 	});
+}
+
+/**
+ * A 2025-11-25 task handed off earlier (RunningTask), checked again: its status now, and its result
+ * once it completed (fetched once, with tasks/result), else TaskHandedOff again after
+ * `handOffAfterMs` in place. Past the task's deadline it is cancelled, as in the first wait.
+ */
+export function resumeLegacyTask(
+	connection: TaskCallChannel,
+	name: string,
+	task: RunningTask,
+	options: TaskCallOptions,
+): Promise<{ value: Record<string, unknown>; declined?: DeclinedRequest[] }> {
+	const last: TaskState = { taskId: task.taskId, status: task.status, ttl: null, pollInterval: task.pollIntervalMs, createdAt: '', lastUpdatedAt: '' };
+	return connection.trackLegacyInput(() =>
+		awaitTask(last, legacyTaskChannel(connection, name, options), { ...waitOptions(name, options, '2025-11-25'), resumed: { deadline: task.deadline, limit: task.limit } }),
+	);
+}
+
+/** The requests of a 2025-11-25 task wait, on a connection. */
+function legacyTaskChannel(connection: TaskCallChannel, name: string, options: TaskCallOptions): TaskChannel {
+	const quoted = quoteToolName(name);
+	const requestOptions = (timeout: number, signal?: AbortSignal) => ({ timeout, ...(signal ? { signal } : {}) });
+	const phase = `following the task of tool ${quoted}`;
+	const watchTask = connection.watchTask?.bind(connection);
+	return {
+		get: (taskId, signal) =>
+			connection.request(phase, (client) => client.request({ method: 'tasks/get', params: { taskId } }, AS_SENT, requestOptions(options.timeoutMs, signal))),
+		result: (taskId, timeoutMs, signal) =>
+			connection.request(`fetching the result of the task of tool ${quoted}`, (client) =>
+				client.request(
+					{ method: 'tasks/result', params: { taskId } },
+					toolResultValidator(client) ?? specTypeSchemas.CallToolResult,
+					requestOptions(timeoutMs ?? options.timeoutMs, signal),
+				),
+			) as Promise<Record<string, unknown>>,
+		...(watchTask ? { watch: watchTask } : {}),
+		// Not under the call's signal: it is what an aborted call sends on its way out.
+		cancel: (taskId) =>
+			connection.request(`cancelling the task of tool ${quoted}`, (client) =>
+				client.request({ method: 'tasks/cancel', params: { taskId } }, AS_SENT, { timeout: CANCEL_GRACE_MS }),
+			),
+	};
 }
 
 /** A CallToolResult where a CreateTaskResult was asked for: content and no task. */

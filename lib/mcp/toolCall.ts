@@ -4,7 +4,7 @@ import { validateArguments, type ArgumentProblem } from '../tools/argumentValida
 import { quoteToolName } from '../tools/toolNameRule';
 import { callInteractively, type InternalCallOutcome } from './interactiveCall';
 import { describeInputRequest, inputDeclinedNote, inputRequestFailure } from './inputRequestMessages';
-import { hasMarker, McpAgentError } from '../errors';
+import { hasMarker, McpAgentError, REPORT_A_BUG } from '../errors';
 import type { ToolProgress } from './progress';
 import { DEFAULT_MAX_TASK_WAIT_MS, type TaskMode, type TaskState } from './toolTask';
 
@@ -138,6 +138,8 @@ export function callToolAnsweringInput(
 			const all = [...notes, ...(called.notes ?? [])];
 			return all.length ? { result: called.result, notes: all } : { result: called.result };
 		}
+		// Only a caller that sets tasks.handOffAfterMs (the Agent) is handed a running task; this one waits in place.
+		if (called.kind === 'task_running') throw new McpAgentError(`Tool ${quoteToolName(tool.name)}: a task was handed off that this call waits for in place`, { code: 'state', description: REPORT_A_BUG });
 		const asked = Object.values(called.inputRequests).map((request) => describeInputRequest(request.method, request.params));
 		if (policy === 'fail') throw new InputRequestRefused(tool.name, asked[0] ?? 'input');
 		if (round >= MAX_DECLINE_ROUNDS) {

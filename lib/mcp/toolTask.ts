@@ -47,6 +47,52 @@ export interface TaskCallPolicy {
 	mode: TaskMode;
 	maxWaitMs: number;
 	onStatus?: (state: TaskState) => void;
+	/**
+	 * Wait in place only this long, then hand the task back still running (not cancelled) as a
+	 * RunningTask, for the caller to pause the n8n execution and check it later (the Agent's durable
+	 * task wait). Unset: wait in place up to maxWaitMs.
+	 */
+	handOffAfterMs?: number;
+}
+
+/** Which task vocabulary follows a task: SEP-1686 (2025-11-25) or the 2026-07-28 extension. */
+export type TaskProtocol = '2025-11-25' | '2026-07-28';
+
+/**
+ * A task handed back still running (TaskCallPolicy.handOffAfterMs): what a later check needs, all
+ * plain JSON and no secret, so a paused run can keep it and any worker can check it after a restart.
+ */
+export interface RunningTask {
+	taskId: string;
+	protocol: TaskProtocol;
+	status: TaskStatus;
+	/** Cleaned as progress messages are (untrusted text, for people only). */
+	statusMessage?: string;
+	/** The server's pollInterval within the clamps (pollDelay). */
+	pollIntervalMs: number;
+	/** When waiting ends (epoch ms): Max Task Wait, or the task's ttl, counted from the call. */
+	deadline: number;
+	/** That limit in words, for the error once it passes. */
+	limit: string;
+}
+
+const HANDED_OFF_MARKER = Symbol.for('n8n-nodes-mcp-agent.error.TaskHandedOff');
+
+/**
+ * Not a failure: awaitTask's way out when the in-place wait (handOffAfterMs) is over and the task
+ * still runs; interactiveCall turns it into a `task_running` outcome. The task is not cancelled.
+ */
+export class TaskHandedOff extends McpAgentError {
+	readonly [HANDED_OFF_MARKER] = true;
+
+	constructor(readonly task: RunningTask) {
+		super(`The task ${quoteId(task.taskId)} still runs on the server; the wait continues later`, { code: 'remote' });
+		this.name = 'TaskHandedOff';
+	}
+
+	static isInstance(error: unknown): error is TaskHandedOff {
+		return hasMarker(error, HANDED_OFF_MARKER);
+	}
 }
 
 /**
@@ -277,6 +323,15 @@ export interface TaskWaitOptions {
 	timers?: TaskTimers;
 	/** Each status seen, the created one first (progress on n8n's log, later the Agent's output). */
 	onStatus?: (state: TaskState) => void;
+	/** See TaskCallPolicy.handOffAfterMs. */
+	handOffAfterMs?: number;
+	/** The protocol, for the RunningTask a hand-off returns. */
+	protocol?: TaskProtocol;
+	/**
+	 * A task handed off earlier, checked again: `created` is its last known state, the wait keeps
+	 * the task's deadline, and asks the server for the status at once.
+	 */
+	resumed?: Pick<RunningTask, 'deadline' | 'limit'>;
 }
 
 /** The poll wait: the server's interval within [MIN_POLL_INTERVAL_MS, MAX_POLL_INTERVAL_MS]. */
@@ -311,8 +366,19 @@ export async function awaitTask(created: TaskState, channel: TaskChannel, option
 	// The ttl counts from creation on the server's clock; ours starts at the answer, close enough.
 	const ttlBound = typeof created.ttl === 'number' && created.ttl > 0 ? created.ttl : Infinity;
 	const limitMs = Math.min(options.maxWaitMs, ttlBound);
-	const limitName = ttlBound < options.maxWaitMs ? `the task's ttl (${seconds(ttlBound)}, set by the server)` : `Max Task Wait (${seconds(options.maxWaitMs)})`;
-	const deadline = started + limitMs;
+	const limitName = options.resumed?.limit ?? (ttlBound < options.maxWaitMs ? `the task's ttl (${seconds(ttlBound)}, set by the server)` : `Max Task Wait (${seconds(options.maxWaitMs)})`);
+	const deadline = options.resumed?.deadline ?? started + limitMs;
+	const handOffAt = options.handOffAfterMs !== undefined ? started + options.handOffAfterMs : undefined;
+	const handOff = (at: TaskState) =>
+		new TaskHandedOff({
+			taskId,
+			protocol: options.protocol ?? '2025-11-25',
+			status: at.status,
+			...(typeof at.statusMessage === 'string' && cleanMessage(at.statusMessage) ? { statusMessage: cleanMessage(at.statusMessage) } : {}),
+			pollIntervalMs: pollDelay(at),
+			deadline,
+			limit: limitName,
+		});
 	let cancelSent = false;
 	const cancelOnServer = (): Promise<void> => {
 		if (cancelSent) return Promise.resolve();
@@ -338,6 +404,10 @@ export async function awaitTask(created: TaskState, channel: TaskChannel, option
 	let wakeEarly: (() => void) | undefined;
 	const unwatch = channel.watch?.(taskId, () => wakeEarly?.());
 	try {
+		if (options.resumed) {
+			if (timers.now() >= deadline) throw overLimit();
+			state = channel.parse ? channel.parse(await channel.get(taskId, stop.signal), taskId) : parseTaskState(tool, await channel.get(taskId, stop.signal), 'tasks/get', taskId);
+		}
 		options.onStatus?.(state);
 		for (;;) {
 			if (stop.signal.aborted) throw aborted();
@@ -356,7 +426,9 @@ export async function awaitTask(created: TaskState, channel: TaskChannel, option
 				if (result === OVER) throw overLimit();
 				return result;
 			}
-			const slept = await sleep(Math.min(pollDelay(state), remaining), timers, stop.signal, (wake) => (wakeEarly = wake));
+			if (handOffAt !== undefined && timers.now() >= handOffAt) throw handOff(state);
+			const untilHandOff = handOffAt !== undefined ? handOffAt - timers.now() : Infinity;
+			const slept = await sleep(Math.min(pollDelay(state), remaining, Math.max(untilHandOff, MIN_POLL_INTERVAL_MS)), timers, stop.signal, (wake) => (wakeEarly = wake));
 			wakeEarly = undefined;
 			if (!slept) throw aborted();
 			if (timers.now() >= deadline) throw overLimit();
@@ -369,6 +441,7 @@ export async function awaitTask(created: TaskState, channel: TaskChannel, option
 		// running on the server for nobody; one that ended (a result that could not be fetched, a
 		// failure the server reported) needs no cancel.
 		const stopped = outer?.aborted === true;
+		if (TaskHandedOff.isInstance(error) && !stopped) throw error;
 		if (!TERMINAL.has(state.status)) {
 			stop.abort();
 			await cancelOnServer();

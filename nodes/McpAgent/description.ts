@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { agentDefault } from '../../lib/agent/defaults';
-import { maxTaskWaitOption, runAsTaskOption } from '../shared/taskOptions';
+import { maxTaskWaitOption, runAsTaskOption, taskPauseAfterOption } from '../shared/taskOptions';
 
 export const agentProperties: INodeProperties[] = [
 	{
@@ -318,6 +318,7 @@ export const agentProperties: INodeProperties[] = [
 				default: '{}',
 				description: 'A JSON Schema the final answer must match; the parsed answer is output as "structured"',
 			},
+			taskPauseAfterOption,
 			{
 				displayName: 'Temperature',
 				name: 'temperature',

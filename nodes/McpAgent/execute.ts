@@ -9,7 +9,7 @@ import { connectServers, systemWithInstructions, type ConnectedServers } from '.
 import { isServerHandle, type ServerHandle } from '../../lib/agent/serverHandle';
 import { buildRunSettings, type RawAgentOptions } from '../../lib/agent/settings';
 import { createRun, nextEffect } from '../../lib/agent/step';
-import { readTaskPolicy } from '../shared/taskOptions';
+import { readTaskPauseAfter, readTaskPolicy } from '../shared/taskOptions';
 import { runToolCalls, type ToolCallObserver, type ToolRunnerOptions } from '../../lib/agent/toolRunner';
 import { progressText, throttleProgress, type ToolProgress } from '../../lib/mcp/progress';
 import type { ToolOutcome } from '../../lib/providers/modelTypes';
@@ -29,7 +29,7 @@ import { parsePatternList } from '../../lib/tools/nameFilter';
 import { createModelClient, type ProviderConnection } from '../../lib/providers/clients';
 import type { ModelClient, ProviderId } from '../../lib/providers/types';
 import { providerConnection } from './providerCredential';
-import { inputProvenance, type ResumeProvenance } from './inputProvenance';
+import { approvalNodeFollows, inputProvenance, type ResumeProvenance } from './inputProvenance';
 import { pauseForReview, reissueRequest, type HandedOut } from './pauseForReview';
 import type { ApprovalOptions } from './approvalOptions';
 import { errorItem, failEveryItem, failItem, toNodeError } from '../shared/nodeErrors';
@@ -49,6 +49,7 @@ export interface AgentOptions extends RawAgentOptions {
 	resetTimeoutOnProgress?: boolean;
 	runAsTask?: string;
 	maxTaskWait?: number;
+	taskPauseAfter?: number;
 	enableStreaming?: boolean;
 	memorySaveToolCalls?: boolean;
 }
@@ -156,6 +157,8 @@ interface Shared {
 	provenance: ResumeProvenance;
 	/** n8n's id of this execution (a Retry runs under a new one). */
 	executionId?: string;
+	/** An MCP Approval node follows, which can hold a durable task wait (else tasks are waited for in place). */
+	canPauseForTasks: boolean;
 }
 
 interface Prompts {
@@ -321,9 +324,14 @@ function toolRunnerOptionsFor(shared: Shared, observer: ToolCallObserver, option
 		timeoutMs: options.toolTimeout ?? AGENT_DEFAULTS.toolTimeoutMs,
 		resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? AGENT_DEFAULTS.resetTimeoutOnProgress,
 		limits: { ...DEFAULT_OUTCOME_LIMITS, maxChars: run.settings.maxToolResultChars },
-		tasks: readTaskPolicy(options),
+		tasks: { ...readTaskPolicy(options), ...(shared.canPauseForTasks ? { handOffAfterMs: readTaskPauseAfter(options) } : {}) },
 		...(signal ? { signal } : {}),
 	};
+}
+
+/** The runner for a check of calls whose task still runs: one status request each, then the run pauses again. */
+function taskCheckOptions(runner: ToolRunnerOptions): ToolRunnerOptions {
+	return { ...runner, tasks: { ...(runner.tasks ?? readTaskPolicy({})), handOffAfterMs: 0 } };
 }
 
 /** Streaming to the chat or webhook, when n8n streams this execution's response and the option allows it. */
@@ -389,6 +397,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 			prompts: promptReaders(this),
 			provenance: inputProvenance(this, hasPausedRuns(store)),
 			executionId: typeof this.getExecutionId === 'function' ? this.getExecutionId() : undefined,
+			canPauseForTasks: approvalNodeFollows(this),
 		};
 		if (isWiredStraightBack(items.map((item) => item.json as Record<string, unknown>), { store, now: new Date() })) {
 			throw new NodeOperationError(this.getNode(), 'A pending approval came back before it expired, and nothing was decided', {
@@ -421,6 +430,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 				const final = await runAgent(initial, {
 					model,
 					runTools: (calls) => runToolCalls(calls, toolRunnerOptions),
+					checkTasks: (calls) => runToolCalls(calls, taskCheckOptions(toolRunnerOptions)),
 					grants: grantDriver(this, async () => {
 						// A grant would let a call through: its definition is checked against a listing made now,
 						// not a kept connection's listing of up to a minute ago (a rug pull in between).
@@ -433,7 +443,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 				});
 				const effect = nextEffect(final);
 				if (effect.type === 'request_approval') {
-					const request = pauseForReview(this, itemIndex, final, shared);
+					const request = pauseForReview(this, itemIndex, final, shared, action.kind === 'continue' ? action.reopened : undefined);
 					if (streaming) sendChunk(this, 'item', itemIndex, `\n\n${String(request.item.json.output)}`);
 					handedOut.push(request);
 					continue;

@@ -120,6 +120,21 @@ function approvalRequiresSignIn(context: IExecuteFunctions): boolean {
 	}
 }
 
+/**
+ * Whether an MCP Approval node of this package follows this Agent (on any output, disabled ones
+ * too: n8n marks the node that waited as disabled when it resumes). Only then can a run pause for
+ * an MCP task: that node holds the wait. A failed lookup says no (the Agent then waits in place).
+ */
+export function approvalNodeFollows(context: IExecuteFunctions): boolean {
+	try {
+		const type = approvalNodeType(context);
+		if (!type || typeof context.getChildNodes !== 'function') return false;
+		return context.getChildNodes(nodeOf(context).name).some((node) => node.type === type);
+	} catch {
+		return false;
+	}
+}
+
 /** n8n's legacy execution order (v0): workflows that predate v1 have no setting and run in it. */
 function runsInLegacyOrder(context: IExecuteFunctions): boolean {
 	try {

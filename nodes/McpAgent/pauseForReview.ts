@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { AGENT_DEFAULTS } from '../../lib/agent/defaults';
-import { awaitingPerson, step } from '../../lib/agent/step';
-import type { AgentState, OpenApproval } from '../../lib/agent/types';
+import { awaitingPerson, step, waitingTasks } from '../../lib/agent/step';
+import type { AgentState, OpenApproval, RunToolsPhase } from '../../lib/agent/types';
+import { nextTaskWake, taskWaitExpiry, taskWaitViews } from '../../lib/approvals/taskWait';
 import { buildApprovalRequest } from '../../lib/approvals/approvalRequest';
-import { reissuePausedRun, savePausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
+import { reissuePausedRun, restorePausedRun, savePausedRun, type PausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
 import { requestOrigin } from '../../lib/approvals/requestOrigin';
 import type { ItemAction } from '../../lib/approvals/resumeContext';
 import { reviewLink, type ReviewLink } from '../../lib/approvals/reviewToken';
@@ -29,17 +30,43 @@ export interface PausedRunsHere {
 	executionId?: string;
 }
 
-/** Pauses a run that asks for review or input: a new approval, open for the Approval Timeout, with a new secret. */
-export function pauseForReview(context: IExecuteFunctions, itemIndex: number, final: AgentState, here: PausedRunsHere): HandedOut {
+/**
+ * Pauses a run that asks for review or input, or waits for MCP tasks: a new approval with a new
+ * secret, open for the Approval Timeout (for tasks alone: until the last task's wait ends). A run
+ * that woke to check its tasks while its approval stays open pauses again under that approval
+ * (`reopened`): the reviewers' link keeps working.
+ */
+export function pauseForReview(context: IExecuteFunctions, itemIndex: number, final: AgentState, here: PausedRunsHere, reopened?: ReopenedApproval): HandedOut {
+	const open = final.phase.name === 'run_tools' ? final.phase.approval : undefined;
+	if (open && reopened?.approvalId === open.id) return pauseAgain(context, itemIndex, final, here, reopened);
 	const hours = (context.getNodeParameter('approvalOptions', itemIndex, {}) as ApprovalOptions).timeoutHours ?? AGENT_DEFAULTS.approvalTimeoutHours;
 	const now = Date.now();
-	const approval = { id: randomUUID(), requestedAt: new Date(now).toISOString(), expiresAt: new Date(now + hours * 3_600_000).toISOString() };
+	const forPerson = final.phase.name === 'run_tools' && awaitingPerson(final.phase).length > 0;
+	const tasks = final.phase.name === 'run_tools' ? waitingTasks(final.phase) : [];
+	const expiresAt = forPerson || tasks.length === 0 ? now + hours * 3_600_000 : taskWaitExpiry(tasks);
+	const approval = { id: randomUUID(), requestedAt: new Date(now).toISOString(), expiresAt: new Date(expiresAt).toISOString() };
 	const paused = step(final, { type: 'approval_opened', approval });
 	// A new secret per approval: the token goes only into reviewUrl; the store keeps its hash.
 	const link = reviewLink(resumeUrl(context, itemIndex));
 	savePausedRun(here.store, approval.id, paused, approval.requestedAt, link.reviewTokenHash, here.executionId, link.decisionKey);
 	// Nothing is saved to memory while the run waits: the exchange is saved once, when it finishes.
 	return { item: approvalRequestItem(context, itemIndex, paused, approval, link), approvalId: approval.id };
+}
+
+/** The approval a task check woke under (ItemAction `continue` with `reopened`). */
+export interface ReopenedApproval {
+	approvalId: string;
+	run: PausedRun;
+	previousReviewUrl?: string;
+}
+
+/** The run paused again under its open approval, with its new state (the tasks' new status, results gathered meanwhile). */
+function pauseAgain(context: IExecuteFunctions, itemIndex: number, final: AgentState, here: PausedRunsHere, reopened: ReopenedApproval): HandedOut {
+	const approval = (final.phase as RunToolsPhase).approval as OpenApproval;
+	const link = reviewLink(resumeUrl(context, itemIndex), { reviewUrl: reopened.previousReviewUrl, reviewTokenHash: reopened.run.reviewTokenHash });
+	restorePausedRun(here.store, approval.id, { ...reopened.run, state: final });
+	reissuePausedRun(here.store, approval.id, link.reviewTokenHash, here.executionId, link.decisionKey);
+	return { item: approvalRequestItem(context, itemIndex, final, approval, link), approvalId: approval.id };
 }
 
 /** Still pending: the same approval (id, expiry, calls) goes out again from this execution, saying why. */
@@ -60,13 +87,18 @@ function approvalRequestItem(context: IExecuteFunctions, itemIndex: number, stat
 	// The decision key stays in the node context: only the URL and the secret's hash go out.
 	const { reviewUrl, reviewTokenHash } = link;
 	const request = buildApprovalRequest(state, approval, calls, { ...(reviewUrl ? { reviewUrl } : {}), reviewTokenHash, origin, ...(notice ? { notice } : {}) });
+	const tasks = taskWaitViews(state);
+	const wakeAt = state.phase.name === 'run_tools' ? nextTaskWake(waitingTasks(state.phase), Date.now()) : undefined;
+	const taskWait = tasks.length > 0 && wakeAt !== undefined ? { tasks, wakeAt: new Date(wakeAt).toISOString() } : {};
 	// A chat (Chat Trigger, "Last Node" mode) shows `output`: say that the answer waits for a person.
 	// The review link is not in it: whoever chats is not necessarily allowed to review.
-	return { json: { ...(request as unknown as IDataObject), output: waitingNotice(calls.length) }, pairedItem: { item: itemIndex } };
+	return { json: { ...(request as unknown as IDataObject), ...taskWait, output: waitingNotice(calls.length, tasks.length) }, pairedItem: { item: itemIndex } };
 }
 
-function waitingNotice(calls: number): string {
-	return `Waiting for a person to review ${calls === 1 ? 'a tool call' : `${calls} tool calls`} before I can continue.`;
+function waitingNotice(calls: number, tasks: number): string {
+	const review = calls === 0 ? '' : `a person to review ${calls === 1 ? 'a tool call' : `${calls} tool calls`}`;
+	const running = tasks === 0 ? '' : `${tasks === 1 ? 'a tool that runs' : `${tasks} tools that run`} as a long task`;
+	return `Waiting for ${[review, running].filter(Boolean).join(' and for ')} before I can continue.`;
 }
 
 function resumeUrl(context: IExecuteFunctions, itemIndex: number): string | undefined {

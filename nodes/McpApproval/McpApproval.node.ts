@@ -83,7 +83,10 @@ export class McpApproval implements INodeType {
 		}
 		const earliest = Math.min(...(requests as unknown as ApprovalRequest[]).map((r) => Date.parse(r.expiresAt)));
 		if (!Number.isFinite(earliest)) throw new NodeOperationError(this.getNode(), 'A pending approval has no valid expiry time');
-		await this.putExecutionToWait(new Date(earliest));
+		// A run that waits for MCP tasks wakes when they are due for a check (n8n then passes the
+		// items back to the Agent, which checks them and pauses again while they run).
+		const wakes = (requests as unknown as ApprovalRequest[]).map((r) => (typeof r.wakeAt === 'string' ? Date.parse(r.wakeAt) : NaN)).filter(Number.isFinite);
+		await this.putExecutionToWait(new Date(Math.min(earliest, ...wakes)));
 		return [items];
 	}
 

@@ -34,6 +34,29 @@ export function runAsTaskOption(waiter: string, delivery: string): INodeProperti
 	};
 }
 
+/**
+ * The Agent's durable task wait: a task still running after this long in place pauses the run,
+ * and the execution waits in n8n's database (checked at the server's interval, after restarts, on
+ * any worker) up to Max Task Wait. Only with an MCP Approval node after the Agent, which holds the wait.
+ */
+export const DEFAULT_TASK_PAUSE_AFTER_SECONDS = 60;
+
+export const taskPauseAfterOption: INodeProperties = {
+	displayName: 'Task Wait Before Pausing (Seconds)',
+	name: 'taskPauseAfter',
+	type: 'number',
+	default: DEFAULT_TASK_PAUSE_AFTER_SECONDS,
+	typeOptions: { minValue: 0 },
+	description:
+		'A tool call that runs as an MCP task and still runs after this long pauses the run: the execution waits in n8n (it survives restarts and resumes on any worker) until the task ends, up to Max Task Wait, then the model gets the result. Needs an MCP Approval node on "Needs Approval", which holds the wait; without one the Agent waits in place.',
+};
+
+/** Task Wait Before Pausing in milliseconds (the default when unset or not a number >= 0). */
+export function readTaskPauseAfter(options: { taskPauseAfter?: unknown }): number {
+	const seconds = options.taskPauseAfter;
+	return (typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? seconds : DEFAULT_TASK_PAUSE_AFTER_SECONDS) * 1000;
+}
+
 /** The two options as the core takes them; anything unknown falls back to the defaults. */
 export function readTaskPolicy(options: { runAsTask?: unknown; maxTaskWait?: unknown }): { mode: TaskMode; maxWaitMs: number } {
 	const mode: TaskMode = options.runAsTask === 'whenSupported' || options.runAsTask === 'never' ? options.runAsTask : 'whenRequired';

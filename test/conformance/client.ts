@@ -133,6 +133,7 @@ async function callAnswering(connection: McpConnection, name: string, args: Reco
 			continuation: { inputResponses, ...(outcome.requestState !== undefined ? { requestState: outcome.requestState } : {}) },
 		});
 	}
+	if (outcome.kind !== 'result') throw new Error(`tool "${name}" did not finish (${outcome.kind})`);
 	const output = extractToolResult(name, outcome.result);
 	log(`${name} -> ${output.json.isError ? 'tool error: ' : ''}${output.json.text}`);
 	if (output.json.isError) throw new Error(`tool "${name}" returned an error result: ${output.json.text}`);

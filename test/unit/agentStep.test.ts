@@ -433,7 +433,7 @@ describe('human review', () => {
 		expect(phase.calls[1].review?.argsHash).not.toBe(hashArguments({ path: '/etc/passwd' }));
 		expect(nextEffect(state)).toEqual({ type: 'run_tools', calls: [expect.objectContaining({ id: 'r' })] });
 		state = step(state, { type: 'tool_outcomes', outcomes: [ok('r', 'Echo: free')] });
-		expect(nextEffect(state)).toEqual({ type: 'request_approval', calls: [expect.objectContaining({ id: 'w' })] });
+		expect(nextEffect(state)).toEqual({ type: 'request_approval', calls: [expect.objectContaining({ id: 'w' })], tasks: [] });
 	});
 
 	it('runs an approved call and sends a denied one back as an error', () => {

@@ -1,0 +1,61 @@
+import type { AgentState, PlannedCall } from '../agent/types';
+import { waitingTasks } from '../agent/step';
+
+/**
+ * The durable task wait as the "Needs Approval" item and MCP Approval see it: a run whose tool calls
+ * became MCP tasks that still run pauses like a run that waits for a person, and MCP Approval puts
+ * the execution to wait until the next check is due. n8n then passes the item back to the Agent,
+ * which checks the tasks (lib/agent/runAgent.ts checkTasks) and pauses again while they run.
+ */
+
+/** A call whose task still runs, as the item shows it (no secret: the task id is the server's handle). */
+export interface TaskWaitView {
+	callId: string;
+	server: string;
+	tool: string;
+	taskId: string;
+	status: string;
+	statusMessage?: string;
+	/** When the wait for it ends (Max Task Wait or the task's ttl): then it is cancelled. */
+	waitsUntil: string;
+}
+
+/**
+ * Bounds of the time between two checks. n8n's wait tracker looks for due executions every 60 s,
+ * so a wake set sooner comes at its next look anyway; checking less often than once a minute
+ * would add that much to what the user waits after the task ends.
+ */
+export const MIN_TASK_WAKE_MS = 5_000;
+export const MAX_TASK_WAKE_MS = 60_000;
+/** A wait that holds only tasks ends this long after the last task's deadline (it is cancelled by then). */
+const EXPIRY_GRACE_MS = 60_000;
+
+export function taskWaitViews(state: AgentState): TaskWaitView[] {
+	if (state.phase.name !== 'run_tools') return [];
+	return waitingTasks(state.phase).map((call) => {
+		const task = call.task as NonNullable<PlannedCall['task']>;
+		return {
+			callId: call.id,
+			server: call.tool?.serverName ?? '',
+			tool: call.tool?.mcpName ?? call.providerName,
+			taskId: task.taskId,
+			status: task.status,
+			...(task.statusMessage ? { statusMessage: task.statusMessage } : {}),
+			waitsUntil: new Date(task.deadline).toISOString(),
+		};
+	});
+}
+
+/** When the next check is due: the shortest poll interval within the bounds, never past a deadline. */
+export function nextTaskWake(calls: PlannedCall[], now: number): number | undefined {
+	const tasks = calls.flatMap((call) => (call.task ? [call.task] : []));
+	if (tasks.length === 0) return undefined;
+	const interval = Math.min(...tasks.map((task) => task.pollIntervalMs));
+	const wake = now + Math.min(MAX_TASK_WAKE_MS, Math.max(MIN_TASK_WAKE_MS, interval));
+	return Math.min(wake, Math.max(now, Math.min(...tasks.map((task) => task.deadline))));
+}
+
+/** The expiry of a wait that holds only tasks: past the last deadline, when every task has been given up. */
+export function taskWaitExpiry(calls: PlannedCall[]): number {
+	return Math.max(...calls.map((call) => call.task?.deadline ?? 0)) + EXPIRY_GRACE_MS;
+}
