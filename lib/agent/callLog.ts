@@ -16,6 +16,8 @@ export interface ToolCallEnd {
 	durationMs: number;
 	/** The server asked a person for input first: the call waits on the review page. */
 	waitingForInput?: boolean;
+	/** The call became an MCP task that still runs: the run waits for it (the execution pauses). */
+	waitingForTask?: boolean;
 }
 
 export function isToolCallLog(value: unknown): value is ToolCallLog {

@@ -35,7 +35,7 @@ export interface ToolRunnerOptions {
 	n8nTools?: N8nToolIndex;
 	/**
 	 * Told when each call starts; the function it returns is told how the call ended (the outcome,
-	 * or undefined when the server asked for input first) and how long it took. For the node's
+	 * or undefined and why: the server asked for input first, or its task still runs) and how long it took. For the node's
 	 * execution view and logger; an observer that throws changes nothing for the run.
 	 */
 	observer?: ToolCallObserver;
@@ -58,7 +58,7 @@ export interface ToolRunnerOptions {
  * What an observer returns for one call: told how it ended, and (`progress`, optional) each of its
  * progress notifications, cleaned, as they arrive.
  */
-export type ToolCallEnd = ((outcome: ToolOutcome | undefined, durationMs: number) => void) & { progress?: (progress: ToolProgress) => void };
+export type ToolCallEnd = ((outcome: ToolOutcome | undefined, durationMs: number, waiting?: 'input' | 'task') => void) & { progress?: (progress: ToolProgress) => void };
 
 export type ToolCallObserver = (call: PlannedCall) => ToolCallEnd | undefined;
 
@@ -139,7 +139,7 @@ function runObserved(call: PlannedCall, options: ToolRunnerOptions, run: ToolRun
 		: undefined;
 	return runOne(call, options, run, onProgress).then((outcome) => {
 		try {
-			finish?.(outcome, run.durations[call.id] ?? 0);
+			finish?.(outcome, run.durations[call.id] ?? 0, outcome ? undefined : run.running && Object.hasOwn(run.running, call.id) ? 'task' : 'input');
 		} catch {
 			// The execution view and the logger are for people; the run goes on without them.
 		}

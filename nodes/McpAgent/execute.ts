@@ -296,9 +296,9 @@ function toolCallObserver(context: IExecuteFunctions, handles: ServerHandle[]): 
 				...(reported.total !== undefined ? { total: reported.total } : {}),
 			}),
 		);
-		const finish = (outcome: ToolOutcome | undefined, durationMs: number): void => {
+		const finish = (outcome: ToolOutcome | undefined, durationMs: number, waiting?: 'input' | 'task'): void => {
 			progress.flush();
-			const result = outcome ? (outcome.isError ? 'error' : 'ok') : 'waiting for input';
+			const result = outcome ? (outcome.isError ? 'error' : 'ok') : waiting === 'task' ? 'still running as a task' : 'waiting for input';
 			const allowedBy = allowanceOf(call);
 			context.logger.info(`MCP Agent "${nodeOf(context).name}": tool ${tool}${source !== undefined ? ` on ${source}` : ''} (${allowanceText(allowedBy)}): ${result} in ${durationMs} ms`, {
 				tool,
@@ -307,7 +307,7 @@ function toolCallObserver(context: IExecuteFunctions, handles: ServerHandle[]): 
 				durationMs,
 				...(allowedBy ? { allowedBy } : {}),
 			});
-			end?.({ isError: outcome?.isError ?? false, text: outcome?.text ?? '', durationMs, waitingForInput: outcome === undefined });
+			end?.({ isError: outcome?.isError ?? false, text: outcome?.text ?? '', durationMs, waitingForInput: outcome === undefined && waiting !== 'task', waitingForTask: waiting === 'task' });
 		};
 		return Object.assign(finish, { progress: (reported: ToolProgress) => progress.push(reported) });
 	};

@@ -19,9 +19,12 @@ export function subNodeCallLog(context: LoggingContext): ToolCallLog {
 					context.addOutputData(NodeConnectionTypes.AiTool, index, new NodeOperationError(context.getNode(), end.text, { description: `Tool "${call.tool}", after ${end.durationMs} ms` }));
 					return;
 				}
-				const json = end.waitingForInput
-					? { tool: call.tool, response: 'The server asked a person for input; the call waits for it on the review page.', durationMs: end.durationMs }
-					: { tool: call.tool, response: end.text, durationMs: end.durationMs };
+				const response = end.waitingForTask
+					? 'The call runs as an MCP task on the server; the run waits for it and continues when it ends.'
+					: end.waitingForInput
+						? 'The server asked a person for input; the call waits for it on the review page.'
+						: end.text;
+				const json = { tool: call.tool, response, durationMs: end.durationMs };
 				context.addOutputData(NodeConnectionTypes.AiTool, index, [[{ json }]]);
 			};
 		},

@@ -14,7 +14,8 @@ const { OWNER, killProcessGroupsOnExit, prepareRunDir, n8nForRunDir, assertNoLef
 const { freePorts } = require('../lib/net');
 const { startEverythingHttp, EVERYTHING_ENTRY, REPO } = require('../lib/everything');
 const { startScriptedLlm } = require('../lib/scriptedLlm');
-const { startModernHttp, MODERN_SERVER } = require('../lib/modernServer');
+const { startModernHttp, startModernTasksHttp, MODERN_SERVER } = require('../lib/modernServer');
+const taskWaitCases = require('./taskWaitCases');
 const { startInbox } = require('./inbox');
 const { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, listingFreezeWorkflow, leakWorkflow } = require('./workflows');
 const hardeningCases = require('./hardeningCases');
@@ -84,6 +85,7 @@ function credentials() {
 		stdio(CREDENTIALS.modernStdio, [MODERN_SERVER, 'stdio']),
 		{ ...CREDENTIALS.modernHttp, type: 'mcpServerHttpApi', data: { url: ctx.modern.url, transport: 'streamableHttp', authentication: 'none', trustAnnotations: false, connectTimeout: 30000, requestTimeout: 60000 } },
 		stdio(CREDENTIALS.legacyStdio, [LEGACY_SERVER, 'stdio']),
+		{ ...CREDENTIALS.modernTasksHttp, type: 'mcpServerHttpApi', data: { url: ctx.modernTasks.url, transport: 'streamableHttp', authentication: 'none', trustAnnotations: false, connectTimeout: 30000, requestTimeout: 60000 } },
 	];
 }
 
@@ -111,6 +113,9 @@ function workflows() {
 		approvalWorkflow({ name: 'input', inboxUrl, requireApprovalFor: 'none', server: CREDENTIALS.modernStdio, serverName: 'Modern' }),
 		approvalWorkflow({ name: 'inputhttp', inboxUrl, provider: 'openaiResponses', server: CREDENTIALS.modernHttp, serverName: 'Modern', connection: 'http' }),
 		approvalWorkflow({ name: 'legacy', inboxUrl, requireApprovalFor: 'none', server: CREDENTIALS.legacyStdio, serverName: 'Legacy' }),
+		...['taskwait', 'taskrestart'].map((name) =>
+			approvalWorkflow({ name, inboxUrl, requireApprovalFor: 'none', server: CREDENTIALS.modernTasksHttp, serverName: 'Reports', connection: 'http', options: { taskPauseAfter: 1, maxTaskWait: 600 } }),
+		),
 		...ruleCases.workflows(approvalWorkflow, inboxUrl),
 		...grantCases.workflows(approvalWorkflow, inboxUrl, CREDENTIALS.counterGrant),
 	];
@@ -133,6 +138,8 @@ before(async () => {
 	ctx.everything = await startEverythingHttp({ port: everythingPort, logFile: path.join(ctx.dir, 'everything.log'), env: { MCP_AGENT_E2E_AGENT_RUN: path.basename(ctx.dir) } });
 	const [modernPort] = await freePorts(1);
 	ctx.modern = await startModernHttp({ port: modernPort, logFile: path.join(ctx.dir, 'modern-http.log'), env: { MCP_AGENT_E2E_AGENT_RUN: path.basename(ctx.dir) } });
+	const [modernTasksPort] = await freePorts(1);
+	ctx.modernTasks = await startModernTasksHttp({ port: modernTasksPort, logFile: path.join(ctx.dir, 'modern-tasks-http.log'), env: { MCP_AGENT_E2E_AGENT_RUN: path.basename(ctx.dir) } });
 	ctx.n8n = await n8nForRunDir(ctx);
 	fs.writeFileSync(path.join(ctx.dir, 'credentials.json'), JSON.stringify(credentials(), null, 2));
 	const flows = workflows();
@@ -151,6 +158,7 @@ after(async () => {
 	await ctx.n8n?.stop();
 	await ctx.everything?.stop();
 	await ctx.modern?.stop();
+	await ctx.modernTasks?.stop();
 	await ctx.llm?.close();
 	await ctx.inbox?.close();
 	removeRunDirUnlessKept(ctx, 'agent', 'n8n.log has the server log; screenshots/ the review pages chromium rendered');
@@ -165,11 +173,13 @@ inputCases(e2e, ctx, { plan, call, finalResults, reviewPage, assertRecorded, fie
 ruleCases(e2e, ctx, { plan, call, finalResults, reviewPage, decide, assertRecorded, counterLabels, latestError });
 grantCases(e2e, ctx, { plan, call, finalResults, reviewPage, assertRecorded, submitForm, decisionForm, grantsOnPage, revokeForm, counterLabels, latestError });
 require('./browserCases')(e2e, ctx, { plan, call, finalResults, reviewPage, counterLabels, latestStatus });
+taskWaitCases(e2e, ctx, { plan, call, finalResults, latestStatus });
 require('./agentCases').credentialTests(e2e, ctx, { credentials, ownerSession });
 
 e2e('stopping n8n and the servers leaves no process of this run behind', async () => {
 	await ctx.n8n.stop();
 	await ctx.everything.stop();
 	await ctx.modern.stop();
+	await ctx.modernTasks.stop();
 	await assertNoLeftoverProcesses(ctx);
 });

@@ -19,6 +19,8 @@ const CREDENTIALS = {
 	modernStdio: { id: 'e2eModernStdio00001', name: 'MCP 2026-07-28 fixture (stdio)' },
 	modernHttp: { id: 'e2eModernHttp000001', name: 'MCP 2026-07-28 fixture (HTTP)' },
 	legacyStdio: { id: 'e2eLegacyStdio00001', name: 'MCP 2025-11-25 fixture (stdio)' },
+	// Issue 29: long MCP tasks (the 2026-07-28 tasks extension), served over HTTP by their own process.
+	modernTasksHttp: { id: 'e2eModernTasksHttp1', name: 'MCP tasks fixture (HTTP)' },
 };
 
 function id(name) {

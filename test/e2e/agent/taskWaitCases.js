@@ -1,0 +1,67 @@
+'use strict';
+// End-to-end: the MCP Agent's durable task wait (issue 29) in a real n8n. A tool call that becomes
+// an MCP task (the 2026-07-28 tasks extension, test/fixtures/modern-task-server.js over HTTP, in
+// its own process so it outlives n8n) and still runs after "Task Wait Before Pausing" (1 s here)
+// pauses the run: MCP Approval puts the execution to wait in n8n's database, n8n's wait tracker
+// wakes it at the task's poll interval (within its one-minute look), the Agent checks the task and
+// pauses again while it runs; once it completed, the result reaches the model. Checked: the
+// execution waited (status "waiting"), the answer carries the task's result, and the server handed
+// the result out exactly once (its log), also when n8n was stopped and started while it waited.
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+
+/** How often the task server's log says it handed out the result of task `taskId`. */
+function deliveries(logFile, taskId) {
+	return fs
+		.readFileSync(logFile, 'utf8')
+		.split('\n')
+		.filter((line) => line.startsWith(`delivered ${taskId} `)).length;
+}
+
+module.exports = function taskWaitCases(e2e, ctx, { plan, call, finalResults, latestStatus }) {
+	const start = (name, rounds) => ctx.n8n.trigger(`agent-${name}`, { plan: rounds });
+
+	/** The first "Needs Approval" item of the run: it waits for the task alone. */
+	async function pausedForTask(name) {
+		const pending = await ctx.inbox.next('pending', name);
+		assert.deepEqual(pending.calls, [], JSON.stringify(pending).slice(0, 400));
+		assert.equal(pending.tasks.length, 1, JSON.stringify(pending).slice(0, 400));
+		assert.equal(pending.tasks[0].tool, 'timed_task');
+		assert.equal(pending.tasks[0].status, 'working');
+		assert.match(pending.tasks[0].taskId, /^task-\d+$/);
+		assert.ok(Date.parse(pending.wakeAt) > Date.now() - 60_000, pending.wakeAt);
+		assert.match(pending.output, /Waiting for a tool that runs as a long task/);
+		assert.match(JSON.stringify(pending.tasks), new RegExp(`"server":"Reports"`));
+		return pending;
+	}
+
+	function assertAnswered(done, taskId, label) {
+		assert.equal(done.status, 'completed', JSON.stringify(done).slice(0, 600));
+		const results = finalResults(done);
+		assert.equal(results.length, 1, JSON.stringify(results));
+		assert.equal(results[0].isError, false);
+		assert.equal(results[0].text, `report: ${label}`);
+		assert.equal(done.toolCalls.length, 1);
+		assert.deepEqual([done.toolCalls[0].tool, done.toolCalls[0].isError, done.toolCalls[0].task.taskId, done.toolCalls[0].task.status], ['timed_task', false, taskId, 'completed']);
+		assert.equal(deliveries(ctx.modernTasks.logFile, taskId), 1, `the task server handed out the result of ${taskId} more than once`);
+	}
+
+	e2e('a long MCP task pauses the run in n8n; the woken execution fetches the result once and the model answers with it', async () => {
+		await start('taskwait', plan([call('timed_task', { seconds: 3, label: 'durable-1' })]));
+		const pending = await pausedForTask('taskwait');
+		assert.equal(await latestStatus(ctx.ids.taskwait), 'waiting');
+		const done = await ctx.inbox.next('done', 'taskwait', { timeoutMs: 180_000 });
+		assertAnswered(done, pending.tasks[0].taskId, 'durable-1');
+	}, 240_000);
+
+	e2e('n8n stopped and started while the run waits for its task: the task completes exactly once after the restart', async () => {
+		await start('taskrestart', plan([call('timed_task', { seconds: 6, label: 'restart-2' })]));
+		const pending = await pausedForTask('taskrestart');
+		assert.equal(await latestStatus(ctx.ids.taskrestart), 'waiting');
+		await ctx.n8n.stop();
+		await ctx.n8n.start();
+		const done = await ctx.inbox.next('done', 'taskrestart', { timeoutMs: 180_000 });
+		assertAnswered(done, pending.tasks[0].taskId, 'restart-2');
+	}, 300_000);
+};
