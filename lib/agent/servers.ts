@@ -29,6 +29,12 @@ export interface ConnectedServers {
 	relist(): Promise<void>;
 	/** Releases every connection: kept ones go back to the pool, the others close. */
 	close(): Promise<void>;
+	/**
+	 * Servers (by sub-node name) whose tasks outlive this execution: an HTTP server, or a connection
+	 * the pool keeps. A local server on a connection of its own stops when the execution releases it,
+	 * and its tasks with it, so a run never pauses for one of those (it waits in place).
+	 */
+	durable: ReadonlySet<string>;
 }
 
 export interface ConnectOptions {
@@ -103,6 +109,7 @@ export async function connectServers(handles: ServerHandle[], catalogOptions: Ca
 				Object.assign(servers, await listAndBuild(true));
 			},
 			close: closeAll,
+			durable: new Set(handles.filter((handle, index) => handle.config.kind === 'http' || leases[index]?.pooled).map((handle) => handle.name)),
 		};
 		return servers;
 	} catch (error) {

@@ -9,7 +9,7 @@ import type { InteractiveCallOptions, InteractiveToolCallOutcome } from '../mcp/
 import type { PlannedCall, ToolInputNeeded } from './types';
 import type { ToolOutcome } from '../providers/modelTypes';
 import type { ToolProgress } from '../mcp/progress';
-import { summarizeTask, type RunningTask, type TaskMode, type TaskSummary } from '../mcp/toolTask';
+import { summarizeTask, type RunningTask, type TaskCallPolicy, type TaskMode, type TaskState, type TaskSummary } from '../mcp/toolTask';
 
 /**
  * One tool call that may end with the server asking for input (MCP 2026-07-28 `input_required`)
@@ -49,7 +49,16 @@ export interface ToolRunnerOptions {
 	 * Run As Task and Max Task Wait: tools whose `execution.taskSupport` asks for it are called as
 	 * MCP tasks and waited for in place (lib/mcp/toolTask.ts). Unset: no call goes as a task.
 	 */
-	tasks?: { mode: TaskMode; maxWaitMs: number; handOffAfterMs?: number };
+	tasks?: {
+		mode: TaskMode;
+		maxWaitMs: number;
+		/** Wait in place this long, then hand the task back still running (the run pauses for it)... */
+		handOffAfterMs?: number;
+		/** ...only for calls to these servers (absent: all); the others wait in place up to maxWaitMs. */
+		handOffServers?: ReadonlySet<string>;
+		/** A check takes the outcome this process already followed to its end (lib/agent/taskWatch.ts), if any, instead of asking the server. */
+		watched?: (server: string, taskId: string, onStatus?: (state: TaskState) => void) => Promise<InteractiveToolCallOutcome> | undefined;
+	};
 	/** n8n's Stop: calls in flight are cancelled (`notifications/cancelled`, `tasks/cancel` for tasks). */
 	signal?: AbortSignal;
 }
@@ -82,11 +91,18 @@ export interface ToolRunResult {
  */
 const defaultCallTool: InteractiveToolCall = (connection, name, args, options) => connection.callToolInteractive(name, args, options);
 
+/** The task policy of one call: hand-off only to the servers that allow it. */
+function callTaskPolicy(tasks: NonNullable<ToolRunnerOptions['tasks']>, serverId: string, onStatus: (state: TaskState) => void): TaskCallPolicy {
+	const { handOffServers, handOffAfterMs, watched: _watched, ...policy } = tasks;
+	const handsOff = handOffAfterMs !== undefined && (!handOffServers || handOffServers.has(serverId));
+	return { ...policy, onStatus, ...(handsOff ? { handOffAfterMs } : {}) };
+}
+
 /** A call whose task still runs (PlannedCall.task) is checked, never sent again. */
 const taskCheck =
-	(task: RunningTask): InteractiveToolCall =>
+	(task: RunningTask, server: string, watched: NonNullable<ToolRunnerOptions['tasks']>['watched']): InteractiveToolCall =>
 	(connection, name, _args, options) =>
-		connection.resumeTask(name, task, options);
+		watched?.(server, task.taskId, options.tasks?.onStatus) ?? connection.resumeTask(name, task, options);
 
 /**
  * Runs every requested call of a turn (bounded concurrency, per-call timeout). Nothing here
@@ -187,13 +203,13 @@ function runOne(call: PlannedCall, options: ToolRunnerOptions, run: ToolRunResul
 			},
 			...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, ...(options.maxTotalTimeoutMs !== undefined ? { maxTotalTimeoutMs: options.maxTotalTimeoutMs } : {}) } : {}),
 			...(options.signal ? { signal: options.signal } : {}),
-			...(options.tasks ? { tasks: { ...options.tasks, onStatus: (state) => setEntry((run.tasks ??= {}), call.id, summarizeTask(state)) } } : {}),
+			...(options.tasks ? { tasks: callTaskPolicy(options.tasks, serverId, (state) => setEntry((run.tasks ??= {}), call.id, summarizeTask(state))) } : {}),
 			...(input?.status === 'answered'
 				? { continuation: { inputResponses: input.responses ?? {}, ...(input.requestState !== undefined ? { requestState: input.requestState } : {}) } }
 				: {}),
 		};
 		const injected = options.callTool;
-		const callTool = call.task ? taskCheck(call.task) : (injected ?? defaultCallTool);
+		const callTool = call.task ? taskCheck(call.task, serverId, options.tasks?.watched) : (injected ?? defaultCallTool);
 		return callTool(connection, mcpName, call.arguments as Record<string, unknown>, callOptions).then((outcome) => {
 			try {
 				if (outcome?.kind === 'input_required') {

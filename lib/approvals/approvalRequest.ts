@@ -93,6 +93,8 @@ export interface ApprovalRequest {
 	tasks?: TaskWaitView[];
 	/** When the Agent checks those tasks next: MCP Approval wakes the execution then (or at the expiry, if sooner). */
 	wakeAt?: string;
+	/** SHA-256 of this pause's task-wake secret (lib/approvals/taskWait.ts), which only the pausing process holds. */
+	taskWakeHash?: string;
 	summaryText: string;
 	summaryMarkdown: string;
 	/** The summary in Telegram's legacy Markdown, the parse mode n8n's Telegram node sends with. */

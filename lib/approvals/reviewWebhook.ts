@@ -11,6 +11,7 @@ import { decisionKeyFor, withDecisionProof } from './decisionProof';
 import { choiceSummary, readGrantChoices } from './grantChoice';
 import { grantScopeOf, listGrants, renderGrantsSection, revokeGrant, REVOKE_FIELD, type GrantListing } from './grantsSection';
 import type { GrantStore } from '../agent/grants';
+import { TASK_WAKE_FIELD, wakesOneOf } from './taskWait';
 
 /**
  * Everything MCP Approval's webhook does, as a plain function of the request: who may see which
@@ -56,6 +57,8 @@ export interface ReviewWebhookResponse {
 	 * unchanged so the Agent hands them out again (or expires them) instead of losing them.
 	 */
 	undecided?: ApprovalRequest[];
+	/** A task wake (lib/agent/taskWatch.ts): resume with every pending request unchanged, as the wait timer would. */
+	wake?: ApprovalRequest[];
 }
 
 /** Larger submissions are refused whole; n8n's own body limit (16 MB by default) applies before this. */
@@ -84,6 +87,11 @@ export async function handleReviewWebhook(input: ReviewWebhookRequest): Promise<
 
 	const isPost = input.method.toUpperCase() === 'POST';
 	const body = isPost && input.body && typeof input.body === 'object' ? (input.body as Record<string, unknown>) : {};
+	if (isPost && Object.hasOwn(body, TASK_WAKE_FIELD)) {
+		// Decides nothing: the Agent only checks its tasks sooner. A secret of none of these requests is refused (a wake for an earlier pause).
+		if (!wakesOneOf(body[TASK_WAKE_FIELD], requests)) return answer(403, renderMessagePage('Not a wake for this wait', 'This execution waits for something else now.', 'stop'), { error: 'unknown task wake' });
+		return { ...answer(200, renderMessagePage('Woken', 'The Agent checks its tasks now.'), { woken: true }), wake: requests };
+	}
 	const token = providedReviewToken({ query: input.query, body: isPost ? body : undefined });
 	const access = checkReviewAccess(requests, token, now);
 	if (!access.granted) return answer(access.status, renderMessagePage(access.title, access.message, 'stop'), { error: access.message });

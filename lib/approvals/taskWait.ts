@@ -1,5 +1,6 @@
 import type { AgentState, PlannedCall } from '../agent/types';
 import { waitingTasks } from '../agent/step';
+import { reviewTokenMatches } from './reviewToken';
 
 /**
  * The durable task wait as the "Needs Approval" item and MCP Approval see it: a run whose tool calls
@@ -29,6 +30,18 @@ export const MIN_TASK_WAKE_MS = 5_000;
 export const MAX_TASK_WAKE_MS = 60_000;
 /** A wait that holds only tasks ends this long after the last task's deadline (it is cancelled by then). */
 const EXPIRY_GRACE_MS = 60_000;
+
+/**
+ * The body field of a task wake: a POST to the execution's resume URL with the pause's wake secret
+ * (its hash is the request's taskWakeHash; the secret stays in the memory of the process that
+ * paused the run, lib/agent/taskWatch.ts). It makes MCP Approval resume as its wait timer would.
+ */
+export const TASK_WAKE_FIELD = 'taskWake';
+
+/** Whether `secret` is the wake secret of one of these requests. */
+export function wakesOneOf(secret: unknown, requests: Array<{ taskWakeHash?: unknown }>): boolean {
+	return requests.some((request) => typeof request.taskWakeHash === 'string' && reviewTokenMatches(secret, request.taskWakeHash));
+}
 
 export function taskWaitViews(state: AgentState): TaskWaitView[] {
 	if (state.phase.name !== 'run_tools') return [];

@@ -38,6 +38,9 @@ import { nodeOf } from '../shared/nodeOf';
 import { grantDriver } from './grantDriver';
 import { AGENT_DEFAULTS } from '../../lib/agent/defaults';
 import { awaitedLater } from '../../lib/util/awaitedLater';
+import { takeWatchedOutcome } from '../../lib/agent/taskWatch';
+import type { TaskState } from '../../lib/mcp/toolTask';
+import { watchPausedTasks } from './taskWake';
 
 export interface AgentOptions extends RawAgentOptions {
 	appendServerInstructions?: boolean;
@@ -324,7 +327,11 @@ function toolRunnerOptionsFor(shared: Shared, observer: ToolCallObserver, option
 		timeoutMs: options.toolTimeout ?? AGENT_DEFAULTS.toolTimeoutMs,
 		resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? AGENT_DEFAULTS.resetTimeoutOnProgress,
 		limits: { ...DEFAULT_OUTCOME_LIMITS, maxChars: run.settings.maxToolResultChars },
-		tasks: { ...readTaskPolicy(options), ...(shared.canPauseForTasks ? { handOffAfterMs: readTaskPauseAfter(options) } : {}) },
+		tasks: {
+			...readTaskPolicy(options),
+			...(shared.canPauseForTasks ? { handOffAfterMs: readTaskPauseAfter(options), handOffServers: shared.servers.durable } : {}),
+			...(shared.executionId ? { watched: (server: string, taskId: string, onStatus?: (state: TaskState) => void) => takeWatchedOutcome(shared.executionId as string, server, taskId, onStatus) } : {}),
+		},
 		...(signal ? { signal } : {}),
 	};
 }
@@ -462,6 +469,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 	} finally {
 		await servers.close();
 	}
+	watchPausedTasks(this, handedOut, sources.handles, firstOptions);
 	store.lastOrder = handedOut.map((request) => request.approvalId);
 	return [finished, handedOut.map((request) => request.item)];
 }

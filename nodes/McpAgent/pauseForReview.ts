@@ -3,13 +3,13 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 import { AGENT_DEFAULTS } from '../../lib/agent/defaults';
 import { awaitingPerson, step, waitingTasks } from '../../lib/agent/step';
-import type { AgentState, OpenApproval, RunToolsPhase } from '../../lib/agent/types';
+import type { AgentState, OpenApproval, PlannedCall, RunToolsPhase } from '../../lib/agent/types';
 import { nextTaskWake, taskWaitExpiry, taskWaitViews } from '../../lib/approvals/taskWait';
 import { buildApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { reissuePausedRun, restorePausedRun, savePausedRun, type PausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
 import { requestOrigin } from '../../lib/approvals/requestOrigin';
 import type { ItemAction } from '../../lib/approvals/resumeContext';
-import { reviewLink, type ReviewLink } from '../../lib/approvals/reviewToken';
+import { newReviewToken, reviewLink, type ReviewLink } from '../../lib/approvals/reviewToken';
 import { nodeOf } from '../shared/nodeOf';
 import type { ApprovalOptions } from './approvalOptions';
 
@@ -22,6 +22,8 @@ import type { ApprovalOptions } from './approvalOptions';
 export interface HandedOut {
 	item: INodeExecutionData;
 	approvalId: string;
+	/** A run waiting for MCP tasks: the calls, the pause's wake secret (memory only) and where to wake the execution. */
+	taskWake?: { calls: PlannedCall[]; secret: string; resumeUrl: string };
 }
 
 /** Where paused runs are kept, and n8n's id of the execution that hands them out (a Retry runs under a new one). */
@@ -50,7 +52,18 @@ export function pauseForReview(context: IExecuteFunctions, itemIndex: number, fi
 	const link = reviewLink(resumeUrl(context, itemIndex));
 	savePausedRun(here.store, approval.id, paused, approval.requestedAt, link.reviewTokenHash, here.executionId, link.decisionKey);
 	// Nothing is saved to memory while the run waits: the exchange is saved once, when it finishes.
-	return { item: approvalRequestItem(context, itemIndex, paused, approval, link), approvalId: approval.id };
+	return handedOut(context, itemIndex, paused, approval, link);
+}
+
+/** The item, and for a run waiting for tasks a new wake secret (the item carries only its hash). */
+function handedOut(context: IExecuteFunctions, itemIndex: number, state: AgentState, approval: OpenApproval, link: ReviewLink): HandedOut {
+	const calls = state.phase.name === 'run_tools' ? waitingTasks(state.phase) : [];
+	const url = calls.length > 0 ? resumeUrl(context, itemIndex) : undefined;
+	if (!url) return { item: approvalRequestItem(context, itemIndex, state, approval, link), approvalId: approval.id };
+	const wake = newReviewToken();
+	const item = approvalRequestItem(context, itemIndex, state, approval, link);
+	(item.json as IDataObject).taskWakeHash = wake.hash;
+	return { item, approvalId: approval.id, taskWake: { calls, secret: wake.token, resumeUrl: url } };
 }
 
 /** The approval a task check woke under (ItemAction `continue` with `reopened`). */
@@ -66,7 +79,7 @@ function pauseAgain(context: IExecuteFunctions, itemIndex: number, final: AgentS
 	const link = reviewLink(resumeUrl(context, itemIndex), { reviewUrl: reopened.previousReviewUrl, reviewTokenHash: reopened.run.reviewTokenHash });
 	restorePausedRun(here.store, approval.id, { ...reopened.run, state: final });
 	reissuePausedRun(here.store, approval.id, link.reviewTokenHash, here.executionId, link.decisionKey);
-	return { item: approvalRequestItem(context, itemIndex, final, approval, link), approvalId: approval.id };
+	return handedOut(context, itemIndex, final, approval, link);
 }
 
 /** Still pending: the same approval (id, expiry, calls) goes out again from this execution, saying why. */

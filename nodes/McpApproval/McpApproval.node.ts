@@ -110,6 +110,7 @@ export class McpApproval implements INodeType {
 		for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
 		if (answer.asJson) res.json(answer.json);
 		else res.type('html').send(answer.html);
+		if (answer.wake) return { noWebhookResponse: true, workflowData: [answer.wake.map((json) => ({ json: json as never }))] };
 		if (!answer.decisions) return { noWebhookResponse: true };
 		const resumeWith = [...answer.decisions, ...(answer.undecided ?? [])];
 		return { noWebhookResponse: true, workflowData: [resumeWith.map((json) => ({ json: json as never }))] };

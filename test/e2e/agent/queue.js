@@ -53,6 +53,7 @@ const { startRedis, startPostgres, redisCommand } = require('../lib/services');
 const { startInbox } = require('./inbox');
 const { CREDENTIALS, approvalWorkflow } = require('./workflows');
 const { plan, call, finalResults, reviewPage, decide, submitForm, decisionForm, grantsOnPage, revokeForm, pageText } = require('./review');
+const { startModernTasksHttp } = require('../lib/modernServer');
 
 /** Approves every pending call of a request, as the queue cases need. */
 const approveAll = (request) => decide(request, {}, { reviewer: 'Queue Reviewer', reason: '' });
@@ -61,6 +62,7 @@ const approveAll = (request) => decide(request, {}, { reviewer: 'Queue Reviewer'
 const { node24Bin: NODE24_BIN, n8nBin: N8N_BIN } = resolveN8n();
 const COUNTER_SERVER = path.join(REPO, 'test', 'fixtures', 'counter-server.js');
 const CASE = 'queue';
+const TASK_CASE = 'queuetask';
 const WAIT_LIST = 'bull:jobs:wait'; // n8n's Bull queue "jobs" with the default prefix "bull"
 
 const ctx = { everPgids: new Set() };
@@ -181,6 +183,8 @@ async function expectDone(label, executionId) {
 function credentials() {
 	return [
 		{ ...CREDENTIALS.anthropic, type: 'mcpAgentAnthropicApi', data: { apiKey: 'sk-ant-e2e-fake', baseUrl: ctx.llm.anthropicBaseUrl } },
+		// Issue 29: long MCP tasks over HTTP (the fixture keeps its tasks beyond sessions and n8n processes).
+		{ ...CREDENTIALS.modernTasksHttp, type: 'mcpServerHttpApi', data: { url: ctx.modernTasks.url, transport: 'streamableHttp', authentication: 'none', trustAnnotations: false, connectTimeout: 30000, requestTimeout: 60000 } },
 		{
 			...CREDENTIALS.counter,
 			type: 'mcpServerStdioApi',
@@ -249,6 +253,9 @@ async function setUp() {
 	// Our own listeners first (OS-assigned ports), then the ports handed to other processes.
 	ctx.llm = await startScriptedLlm();
 	ctx.inbox = await startInbox();
+	const [modernTasksPort] = await freePorts(1);
+	ctx.modernTasks = await startModernTasksHttp({ port: modernTasksPort, logFile: path.join(ctx.dir, 'modern-tasks-http.log'), env: { [ctx.runMarker.split('=')[0]]: ctx.runMarker.split('=')[1] } });
+	ctx.everPgids.add(ctx.modernTasks.pid);
 	const [redisPort, pgPort, port, mainBroker, workerBroker, workerBroker2, healthPort, workerPort, workerBBroker, workerBHealthPort, workerBPort] = await freePorts(11);
 
 	step(`starting Redis on 127.0.0.1:${redisPort}`);
@@ -294,11 +301,13 @@ async function setUp() {
 
 	fs.writeFileSync(path.join(ctx.dir, 'credentials.json'), JSON.stringify(credentials(), null, 2));
 	const flow = approvalWorkflow({ name: CASE, inboxUrl: ctx.inbox.url });
-	fs.writeFileSync(path.join(ctx.dir, 'workflows.json'), JSON.stringify([flow], null, 2));
-	step('importing credentials and the workflow into PostgreSQL (n8n CLI)');
+	const taskFlow = approvalWorkflow({ name: TASK_CASE, inboxUrl: ctx.inbox.url, requireApprovalFor: 'none', server: CREDENTIALS.modernTasksHttp, serverName: 'Reports', connection: 'http', options: { taskPauseAfter: 1, maxTaskWait: 600 } });
+	fs.writeFileSync(path.join(ctx.dir, 'workflows.json'), JSON.stringify([flow, taskFlow], null, 2));
+	step('importing credentials and the workflows into PostgreSQL (n8n CLI)');
 	await cliTracked(['import:credentials', `--input=${path.join(ctx.dir, 'credentials.json')}`]);
 	await cliTracked(['import:workflow', `--input=${path.join(ctx.dir, 'workflows.json')}`]);
 	await cliTracked(['publish:workflow', `--id=${flow.id}`]);
+	await cliTracked(['publish:workflow', `--id=${taskFlow.id}`]);
 
 	step(`starting n8n main on ${ctx.main.baseUrl}`);
 	await startTracked(ctx.main);
@@ -313,6 +322,7 @@ after(async () => {
 	await ctx.workerB?.stop();
 	await ctx.redis?.stop();
 	await ctx.postgres?.stop();
+	await ctx.modernTasks?.stop();
 	await ctx.llm?.close();
 	await ctx.inbox?.close();
 	stopReaper();
@@ -403,6 +413,34 @@ e2e('decided while no worker runs: main only queues the continuation; a worker s
 	assert.equal(await redisListLength(WAIT_LIST), 0);
 }, 400000);
 
+// Issue 29: the worker that paused a run for an MCP task is gone (and its in-memory follow-up of the
+// task with it); main's wait tracker wakes the execution and a new worker installation checks the
+// task on a connection of its own, fetches the result once, and the model answers with it.
+e2e('a run waiting for an MCP task: its worker is gone, another worker completes it, the result handed out once', async () => {
+	const response = await ctx.main.trigger(`agent-${TASK_CASE}`, { plan: plan([call('timed_task', { seconds: 15, label: 'queue-task' })]) });
+	assert.equal(response.status, 200, JSON.stringify(response.body));
+	const pending = await ctx.inbox.next('pending', TASK_CASE);
+	assert.deepEqual(pending.calls, []);
+	assert.equal(pending.tasks.length, 1, JSON.stringify(pending).slice(0, 400));
+	const { taskId } = pending.tasks[0];
+	const executionId = executionIdOf(pending.reviewUrl);
+	await waitForStatus(executionId, 'waiting', 30000);
+	assert.match(ctx.worker.logTail(400), new RegExp(`Worker started execution ${executionId} \\(job`), 'the run up to the pause must have run on the worker');
+	await replaceWorker({ userFolder: newWorkerFolder('worker-task') });
+	let status;
+	const done = await waitFor(`the done item of execution ${executionId}`, async () => {
+		status = await executionStatus(executionId);
+		return ctx.inbox.pending('done', TASK_CASE).length > 0 && ctx.inbox.next('done', TASK_CASE);
+	}, { timeoutMs: 180000, intervalMs: 500, failIf: () => ['crashed', 'error', 'canceled'].includes(status) && `execution ${executionId} ended as "${status}"` });
+	assert.equal(done.status, 'completed', JSON.stringify(done).slice(0, 600));
+	assert.equal(finalResults(done)[0].text, 'report: queue-task');
+	assert.deepEqual([done.toolCalls[0].task.taskId, done.toolCalls[0].task.status], [taskId, 'completed']);
+	await waitForStatus(executionId, 'success');
+	assert.match(ctx.worker.logTail(400), new RegExp(`Worker started execution ${executionId} \\(job`), 'the new worker must have run the continuation');
+	const delivered = lines(ctx.modernTasks.logFile).filter((line) => line.startsWith(`delivered ${taskId} `));
+	assert.equal(delivered.length, 1, `the task server handed out the result of ${taskId} ${delivered.length} times`);
+}, 400000);
+
 require('./queueGrantCases')(e2e, ctx, { plan, call, finalResults, reviewPage, submitForm, decisionForm, grantsOnPage, revokeForm, pageText, startTracked, lines, step, CASE, N8nWorker, newWorkerFolder });
 
 e2e('stopping main, both workers, Redis and PostgreSQL leaves no process of this run behind', async () => {
@@ -413,6 +451,7 @@ e2e('stopping main, both workers, Redis and PostgreSQL leaves no process of this
 	await ctx.workerB.stop();
 	await ctx.redis.stop();
 	await ctx.postgres.stop();
+	await ctx.modernTasks.stop();
 	const criteria = { pgids: ctx.everPgids, runDir: ctx.dir, envMarker: ctx.runMarker, excludePids: ctx.reaperPid ? [ctx.reaperPid] : [] };
 	const aliveOf = () => [
 		...processes.findLeftovers(criteria),

@@ -1,0 +1,131 @@
+import type { McpServerConfig } from '../mcp/serverConfig';
+import type { InteractiveToolCallOutcome } from '../mcp/inputRequests';
+import type { ConnectionPool } from '../mcp/pool/connectionPool';
+import type { RunningTask, TaskState } from '../mcp/toolTask';
+
+/**
+ * The quick way out of a durable task wait, in the process that paused the run: the tasks go on
+ * being followed here at the server's poll interval, and once one ends (its result in hand) the
+ * execution's resume URL is told to wake (MCP Approval's task wake, a per-pause secret), so the
+ * result reaches the model within a poll interval instead of at n8n's next wait-tracker look.
+ * The result is kept here for the check the woken run makes (takeWatchedOutcome): the server hands
+ * it out once. Everything here is best effort: after a restart, on another worker, or when the wake
+ * is not accepted, the timer wake and the check do the same, later.
+ */
+
+export interface WatchedTask {
+	/** The MCP Server sub-node's name and its connection settings (memory only, never stored). */
+	server: string;
+	config: McpServerConfig;
+	tool: string;
+	task: RunningTask;
+}
+
+export interface TaskWatchOptions {
+	/** n8n's id of the execution that waits: outcomes are kept for it alone. */
+	executionId: string;
+	tasks: WatchedTask[];
+	/** Asks the waiting execution to wake; true once it accepted or refused for good (then no retry). */
+	wake: () => Promise<boolean>;
+	pool: ConnectionPool;
+	/** Per request, as the Agent's tool calls. */
+	timeoutMs: number;
+}
+
+/** How the followed task ended, and its last status (the check reports it as if it had seen it). */
+type Settled = ({ outcome: InteractiveToolCallOutcome } | { error: unknown }) & { last?: TaskState };
+
+/** Outcomes not taken within this are dropped: the run was woken elsewhere, or stopped. */
+const KEEP_MS = 15 * 60_000;
+/** Waits between wake attempts while the execution is not waiting yet (or n8n is busy). */
+const WAKE_RETRIES_MS = [500, 1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
+
+const watching = new Set<string>();
+const settled = new Map<string, { value: Settled; timer: NodeJS.Timeout }>();
+
+const keyOf = (executionId: string, server: string, taskId: string) => JSON.stringify([executionId, server, taskId]);
+
+/**
+ * Follows each task (one already followed for this execution is skipped) until it ends or its wait
+ * would reach its deadline; the first one that ends wakes the execution. OAuth servers are not
+ * followed: their tokens belong to a running execution, and this one waits (the timer wake checks them).
+ */
+export function watchTasks(options: TaskWatchOptions): void {
+	for (const entry of options.tasks) {
+		if (entry.config.kind === 'http' && entry.config.auth) continue;
+		const key = keyOf(options.executionId, entry.server, entry.task.taskId);
+		if (watching.has(key) || settled.has(key)) continue;
+		watching.add(key);
+		void follow(entry, options).then((value) => {
+			watching.delete(key);
+			if (!value) return;
+			const timer = setTimeout(() => settled.delete(key), KEEP_MS);
+			timer.unref();
+			settled.set(key, { value, timer });
+			void wakeWithRetries(options.wake);
+		});
+	}
+}
+
+/** The outcome this process followed for the task, taken once; undefined when none is at hand. */
+export function takeWatchedOutcome(
+	executionId: string,
+	server: string,
+	taskId: string,
+	onStatus?: (state: TaskState) => void,
+): Promise<InteractiveToolCallOutcome> | undefined {
+	const key = keyOf(executionId, server, taskId);
+	const entry = settled.get(key);
+	if (!entry) return undefined;
+	settled.delete(key);
+	clearTimeout(entry.timer);
+	const { value } = entry;
+	if (value.last) onStatus?.(value.last);
+	return 'outcome' in value ? Promise.resolve(value.outcome) : Promise.reject(value.error);
+}
+
+/** For tests: nothing followed, nothing kept. */
+export function forgetWatchedTasks(): void {
+	for (const entry of settled.values()) clearTimeout(entry.timer);
+	settled.clear();
+	watching.clear();
+}
+
+/**
+ * The task followed to its end on a connection of its own from the pool (the kept one, for a kept
+ * server); undefined when it still ran near its deadline (the timer wake's check cancels it then)
+ * or the connection could not be had.
+ */
+async function follow(entry: WatchedTask, options: TaskWatchOptions): Promise<Settled | undefined> {
+	let lease;
+	try {
+		lease = await options.pool.acquire(entry.config);
+	} catch {
+		return undefined;
+	}
+	let last: TaskState | undefined;
+	try {
+		// Stop a poll interval short of the deadline: cancelling at the limit is the check's, which says so to the model.
+		const handOffAfterMs = Math.max(0, entry.task.deadline - Date.now() - entry.task.pollIntervalMs);
+		const outcome = await lease.connection.resumeTask(entry.tool, entry.task, {
+			timeoutMs: options.timeoutMs,
+			tasks: { mode: 'whenRequired', maxWaitMs: Math.max(1, entry.task.deadline - Date.now()), handOffAfterMs, onStatus: (state) => (last = state) },
+		});
+		return outcome.kind === 'task_running' ? undefined : { outcome, ...(last ? { last } : {}) };
+	} catch (error) {
+		return { error, ...(last ? { last } : {}) };
+	} finally {
+		await lease.release().catch(() => undefined);
+	}
+}
+
+async function wakeWithRetries(wake: () => Promise<boolean>): Promise<void> {
+	for (const delay of [0, ...WAKE_RETRIES_MS]) {
+		if (delay) await new Promise((resolve) => setTimeout(resolve, delay).unref());
+		try {
+			if (await wake()) return;
+		} catch {
+			// n8n not reachable at its resume URL from here, or restarting: try again, then leave it to the timer.
+		}
+	}
+}

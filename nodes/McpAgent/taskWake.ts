@@ -1,0 +1,39 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { watchTasks } from '../../lib/agent/taskWatch';
+import { sharedPool } from '../../lib/mcp/pool/sharedPool';
+import { TASK_WAKE_FIELD } from '../../lib/approvals/taskWait';
+import { AGENT_DEFAULTS } from '../../lib/agent/defaults';
+import type { ServerHandle } from '../../lib/agent/serverHandle';
+import type { HandedOut } from './pauseForReview';
+
+/**
+ * The tasks of runs that paused for them are followed on in this process (lib/agent/taskWatch.ts),
+ * and the execution woken as soon as one ends; the wait timer and the check stand in when this
+ * process is gone or cannot reach the resume URL.
+ */
+export function watchPausedTasks(context: IExecuteFunctions, handedOut: HandedOut[], handles: ServerHandle[], options: { toolTimeout?: number }): void {
+	const executionId = typeof context.getExecutionId === 'function' ? context.getExecutionId() : undefined;
+	if (!executionId) return;
+	const configs = new Map(handles.map((handle) => [handle.name, handle.config]));
+	for (const { taskWake } of handedOut) {
+		if (!taskWake) continue;
+		const tasks = taskWake.calls.flatMap((call) => {
+			const config = call.tool && configs.get(call.tool.serverId);
+			return config && call.task && call.tool ? [{ server: call.tool.serverId, config, tool: call.tool.mcpName, task: call.task }] : [];
+		});
+		const { secret, resumeUrl } = taskWake;
+		watchTasks({
+			executionId,
+			tasks,
+			pool: sharedPool(),
+			timeoutMs: options.toolTimeout ?? AGENT_DEFAULTS.toolTimeoutMs,
+			wake: async () => {
+				const response = await fetch(resumeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ [TASK_WAKE_FIELD]: secret }), signal: AbortSignal.timeout(10_000) });
+				await response.arrayBuffer().catch(() => undefined);
+				// 403: the execution waits for a later pause now (another wake); anything else but OK: not waiting yet, try again.
+				return response.ok || response.status === 403;
+			},
+		});
+	}
+}
+
