@@ -12,7 +12,8 @@
 // Input (argv[2], JSON): { reps, coldReps, url? }
 //   coldReps 0: no cold executions (nor the warm-up's cold one); url: an HTTP server-everything to
 //   use (the one-execution part passes the server its n8n talks to) instead of starting one.
-// Output (last stdout line, JSON): { results: { [variant]: { ms: [...], median } } }
+// Output (last stdout line, JSON): { results: { [variant]: { ms: [...], median } } } (every sample kept;
+// the report's medians are recomputed from them by bench/lib/derive.js)
 
 const path = require('node:path');
 const os = require('node:os');
@@ -112,7 +113,6 @@ async function rawWarm(kind, url) {
 		await http.stop();
 		fs.rmSync(logDir, { recursive: true, force: true });
 	}
-	if (!input.keepSamples) for (const value of Object.values(results)) delete value.ms;
 	emitResult({ node: process.version, reps: REPS, coldReps: COLD_REPS, results });
 })().catch((error) => {
 	console.error(error);
