@@ -311,7 +311,7 @@ function targetsSection(targets, results) {
 	const notes = [];
 	if (targets.some((t) => t.id.startsWith('sequential-vs-raw'))) {
 		notes.push(
-			'The sequential rows against the raw SDK client compare like with like: **warm vs warm** is our node on a kept connection (*Keep Server Running*, the default: no connect or server start in its time) against the raw client\'s 1,000 calls on a connection it keeps (connected and warmed up before its runs); **cold vs cold** is our node with *Keep Server Running* off (connect, for stdio spawning the server, tools/list, the calls, close in every execution) against the raw client\'s whole run doing the same.',
+			'The sequential rows against the raw SDK client compare like with like: **warm vs warm** is our node on a kept connection (*Keep Server Running*, the default: no connect or server start in its time) against the raw client\'s 1,000 calls on a connection it keeps (connected and warmed up before its runs); **cold vs cold** is our node with *Keep Server Running* off (connect, for stdio spawning the server, tools/list, the calls, close in every execution) against the raw client\'s whole run doing the same. Warm vs warm decides the target, a kept connection being the node\'s default; cold vs cold is reported beside it (supplementary).',
 		);
 	}
 	if (targets.some((t) => t.id.endsWith('-expression'))) {
