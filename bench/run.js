@@ -109,6 +109,12 @@ function gitCommit() {
 	return result.status === 0 ? `${result.stdout.trim()}${dirty.stdout.trim() ? ' (lib/nodes modified)' : ''}` : 'unknown';
 }
 
+/** JSON of the results, indented, with each array of numbers (the samples) on one line. */
+function stringifyResults(results) {
+	// Only a pretty-printed array (a newline after its bracket) matches, never text inside a string.
+	return JSON.stringify(results, null, 2).replace(/\[\n\s*((?:-?[\d.eE+-]+|null)(?:,\n\s*(?:-?[\d.eE+-]+|null))*)\n\s*\]/g, (_, inner) => `[${inner.split(/,\n\s*/).join(', ')}]`);
+}
+
 function writeAtomically(file, text) {
 	const tmp = `${file}.tmp`;
 	fs.writeFileSync(tmp, text);
@@ -268,7 +274,7 @@ async function main() {
 
 	const markdown = renderMarkdown(results);
 	fs.mkdirSync(outDir, { recursive: true });
-	writeAtomically(path.join(outDir, `${outName}.json`), `${JSON.stringify(results, null, 2)}\n`);
+	writeAtomically(path.join(outDir, `${outName}.json`), `${stringifyResults(results)}\n`);
 	writeAtomically(path.join(outDir, `${outName}.md`), markdown);
 	if (complete) updateReadme(results);
 	process.stdout.write(`${markdown}\n`);

@@ -256,7 +256,8 @@ async function timedBatch(fn, size) {
 							}
 						}
 						// Every batch kept; the medians and ratios come from them (bench/lib/derive.js).
-						const keep = (runs) => ({ cpu: runs.map((r) => r.cpu), wall: runs.map((r) => r.wall) });
+						const ns = (v) => Math.round(v * 1e6) / 1e6;
+						const keep = (runs) => ({ cpu: runs.map((r) => ns(r.cpu)), wall: runs.map((r) => ns(r.wall)) });
 						const row = deriveAgentConfig({ provider, mode, turns, runs: batch * batches, batch, warmupRuns: warmup, samples: { ours: keep(ours), raw: keep(raw) } });
 						configs.push(row);
 						const o = row.ours;
