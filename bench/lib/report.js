@@ -131,7 +131,9 @@ function callToolSection(call) {
 function agentPlanText(configs) {
 	const plans = new Map();
 	for (const c of configs) {
-		const text = `${c.batches} batches of ${c.batch ?? (c.runs && c.batches ? c.runs / c.batches : '?')} runs per side after ${c.warmupRuns === undefined ? 'warm-up runs this run did not record' : `${c.warmupRuns} warm-up runs per side`}`;
+		const size = c.batch ?? (c.runs && c.batches ? c.runs / c.batches : '?');
+		const runs = (n) => `${n} run${n === 1 ? '' : 's'}`;
+		const text = `${c.batches} batches of ${runs(size)} per side after ${c.warmupRuns === undefined ? 'warm-up runs this run did not record' : `${c.warmupRuns} warm-up ${c.warmupRuns === 1 ? 'run' : 'runs'} per side`}`;
 		const where = `${AGENT_PATHS[c.mode] ?? c.mode}, ${c.turns} turns`;
 		if (!plans.has(text)) plans.set(text, new Set());
 		plans.get(text).add(where);
