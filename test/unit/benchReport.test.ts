@@ -136,6 +136,38 @@ describe('bench: every figure is recomputed from the stored samples', () => {
 		expect(warm.results['warm-stdio']).toMatchObject({ median: 2, n: 3 });
 	});
 
+	it('recomputes the one-execution, lean HTTP, 1,000-tool and scan figures from their samples', () => {
+		const one = deriveResults({
+			oneExecution: {
+				variants: [{ key: 'ours-http-warm-1', part: 'oneItem', kind: 'ours', transport: 'http', keep: true, nodeMs: 99 }],
+				samples: { 'ours-http-warm-1': [sample(7), sample(5), sample(6)] },
+				noN8nSamples: { 'raw-warm-http': [3, 1, 2, 4] },
+			},
+		}).oneExecution;
+		expect(one.variants[0]).toMatchObject({ nodeMs: 6, reps: 3, keep: true });
+		expect(one.noN8n['raw-warm-http']).toMatchObject({ median: 2.5, n: 4 });
+
+		const lean = deriveResults({ leanHttp: { servers: { minimal: { batches: { lean: [{ wall: 1, cpu: 1 }, { wall: 2, cpu: 1 }], sdk: [{ wall: 3, cpu: 2 }, { wall: 2, cpu: 4 }] } } } } }).leanHttp;
+		expect(lean.servers.minimal.ratio).toEqual({ wall: 2, cpu: 3 });
+		expect(lean.servers.minimal.lean.wallMs).toBe(1.5);
+
+		const phase = (coldMs: number, warmSamples: number[]) => ({ coldMs, warmMs: 99, warmSamples, retainedMb: 0 });
+		const many = deriveResults({
+			manyTools: {
+				phases: { list: phase(10, [4, 2, 3]), fingerprint: phase(5, [1, 1, 2]), compileValidators: { coldMs: 50, warmMs: null, cachedMs: 9, cachedSamples: [0.1, 0.3, 0.2], retainedMb: 0 } },
+				handling: { names: ['list', 'fingerprint'], coldMs: 0, warmMs: 0 },
+			},
+		}).manyTools;
+		expect(many.handling).toMatchObject({ coldMs: 15, warmMs: 4 });
+		expect(many.phases.compileValidators.cachedMs).toBe(0.2);
+		expect(many.handlingWithCompile.coldMs).toBe(65);
+
+		const passes = (totals: number[]) => ({ passes: totals.map((totalMs, i) => ({ totalMs, maxStallMs: 10 + i })) });
+		const scan = deriveResults({ scanListing: { runs: { benign: { catalog: passes([30, 10, 20]), listTools: passes([5]) }, hostile: { catalog: passes([60, 40, 50]), listTools: passes([6]) } } } }).scanListing;
+		expect(scan.runs.benign.catalog).toMatchObject({ totalMs: 20, firstMaxStallMs: 10, laterMaxStallMs: 12 });
+		expect(scan.hostileToBenign).toBe(2.5);
+	});
+
 	it('computes a distribution-free interval of the median, none for too few samples', () => {
 		const values = Array.from({ length: 101 }, (_, i) => i);
 		const ci = medianCi(values);
