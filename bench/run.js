@@ -40,6 +40,7 @@ const { BENCH, EVERYTHING_ENTRY, REPO, RUN_MARKER_NAME, log, machine, resolveN8n
 const { runScript } = require('./lib/child');
 const { renderMarkdown, renderReadmePerformance } = require('./lib/report');
 const { evaluateTargets } = require('./lib/targets');
+const { deriveResults } = require('./lib/derive');
 const { profileMarkdown, summarizeProfile } = require('./lib/profile');
 const { runCallToolSuite } = require('./suites/callTool');
 const { runOneExecutionSuite } = require('./suites/oneExecution');
@@ -108,6 +109,12 @@ function gitCommit() {
 	return result.status === 0 ? `${result.stdout.trim()}${dirty.stdout.trim() ? ' (lib/nodes modified)' : ''}` : 'unknown';
 }
 
+/** JSON of the results, indented, with each array of numbers (the samples) on one line. */
+function stringifyResults(results) {
+	// Only a pretty-printed array (a newline after its bracket) matches, never text inside a string.
+	return JSON.stringify(results, null, 2).replace(/\[\n\s*((?:-?[\d.eE+-]+|null)(?:,\n\s*(?:-?[\d.eE+-]+|null))*)\n\s*\]/g, (_, inner) => `[${inner.split(/,\n\s*/).join(', ')}]`);
+}
+
 function writeAtomically(file, text) {
 	const tmp = `${file}.tmp`;
 	fs.writeFileSync(tmp, text);
@@ -136,7 +143,8 @@ function updateReadme(results) {
 
 function render() {
 	const dir = path.join(BENCH, 'results');
-	const results = JSON.parse(fs.readFileSync(path.join(dir, 'latest.json'), 'utf8'));
+	// Every figure again from the samples latest.json keeps.
+	const results = deriveResults(JSON.parse(fs.readFileSync(path.join(dir, 'latest.json'), 'utf8')));
 	results.targets = evaluateTargets(results);
 	const markdown = renderMarkdown(results);
 	writeAtomically(path.join(dir, 'latest.md'), markdown);
@@ -260,11 +268,13 @@ async function main() {
 
 	results.meta.loadAverageEnd = os.loadavg().map((v) => Math.round(v * 100) / 100);
 	results.meta.durationS = Math.round((Date.now() - started) / 1000);
+	// The medians, ratios and sums the report prints, from the samples the results keep (bench/lib/derive.js).
+	Object.assign(results, deriveResults(results));
 	results.targets = evaluateTargets(results);
 
 	const markdown = renderMarkdown(results);
 	fs.mkdirSync(outDir, { recursive: true });
-	writeAtomically(path.join(outDir, `${outName}.json`), `${JSON.stringify(results, null, 2)}\n`);
+	writeAtomically(path.join(outDir, `${outName}.json`), `${stringifyResults(results)}\n`);
 	writeAtomically(path.join(outDir, `${outName}.md`), markdown);
 	if (complete) updateReadme(results);
 	process.stdout.write(`${markdown}\n`);

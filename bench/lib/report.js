@@ -3,7 +3,8 @@
 
 const { ARGUMENT_STYLES } = require('./argumentStyles');
 const { quantile } = require('./common');
-const { cpuPerCall } = require('./targets');
+const { cpuPerCall, rawBaseline } = require('./targets');
+const { CALL_TOOL_ITEMS } = require('./derive');
 
 const LABELS = {
 	raw: 'Raw MCP SDK client (the limit)',
@@ -14,8 +15,11 @@ const LABELS = {
 };
 
 function variantLabel(v) {
-	return v.kind === 'ours' && v.args ? `${LABELS[v.kind]}, ${ARGUMENT_STYLES[v.args].label}` : LABELS[v.kind];
+	if (v.kind !== 'ours' || !v.args) return LABELS[v.kind];
+	return `${LABELS[v.kind]}, ${ARGUMENT_STYLES[v.args].label}${v.keep === false ? ', *Keep Server Running* off (cold)' : ''}`;
 }
+
+const providerName = (provider) => (provider === 'anthropic' ? 'Anthropic' : 'OpenAI Chat');
 
 function ms(value, digits) {
 	if (!Number.isFinite(value)) return '–';
@@ -44,30 +48,43 @@ function table(header, rows, align) {
 	return lines.join('\n');
 }
 
+/** How many runs a row's medians are over: every count from the data, so a row says its own. */
+function runsNote(entries) {
+	const counts = [...new Set(entries.map((e) => e.reps).filter((n) => Number.isFinite(n)))].sort((a, b) => a - b);
+	return counts.length ? counts.join(', ') : '?';
+}
+
 function callToolSection(call) {
 	const find = (list, key) => list.find((e) => e.key === key);
 	const out = ['### MCP Call Tool: 1,000 items, server-everything `echo`, n8n 2.41.1', ''];
-	const rawSeq = { stdio: find(call.raw, 'raw-stdio-c1-1000'), http: find(call.raw, 'raw-http-c1-1000') };
 	const rows = [];
+	/** "0.70× (warm)": this entry's time ÷ the raw client's like-for-like sequential run (targets.js rawBaseline). */
+	const vsRaw = (entry, totalMs) => {
+		const base = rawBaseline(call, entry);
+		if (!base) return '–';
+		return `${x(totalMs / base.rawMs, entry.kind === 'nodesMcp' ? 0 : 2)} (${base.comparison})`;
+	};
 	for (const transport of ['stdio', 'http']) {
 		const tname = transport === 'stdio' ? 'stdio' : 'Streamable HTTP';
 		for (const client of ['raw', 'lib']) {
-			for (const c of [1, 8]) {
-				const e = find(call.raw, `${client}-${transport}-c${c}-1000`);
+			for (const key of [`${client}-${transport}-c1-1000`, `${client}-${transport}-c8-1000`, `${client}-${transport}-c1-kept-1000`]) {
+				const e = find(call.raw, key);
 				if (!e) continue;
-				rows.push([LABELS[client], tname, String(c), ms(e.totalMs), ms(e.perCallMs), x(e.totalMs / rawSeq[transport]?.totalMs), ms(e.cpuPerCallMs), '–', '–']);
+				const label = `${LABELS[client]}, ${e.kept ? 'kept connection (calls only)' : 'new connection per run'}`;
+				rows.push([label, tname, String(e.concurrency), String(e.reps), ms(e.totalMs), ms(e.perCallMs), vsRaw(e, e.totalMs), ms(e.cpuPerCallMs), '–', '–']);
 			}
 		}
 		for (const v of call.variants.filter((e) => e.transport === transport && e.items > 1)) {
 			const perRun = v.kind === 'nodesMcp' ? `${ms(v.nodeMs / v.items)} × ${v.items}` : ms(v.nodeMs);
-			const vsRaw = v.kind === 'nodesMcp' ? x((v.perCallMs * 1000) / rawSeq[transport]?.totalMs, 0) : x(v.nodeMs / rawSeq[transport]?.totalMs);
 			rows.push([
 				variantLabel(v),
 				tname,
 				String(v.concurrency),
+				String(v.reps),
 				perRun,
 				ms(v.perCallMs),
-				vsRaw,
+				// n8n-nodes-mcp does 1 item per run: its per-call time × 1,000 against the raw client's 1,000 calls.
+				vsRaw(v, v.kind === 'nodesMcp' ? v.perCallMs * CALL_TOOL_ITEMS : v.nodeMs),
 				ms(v.cpuPerCallMinusEmptyMs),
 				v.kind === 'nodesMcp' ? '–' : ms(v.wallPerCallMinusEmptyMs),
 				mb(v.rss.peakDeltaMb),
@@ -75,7 +92,7 @@ function callToolSection(call) {
 		}
 	}
 	out.push(
-		table(['Client', 'Transport', 'In flight', 'Time per run', 'Per call', 'vs raw SDK, sequential', 'CPU per call', 'Webhook wall − empty, per call', 'n8n RSS peak Δ'], rows, ['l', 'l']),
+		table(['Client', 'Transport', 'In flight', 'Runs', 'Time per run', 'Per call', 'vs raw SDK, sequential, like for like', 'CPU per call', 'Webhook wall − empty, per call', 'n8n RSS peak Δ'], rows, ['l', 'l']),
 		'',
 	);
 	const v = (key) => find(call.variants, key);
@@ -86,25 +103,42 @@ function callToolSection(call) {
 		keys
 			.map((key) => v(key))
 			.filter(Boolean)
-			.map((o) => `${x(other.perCallMs / o.perCallMs, other === nodesMcp ? 0 : 2)} (${ARGUMENT_STYLES[o.args].short}, ${o.concurrency} in flight)`)
+			.map((o) => `${x(other.perCallMs / o.perCallMs, other === nodesMcp ? 0 : 2)} (${ARGUMENT_STYLES[o.args].short}, ${o.concurrency} in flight${o.keep === false ? ', Keep Server Running off' : ''})`)
 			.join(', ');
 	const oursKeys = (transport) => call.variants.filter((e) => e.kind === 'ours' && e.transport === transport && e.items > 1).map((e) => e.key);
 	if (nodesMcp) cmp.push(`n8n-nodes-mcp ÷ ours over stdio: ${against(nodesMcp, oursKeys('stdio'))}`);
 	if (builtin) cmp.push(`n8n's MCP Client ÷ ours over HTTP: ${against(builtin, oursKeys('http'))}`);
 	if (cmp.length) out.push(`Per-call time of the competitor ÷ ours (above 1: ours is faster): ${cmp.join('; ')}.`, '');
+	const n8nRows = call.variants.filter((e) => e.kind !== 'empty' && e.items > 1);
 	out.push(
-		'How it is measured: **Time per run** for n8n nodes is the node\'s own `executionTime` from n8n\'s execution data (read from the SQLite `execution_data`, flatted), ' +
-			'which covers credentials, connecting (spawning the server for stdio), tools/list, every call and closing; median of ' +
-			`${call.variants.find((e) => e.kind === 'ours' && e.concurrency > 1)?.reps ?? '?'} runs (${call.variants.find((e) => e.kind === 'ours' && e.concurrency === 1 && e.items > 1)?.reps ?? '?'} for 1 in flight, compared with the raw SDK client) after a warm-up run, interleaved with the other variants. ` +
-			'The raw SDK client and our library without n8n do the same work (connect, tools/list, 1,000 calls, close) in a plain Node script on the same server, ' +
-			`median of ${call.raw[0]?.reps ?? '?'} runs. Every run's output is checked: 1,000 items, each the echo of its own input, in input order. ` +
-			'n8n-nodes-mcp processes only the first item of each execution of its node, so it runs 20 times in a Loop Over Items (batch size 1); its per-call time is its node time per run. ' +
-			'**CPU per call**: CPU time of the n8n process, its exited children (stdio servers) and the HTTP server, minus an empty workflow of the same shape (Webhook, Code with 1,000 items, No-Op). ' +
+		'How it is measured: **Time per run** for n8n nodes is the node\'s own `executionTime` from n8n\'s execution data (read from the SQLite `execution_data`, flatted): the time of the node\'s execute() in that execution. ' +
+			'For MCP Call Tool on a kept connection (*Keep Server Running*, the default; every row of ours not marked otherwise) that is reading the credential, taking the connection from the pool, tools/list from the connection\'s cache, every call and releasing the connection: no connect and no server start, which the warm-up run before the measured runs did. ' +
+			'For MCP Call Tool with *Keep Server Running* off, n8n\'s MCP Client node and each run of n8n-nodes-mcp it is reading the credential, connecting (for stdio spawning the server), tools/list, every call and closing. ' +
+			`**Runs**: how many measured runs each row's medians are over (${runsNote(n8nRows)} here), after a warm-up run, interleaved with the other variants. ` +
+			'The raw SDK client and our library without n8n do the same work in a plain Node script on the same server: **new connection per run** is connect (for stdio spawning the server), tools/list, 1,000 calls and close; **kept connection (calls only)** is the raw client connected, listed and warmed up with 1,000 calls once before its measured runs, each run then only its 1,000 calls, so nothing but calls is in its time. ' +
+			'**vs raw SDK, sequential, like for like**: the row\'s time per run ÷ the raw client\'s sequential run of the same transport doing the same work, *warm* (our node on a kept connection, the raw client\'s kept-connection calls) or *cold* (a connection, for stdio a server, per execution, against the raw client\'s whole run with its connect and close). ' +
+			'Every run\'s output is checked: 1,000 items, each the echo of its own input, in input order. ' +
+			(nodesMcp ? `n8n-nodes-mcp processes only the first item of each execution of its node, so it runs ${nodesMcp.items} times in a Loop Over Items (batch size 1); its per-call time is its node time per run. ` : '') +
+			'**CPU per call**: CPU time of the n8n process, its exited children (stdio servers) and the HTTP server, minus an empty workflow of the same shape (Webhook, Code with 1,000 items, No-Op); for the raw client and our library, the script\'s and the server\'s CPU time. ' +
 			'**Webhook wall − empty**: the webhook round trip minus the same empty workflow\'s, as a cross-check of the node time. ' +
 			'**n8n RSS peak Δ**: peak resident memory of the n8n main process during the run minus before it (sampled every 5 ms, and the kernel\'s high-water mark).',
 		'',
 	);
 	return out.join('\n');
+}
+
+/** Batches, batch size and warm-up runs per row, from the data ("?" for a run that did not record them). */
+function agentPlanText(configs) {
+	const plans = new Map();
+	for (const c of configs) {
+		const size = c.batch ?? (c.runs && c.batches ? c.runs / c.batches : '?');
+		const runs = (n) => `${n} run${n === 1 ? '' : 's'}`;
+		const text = `${c.batches} batches of ${runs(size)} per side after ${c.warmupRuns === undefined ? 'warm-up runs this run did not record' : `${c.warmupRuns} warm-up ${c.warmupRuns === 1 ? 'run' : 'runs'} per side`}`;
+		const where = `${AGENT_PATHS[c.mode] ?? c.mode}, ${c.turns} turns`;
+		if (!plans.has(text)) plans.set(text, new Set());
+		plans.get(text).add(where);
+	}
+	return [...plans].map(([text, where]) => `${text}: ${[...where].join(', ')}`).join('; ');
 }
 
 const AGENT_PATHS = {
@@ -146,7 +180,7 @@ function agentSection(agent) {
 			'**No SDK, fake called in-process**: both call the fake function directly, which leaves only the loops\' own work (the raw loop there is a few lines of code, so this is the strictest view of what our loop adds). ' +
 			'Times are CPU time of the benchmark process, which holds the host side (both loops, the MCP server). The provider\'s own work is not the host\'s: on the in-process fetch path the fake answers at next to no CPU cost (it counts the turn in the request text and keeps each answer\'s bytes), and the loopback fake runs in its own process. ' +
 			'Our Anthropic requests carry a little more than the raw loop\'s (`tool_choice`, cache markers on the tools and the system prompt), which the SDK serializes on every turn. ' +
-			'Runs are timed in small alternating batches (ours, raw, raw, ours, ...) in a warm process (half a second of warm-up per side) without forced GCs; "Paired ratio" is the median of ours ÷ raw over adjacent batches, which decides the target (see the note under Targets), "Ratio (CPU)" the ratio of the medians over batches; wall-clock ratios alongside. ' +
+			`Runs are timed in small alternating batches (ours, raw, raw, ours, ...) in a warm process (${agentPlanText(configs)}) without forced GCs; "Paired ratio" is the median of ours ÷ raw over adjacent batches, which decides the target (see the note under Targets), "Ratio (CPU)" the ratio of the medians over batches; wall-clock ratios alongside. ` +
 			'"Added per turn" is ours minus raw, per turn.',
 		'',
 	);
@@ -237,28 +271,57 @@ function memorySection(results) {
 	return out.join('\n');
 }
 
-/** Why the Agent rows go by the paired ratio, with this run's own spread as the example. */
+/** Why the Agent rows go by the paired ratio, with this run's own spread (every figure from its batches). */
 function agentEstimatorNote(results) {
 	const sdk = (results.agent?.configs ?? []).filter((c) => c.mode === 'sdk');
+	const m = results.meta;
+	const machineText = m?.machine ? ` (this run: ${m.machine.cores} cores, load average ${m.loadAverageStart?.[0] ?? '?'} at the start${m.loadAverageEnd ? `, ${m.loadAverageEnd[0]} at the end` : ''})` : '';
 	const widest = sdk.flatMap((c) => [{ c, side: 'raw loop', s: c.raw.cpu }, { c, side: 'ours', s: c.ours.cpu }]).reduce((a, b) => (b.s.median / b.s.p25 > a.s.median / a.s.p25 ? b : a), { s: { median: 1, p25: 1 } });
 	const example = widest.c
-		? ` (in this run, ${widest.c.provider === 'anthropic' ? 'Anthropic' : 'OpenAI Chat'} at ${widest.c.turns} turns, ${widest.side}: p25 ${ms(widest.s.p25)}, median ${ms(widest.s.median)}, p75 ${ms(widest.s.p75)})`
+		? ` In this run the widest spread of one side's batches was ${widest.c.provider === 'anthropic' ? 'Anthropic' : 'OpenAI Chat'} at ${widest.c.turns} turns, ${widest.side}: p25 ${ms(widest.s.p25)}, median ${ms(widest.s.median)}, p75 ${ms(widest.s.p75)} per run.`
+		: '';
+	const withCi = sdk.filter((c) => Number.isFinite(c.ratioCpuPairedCi?.low));
+	const spread = withCi.length
+		? ` The spread of the paired ratio in this run, as a 95% confidence interval of its median over the batch pairs (order statistics, no assumption about the distribution): ${withCi
+				.map((c) => `${providerName(c.provider)} ${c.turns} turns ${x(c.ratioCpuPaired)} (${x(c.ratioCpuPairedCi.low)}–${x(c.ratioCpuPairedCi.high)}, ${c.ratioCpuPairedCi.n} pairs)`)
+				.join('; ')}. One run cannot say how far another run would land.`
 		: '';
 	return (
-		'The Agent rows are decided by the paired ratio, the median of ours ÷ raw over adjacent batches. Batch times on this shared 2-core VM are bimodal: the machine runs in a fast or a slow state for stretches of many batches' +
+		`The Agent rows are decided by the paired ratio, the median of ours ÷ raw over adjacent batches: on a machine shared with other work${machineText} batch times can shift between a fast and a slow state for stretches of many batches, so the median of each side can land in different states, while adjacent batches run in the same one. The ratio of the medians is shown beside it.` +
 		example +
-		', so the median of each side can land in different states, while adjacent batches run in the same one. The ratio of the medians is shown beside it; run-to-run spread is about ±0.03× for the paired ratio.'
+		spread
+	);
+}
+
+
+/** What an expression per item cost in this run: the expression variant against fields mapped, same transport, sequential. */
+function expressionCostNote(results) {
+	const call = results.callTool;
+	const find = (list, key) => (list ?? []).find((e) => e.key === key);
+	const fields = find(call?.variants, 'ours-stdio-c1-fields-1000');
+	const expression = find(call?.variants, 'ours-stdio-c1-expression-1000');
+	if (!fields || !expression) return '';
+	const raw = find(call.raw, 'raw-stdio-c1-kept-1000');
+	return (
+		` In this run (stdio, sequential, kept connection) the expression took ${ms((expression.nodeMs - fields.nodeMs) / expression.items, 3)} more node time per item than fields mapped (${ms(expression.perCallMs, 3)} against ${ms(fields.perCallMs, 3)} per call) and ${ms(expression.cpuPerCallMinusEmptyMs - fields.cpuPerCallMinusEmptyMs, 3)} more CPU per item` +
+		(raw ? `, against ${ms(raw.callsMs / raw.items, 3)} for a whole call of the raw SDK client on a kept connection.` : '.')
 	);
 }
 
 function targetsSection(targets, results) {
 	const rows = targets.map((t) => [t.target, t.measured, t.met === null ? '–' : t.met ? '✅ met' : '❌ missed']);
 	const notes = [];
+	if (targets.some((t) => t.id.startsWith('sequential-vs-raw'))) {
+		notes.push(
+			'The sequential rows against the raw SDK client compare like with like: **warm vs warm** is our node on a kept connection (*Keep Server Running*, the default: no connect or server start in its time) against the raw client\'s 1,000 calls on a connection it keeps (connected and warmed up before its runs); **cold vs cold** is our node with *Keep Server Running* off (connect, for stdio spawning the server, tools/list, the calls, close in every execution) against the raw client\'s whole run doing the same. Warm vs warm decides the target, a kept connection being the node\'s default; cold vs cold is reported beside it (supplementary).',
+		);
+	}
 	if (targets.some((t) => t.id.endsWith('-expression'))) {
 		notes.push(
 			'MCP Call Tool is measured with three ways of giving each item its arguments. **Fields mapped from the item** is the node\'s default mode (Fields From the Tool Schema) with `message` mapped as `{{ $json.message }}`, what n8n\'s editor writes when the field is dragged from the input; the node reads such plain `$json` paths from the item itself. ' +
-				'**Input Item** makes the item itself the arguments object. **Computed by an expression** (`{{ JSON.stringify({ message: $json.message }) }}`, supplementary) needs n8n\'s expression engine, which n8n 2.41 runs once per item in isolated-vm: ' +
-				"the CPU profile of the n8n process puts about 1.3 ms on each evaluation (`@n8n/expression-runtime`), more than a whole MCP call over stdio. Every n8n node with a per-item expression pays that, n8n's MCP Client and n8n-nodes-mcp included; for thousands of items, map plain fields or shape the items upstream.",
+				'**Input Item** makes the item itself the arguments object. **Computed by an expression** (`{{ JSON.stringify({ message: $json.message }) }}`, supplementary) needs n8n\'s expression engine, which n8n 2.41 runs once per item in isolated-vm (`@n8n/expression-runtime` in n8n\'s CPU profile, `--profile`).' +
+				expressionCostNote(results) +
+				" Every n8n node with a per-item expression pays that, n8n's MCP Client and n8n-nodes-mcp included; for thousands of items, map plain fields or shape the items upstream.",
 		);
 	}
 	if (targets.some((t) => t.id.startsWith('agent-overhead'))) {
@@ -275,7 +338,7 @@ function warmSection(warm) {
 		'',
 		table(['Transport', 'Cold (Keep Server Running off)', 'Warm (kept connection)', 'Raw SDK call, warm connection', 'Cold ÷ warm'], [row('stdio (server-everything)', 'stdio'), row('Streamable HTTP (server-everything)', 'http')], ['l', 'r', 'r', 'r', 'r']),
 		'',
-		`One one-item execution as MCP Call Tool does it, without n8n: credential data to server config and pool key, connection from the pool, tools/list (cached when warm), one validated \`echo\` call, release (cold: connect or spawn, list, call, close). Medians of ${warm.reps} warm and ${warm.coldReps} cold executions after a warm-up; the raw SDK row is one \`callTool\` on a connected raw client.`,
+		`One one-item execution as MCP Call Tool does it, without n8n: credential data to server config and pool key, connection from the pool, tools/list (cached when warm), one validated \`echo\` call, release (cold: connect or spawn, list, call, close). Medians of ${r['warm-stdio'].n ?? warm.reps} warm and ${r['cold-stdio'].n ?? warm.coldReps} cold executions after a warm-up; the raw SDK row is one \`callTool\` on a connected raw client.`,
 		'',
 	].join('\n');
 }
@@ -349,9 +412,9 @@ function oneExecutionSection(one) {
 			'',
 			oneItem,
 			'',
-			`A webhook-triggered workflow (Webhook → the measured node, the webhook's body being the one item, as in the Agent rows below) per variant, in one n8n 2.41.1; no Code node in front, because n8n 2.x runs a Code node in its task runner and handles the runner's messages after the task while the next node runs, which added 1–2 ms of unrelated work to that node's time (ours and n8n's MCP Client alike; runs before 2026-11-30 had that node); the times are the node's own \`executionTime\` from n8n's execution data (credentials, connection or spawn, tools/list, the call, release or close), medians of ${v('ours-stdio-warm-1')?.reps ?? v('ours-http-warm-1')?.reps ?? '?'} runs after a warm-up run, every variant once per round in a shuffled order (seeded by the round, so that no variant always follows the same one). ` +
+			`A webhook-triggered workflow (Webhook → the measured node, the webhook's body being the one item, as in the Agent rows below) per variant, in one n8n 2.41.1; no Code node in front, because n8n 2.x runs a Code node in its task runner and handles the runner's messages after the task while the next node runs, which would put unrelated work into the measured node's time (ours and n8n's MCP Client alike); the times are the node's own \`executionTime\` from n8n's execution data (warm: reading the credential, the kept connection from the pool, tools/list from its cache, the call, release; cold: reading the credential, connecting or for stdio spawning the server, tools/list, the call, close), medians of ${runsNote((one.variants || []).filter((e) => e.part === 'oneItem'))} runs per variant after a warm-up run, every variant once per round in a shuffled order (seeded by the round, so that no variant always follows the same one). ` +
 				`Cold is MCP Call Tool with a copy of the credential whose *Keep Server Running* is off: a new connection (for stdio a new server process) per execution, as every execution ran before. The Bearer row gives both nodes a credential with a token (ours: *Authentication* Bearer Token; n8n's: Bearer Auth), so that both read one from n8n's database, as against a server that needs a key; n8n's MCP Client on the main row has no credential to read. ` +
-				`The two columns without n8n come from a plain script run once per round against the same HTTP server (and its own stdio server): our library's whole one-item execution on a kept connection (credential data → pool → cached tools/list → validated call → release), and one \`callTool\` of the raw MCP SDK client on a warm connection, medians over ${one.rawCallsPerRound} calls per round.`,
+				`The two columns without n8n come from a plain script run once per round against the same HTTP server (and its own stdio server): our library's whole one-item execution on a kept connection (credential data → pool → cached tools/list → validated call → release), and one \`callTool\` of the raw MCP SDK client on a warm connection, ${one.rawCallsPerRound} calls per round, medians over all of them (${[...new Set(Object.values(one.noN8n ?? {}).map((e) => e.n))].join(', ') || '?'} calls).`,
 			'',
 		);
 	}
@@ -371,7 +434,7 @@ function oneExecutionSection(one) {
 			`n8n's AI Agent ÷ MCP Agent: ${x(theirs?.nodeMs / ours?.nodeMs)} by root node time, ${x(theirs?.wallMs / ours?.wallMs)} by webhook round trip. ` +
 				`Webhook (answering with the last node's output) → the agent, with one MCP server over Streamable HTTP (server-everything, every tool offered) and the same zero-latency fake model on loopback (\`bench/lib/fakeModel.js\`, OpenAI Chat Completions; plan \`${one.agentModel}\`: call \`echo\`, then answer; n8n's chat model sends \`stream: false\`, a streaming request would fail the run). ` +
 				"Ours: provider OpenAI Chat Completions, no review; the server credential keeps its connection (the default). n8n's: AI Agent 3.1, OpenAI Chat Model 1.3 with the Responses API off and its credential's base URL on the fake, MCP Client Tool 1.2 on the same server. " +
-				`Each answer is checked (the final text only comes after a tool result went back to the model; n8n's MCP Client Tool ran once). Medians of ${ours?.reps ?? theirs?.reps ?? '?'} runs each after a warm-up run, interleaved with the other variants in a shuffled order. ` +
+				`Each answer is checked (the final text only comes after a tool result went back to the model; n8n's MCP Client Tool ran once). Medians of ${runsNote([ours, theirs].filter(Boolean))} runs each after a warm-up run, interleaved with the other variants in a shuffled order. ` +
 				"**Root node time**: the span of the agent node's runs in n8n's execution data, and of its tool node's run when n8n runs the tool as a node of its own (in 2.41.1 the AI Agent runs once and the tool's run lies inside it); **Root node executionTime**: the agent node's own executionTime.",
 			'',
 		);

@@ -13,7 +13,7 @@ const PEER_CREDENTIALS = { nodesMcpStdio: 'benchNodesMcpStdio1', openAi: 'benchN
 /** The token both nodes send in the Bearer variants (server-everything ignores it). */
 const BENCH_TOKEN = 'bench-not-a-token';
 
-/** Our credentials only the one-execution part uses: Keep Server Running off, and the fake model. */
+/** Our credentials beside the e2e fixtures': Keep Server Running off (the cold variants), a Bearer token, the fake model. */
 const ONE_EXECUTION_CREDENTIALS = {
 	stdioCold: { id: 'benchStdioColdPath1', name: 'Bench everything (stdio, Keep Server Running off)' },
 	httpCold: { id: 'benchHttpColdPath01', name: 'Bench everything (HTTP, Keep Server Running off)' },
@@ -244,14 +244,22 @@ function peerCredentials({ everythingEntry }) {
  * every execution ran before issue 13), ours and n8n's with a Bearer token (supplementary: both
  * nodes read a credential), ours and n8n's OpenAI credential pointed at the fake model.
  */
+/** Copies of our everything credentials with Keep Server Running off (the cold path). */
+function coldCredentials({ everythingUrl, runMarker, ours }) {
+	const copy = (base, ref, data) => ({ ...base, id: ref.id, name: ref.name, data: { ...base.data, ...data } });
+	const stdio = ours.find((c) => c.type === 'mcpServerStdioApi' && c.data.args.includes('stdio'));
+	const http = ours.find((c) => c.type === 'mcpServerHttpApi' && c.data.url === everythingUrl);
+	if (!stdio || !http || !stdio.data.environment.includes(runMarker)) throw new Error('bench: the e2e fixtures no longer hold the everything credentials');
+	return [copy(stdio, ONE_EXECUTION_CREDENTIALS.stdioCold, { keepServerRunning: false }), copy(http, ONE_EXECUTION_CREDENTIALS.httpCold, { keepServerRunning: false })];
+}
+
 function oneExecutionCredentials({ everythingUrl, runMarker, fakeModelBaseUrl, ours }) {
 	const copy = (base, ref, data) => ({ ...base, id: ref.id, name: ref.name, data: { ...base.data, ...data } });
 	const stdio = ours.find((c) => c.type === 'mcpServerStdioApi' && c.data.args.includes('stdio'));
 	const http = ours.find((c) => c.type === 'mcpServerHttpApi' && c.data.url === everythingUrl);
 	if (!stdio || !http || !stdio.data.environment.includes(runMarker)) throw new Error('bench: the e2e fixtures no longer hold the everything credentials');
 	return [
-		copy(stdio, ONE_EXECUTION_CREDENTIALS.stdioCold, { keepServerRunning: false }),
-		copy(http, ONE_EXECUTION_CREDENTIALS.httpCold, { keepServerRunning: false }),
+		...coldCredentials({ everythingUrl, runMarker, ours }),
 		copy(http, ONE_EXECUTION_CREDENTIALS.httpBearer, { authentication: 'bearer', token: BENCH_TOKEN }),
 		{ id: PEER_CREDENTIALS.bearer, name: 'Bench everything (n8n Bearer Auth)', type: 'httpBearerAuth', data: { token: BENCH_TOKEN } },
 		{ ...ONE_EXECUTION_CREDENTIALS.agentOpenAi, type: 'mcpAgentOpenAiApi', data: { apiKey: 'bench-not-a-key', baseUrl: fakeModelBaseUrl, organization: '', project: '' } },
@@ -259,4 +267,4 @@ function oneExecutionCredentials({ everythingUrl, runMarker, fakeModelBaseUrl, o
 	];
 }
 
-module.exports = { WORKFLOW_ID, ONE_EXECUTION_CREDENTIALS, buildWorkflow, peerCredentials, oneExecutionCredentials };
+module.exports = { WORKFLOW_ID, ONE_EXECUTION_CREDENTIALS, buildWorkflow, peerCredentials, coldCredentials, oneExecutionCredentials };

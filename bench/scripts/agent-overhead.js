@@ -19,8 +19,9 @@
 //   package our library ships, @modelcontextprotocol/client, the same client as ours) }
 // Our connection speaks through @modelcontextprotocol/client; the raw loop by default through the
 // 1.x SDK Client, which costs less per call in-process, so part of the default ratio is the client.
-// Output (last stdout line, JSON): { configs: [{ provider, mode, turns, ours: {cpu, wall}, raw: {...},
-//   ratioCpu, ratioCpuPaired, ratioWall }], setup }
+// Output (last stdout line, JSON): { configs: [{ provider, mode, turns, batch, warmupRuns,
+//   samples: { ours: { cpu: [...], wall: [...] }, raw: {...} } (ms per run, one entry per batch),
+//   and from them (bench/lib/derive.js): ours: {cpu, wall}, raw: {...}, ratioCpu, ratioCpuPaired, ratioWall }], setup }
 //
 // The host side (both loops, the MCP server; in 'sdk' and 'direct' mode the fake too) runs in this one
 // process, so its CPU time is the host's own work and moves much less with other load on the machine
@@ -34,7 +35,8 @@ const { spawn } = require('node:child_process');
 const path = require('node:path');
 const Anthropic = require('@anthropic-ai/sdk').default;
 const OpenAI = require('openai').default;
-const { REPO, emitResult, summary } = require('../lib/common');
+const { REPO, emitResult } = require('../lib/common');
+const { deriveAgentConfig } = require('../lib/derive');
 const fake = require('../lib/fakeModel');
 const { connectOurConnection, connectRawClient, connectRawV2Client } = require('../lib/inProcess');
 
@@ -253,27 +255,14 @@ async function timedBatch(fn, size) {
 								ours.push(await timedBatch(() => oursSide.run(turns), batch));
 							}
 						}
-						const side = (runs) => {
-							const cpu = summary(runs.map((r) => r.cpu));
-							const wall = summary(runs.map((r) => r.wall));
-							return { cpu, wall, cpuPerTurnMs: cpu.median / turns, wallPerTurnMs: wall.median / turns };
-						};
-						const o = side(ours);
-						const r = side(raw);
-						const paired = summary(ours.map((b, i) => b.cpu / raw[i].cpu));
-						configs.push({
-							provider,
-							mode,
-							turns,
-							runs: batch * batches,
-							batches,
-							ours: o,
-							raw: r,
-							ratioCpu: o.cpu.median / r.cpu.median,
-							ratioCpuPaired: paired.median,
-							ratioWall: o.wall.median / r.wall.median,
-							overheadPerTurnCpuMs: (o.cpu.median - r.cpu.median) / turns,
-						});
+						// Every batch kept; the medians and ratios come from them (bench/lib/derive.js).
+						const ns = (v) => Math.round(v * 1e6) / 1e6;
+						const keep = (runs) => ({ cpu: runs.map((r) => ns(r.cpu)), wall: runs.map((r) => ns(r.wall)) });
+						const row = deriveAgentConfig({ provider, mode, turns, runs: batch * batches, batch, warmupRuns: warmup, samples: { ours: keep(ours), raw: keep(raw) } });
+						configs.push(row);
+						const o = row.ours;
+						const r = row.raw;
+						const paired = { median: row.ratioCpuPaired };
 						process.stderr.write(
 							`[agent] ${provider} ${mode} ${turns} turns: cpu ours ${o.cpu.median.toFixed(3)} ms, raw ${r.cpu.median.toFixed(3)} ms (x${(o.cpu.median / r.cpu.median).toFixed(3)}, paired x${paired.median.toFixed(3)}); wall x${(o.wall.median / r.wall.median).toFixed(3)}\n`,
 						);

@@ -9,9 +9,15 @@
 //                 callToolValidated, extractToolResult, mapWithConcurrency), to tell the cost of
 //                 our library from the cost of n8n's per-item machinery.
 //
-// Input (argv[2], JSON): { configs: [{ client, transport: 'stdio'|'http', url?, items, concurrency }], reps, warmup, warmupItems, httpServerPid }
+//   kept (client 'raw' only): the raw client on a kept connection, what our node on a kept
+//                 connection (Keep Server Running) is compared with: connected (the stdio server
+//                 spawned) and tools/list once before the measured runs, each run only its N calls.
+//
+// Input (argv[2], JSON): { configs: [{ client, transport: 'stdio'|'http', url?, items, concurrency, kept? }], reps, warmup, warmupItems, httpServerPid }
 // Output (last stdout line, JSON): { results: [{ ...config, runs: [{ connectMs, listMs, callsMs, closeMs, totalMs, cpuMs }] }] }
-// cpuMs: CPU time of this process plus the server's (the reaped stdio child, or the HTTP server process).
+//   (a kept config's runs have callsMs and cpuMs only: nothing else happens in them)
+// cpuMs: CPU time of this process plus the server's (the reaped stdio child, the kept stdio
+// server process, or the HTTP server process).
 // Each config is warmed up (JIT, the server's first calls) before its measured runs.
 
 const path = require('node:path');
@@ -39,18 +45,14 @@ function check(i, text) {
 	if (text !== `Echo: m${i}`) throw new Error(`item ${i}: unexpected result ${JSON.stringify(text)}`);
 }
 
-async function rawOnce(config) {
-	const t0 = performance.now();
-	const transport =
-		config.transport === 'stdio'
-			? new StdioClientTransport({ command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'], env: { ...getDefaultEnvironment(), ...markerEnv() }, stderr: 'ignore' })
-			: new StreamableHTTPClientTransport(new URL(config.url));
-	const client = new Client({ name: 'bench-raw-client', version: '1.0.0' }, { capabilities: {} });
-	await client.connect(transport);
-	const t1 = performance.now();
-	const { tools } = await client.listTools();
-	if (!tools.some((t) => t.name === 'echo')) throw new Error('server has no echo tool');
-	const t2 = performance.now();
+function rawTransport(config) {
+	return config.transport === 'stdio'
+		? new StdioClientTransport({ command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'], env: { ...getDefaultEnvironment(), ...markerEnv() }, stderr: 'ignore' })
+		: new StreamableHTTPClientTransport(new URL(config.url));
+}
+
+/** N echo calls on a connected raw client, `concurrency` in flight, each result checked. */
+async function rawCalls(client, config) {
 	const results = new Array(config.items);
 	let next = 0;
 	const lane = async () => {
@@ -60,12 +62,54 @@ async function rawOnce(config) {
 		}
 	};
 	await Promise.all(Array.from({ length: Math.max(1, Math.min(config.concurrency, config.items)) }, lane));
+	return results;
+}
+
+async function rawOnce(config) {
+	const t0 = performance.now();
+	const transport = rawTransport(config);
+	const client = new Client({ name: 'bench-raw-client', version: '1.0.0' }, { capabilities: {} });
+	await client.connect(transport);
+	const t1 = performance.now();
+	const { tools } = await client.listTools();
+	if (!tools.some((t) => t.name === 'echo')) throw new Error('server has no echo tool');
+	const t2 = performance.now();
+	const results = await rawCalls(client, config);
 	const t3 = performance.now();
 	if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession();
 	await client.close();
 	const t4 = performance.now();
 	results.forEach((result, i) => check(i, result?.content?.[0]?.text));
 	return { connectMs: t1 - t0, listMs: t2 - t1, callsMs: t3 - t2, closeMs: t4 - t3, totalMs: t4 - t0 };
+}
+
+/** The raw client on a kept connection: connect and list once, then each run is only its calls. */
+async function rawKept(config, { warmup, warmupItems, reps, httpServerPid }) {
+	const transport = rawTransport(config);
+	const client = new Client({ name: 'bench-raw-client', version: '1.0.0' }, { capabilities: {} });
+	await client.connect(transport);
+	try {
+		const { tools } = await client.listTools();
+		if (!tools.some((t) => t.name === 'echo')) throw new Error('server has no echo tool');
+		for (let i = 0; i < warmup; i++) await rawCalls(client, { ...config, items: warmupItems ?? config.items });
+		const serverPid = config.transport === 'http' ? httpServerPid : transport.pid;
+		const runs = [];
+		for (let i = 0; i < reps; i++) {
+			global.gc?.();
+			const cpu0 = cpuTimes(process.pid).selfMs;
+			const server0 = serverPid ? cpuTimes(serverPid).selfMs : 0;
+			const t0 = performance.now();
+			const results = await rawCalls(client, config);
+			const callsMs = performance.now() - t0;
+			const cpuMs = cpuTimes(process.pid).selfMs - cpu0 + ((serverPid ? cpuTimes(serverPid).selfMs : 0) - server0);
+			results.forEach((result, j) => check(j, result?.content?.[0]?.text));
+			runs.push({ callsMs, cpuMs });
+		}
+		return runs;
+	} finally {
+		if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession();
+		await client.close();
+	}
 }
 
 /** What nodes/McpCallTool/execute.ts does per execution, minus n8n (parameters, items, binary). */
@@ -96,6 +140,11 @@ async function libOnce(config) {
 (async () => {
 	const results = [];
 	for (const config of input.configs) {
+		if (config.kept) {
+			if (config.client !== 'raw') throw new Error('kept: raw client only');
+			results.push({ ...config, runs: await rawKept(config, input) });
+			continue;
+		}
 		const once = config.client === 'lib' ? libOnce : rawOnce;
 		for (let i = 0; i < input.warmup; i++) await once({ ...config, items: input.warmupItems ?? config.items });
 		const runs = [];

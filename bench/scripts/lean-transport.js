@@ -25,7 +25,8 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { REPO, emitResult, median } = require('../lib/common');
+const { REPO, emitResult } = require('../lib/common');
+const { deriveLeanServer } = require('../lib/derive');
 const { startEverythingHttp } = require('../../test/e2e/lib/everything');
 const { startHttpServerProcess } = require('../../test/e2e/lib/httpServerProcess');
 const { freePort } = require('../../test/e2e/lib/net');
@@ -108,15 +109,8 @@ async function compare(url) {
 				offset += BATCH;
 			}
 		}
-		const side = (list) => ({ wallMs: median(list.map((b) => b.wall)), cpuMs: median(list.map((b) => b.cpu)) });
-		const paired = (key) => median(runs.lean.map((b, i) => runs.sdk[i][key] / b[key]));
-		return {
-			protocol: lean.connection.protocolVersion,
-			stacks,
-			lean: side(runs.lean),
-			sdk: side(runs.sdk),
-			ratio: { wall: paired('wall'), cpu: paired('cpu') },
-		};
+		// Every batch kept; the medians and ratios come from them (bench/lib/derive.js).
+		return deriveLeanServer({ protocol: lean.connection.protocolVersion, stacks, batches: runs });
 	} finally {
 		await lean.connection.close();
 		await sdk.connection.close();

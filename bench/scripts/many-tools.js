@@ -50,7 +50,7 @@ async function phase(fn) {
 		await fn();
 		warm.push(performance.now() - t);
 	}
-	return { result: kept, stats: { coldMs, warmMs: median(warm), retainedMb } };
+	return { result: kept, stats: { coldMs, warmMs: median(warm), warmSamples: warm, retainedMb } };
 }
 
 (async () => {
@@ -93,7 +93,7 @@ async function phase(fn) {
 			tools.map((tool) => compileArgumentValidator(tool.inputSchema));
 			cached.push(performance.now() - t);
 		}
-		phases.compileValidators = { coldMs: compileColdMs, warmMs: null, cachedMs: median(cached), retainedMb: compileRetainedMb };
+		phases.compileValidators = { coldMs: compileColdMs, warmMs: null, cachedMs: median(cached), cachedSamples: cached, retainedMb: compileRetainedMb };
 		if (validators.length !== COUNT) throw new Error('validators missing');
 
 		// What-ifs for proposed changes (not this package's code; for the report's proposals):

@@ -9,7 +9,8 @@
 // Output (last stdout line, JSON): { tools, fieldChars, runs: { benign: {...}, hostile: {...} }, hostileToBenign }
 
 const path = require('node:path');
-const { REPO, emitResult, median } = require('../lib/common');
+const { REPO, emitResult } = require('../lib/common');
+const { scanSummary } = require('../lib/derive');
 
 const DIST = path.join(REPO, 'dist', 'lib');
 const { buildCatalogYielding } = require(path.join(DIST, 'agent', 'catalog.js'));
@@ -48,8 +49,8 @@ async function withStallMeter(work) {
 			catalog.push(await withStallMeter(() => buildCatalogYielding([{ id: 'bench', name: 'bench', tools, trustAnnotations: false }])));
 			listTools.push(await withStallMeter(() => flagListedTools(hostileListing(COUNT, kind))));
 		}
-		const summary = (list) => ({ totalMs: median(list.map((r) => r.totalMs)), maxStallMs: Math.max(...list.map((r) => r.maxStallMs)), firstTotalMs: list[0].totalMs, firstMaxStallMs: list[0].maxStallMs, laterMaxStallMs: list.length > 1 ? Math.max(...list.slice(1).map((r) => r.maxStallMs)) : null });
-		runs[kind] = { catalog: summary(catalog), listTools: summary(listTools) };
+		// Every pass kept (scanSummary keeps them beside the medians; bench/lib/derive.js).
+		runs[kind] = { catalog: scanSummary(catalog), listTools: scanSummary(listTools) };
 	}
 	emitResult({
 		node: process.version,

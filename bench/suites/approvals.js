@@ -398,7 +398,8 @@ class ApprovalsBench {
 			mismatches: mismatches.length,
 			mismatchExamples: mismatches.slice(0, 5).map((c) => ({ seq: c.seq, tool: c.tool, arguments: c.arguments, expected: c.expected, actual: c.actual })),
 			timing: {
-				batches: batches.map((b) => ({ ...b, wallMs: Math.round(b.wallMs) })),
+				// Every batch kept as measured: the medians per call are recomputed from them (bench/lib/derive.js).
+				batches,
 				agentMsPerCall: median(batches.map((b) => b.agentMs / b.calls)),
 				wallMsPerCall: median(batches.map((b) => b.wallMs / b.calls)),
 			},

@@ -16,14 +16,15 @@ const { startEverythingHttp } = require('../../test/e2e/lib/everything');
 const { buildCredentials, CREDENTIAL_IDS } = require('../../test/e2e/lib/fixtures');
 const { freePorts } = require('../../test/e2e/lib/net');
 const processes = require('../../test/e2e/lib/processes');
-const { EVERYTHING_ENTRY, REPO, RUN_MARKER_NAME, log, median } = require('../lib/common');
+const { EVERYTHING_ENTRY, REPO, RUN_MARKER_NAME, log } = require('../lib/common');
+const { CALL_TOOL_ITEMS, analyseCallTool } = require('../lib/derive');
 const { runScript } = require('../lib/child');
 const { finishedExecutionAfter, latestExecutionId } = require('../lib/executions');
 const { installPeers } = require('../lib/peers');
 const { cpuTimes, sampleRss } = require('../lib/rss');
-const { ONE_EXECUTION_CREDENTIALS, WORKFLOW_ID, buildWorkflow, peerCredentials } = require('../lib/workflow');
+const { ONE_EXECUTION_CREDENTIALS, WORKFLOW_ID, buildWorkflow, coldCredentials, peerCredentials } = require('../lib/workflow');
 
-const ITEMS = 1000;
+const ITEMS = CALL_TOOL_ITEMS;
 const LOOP_ITEMS = 20;
 /** Measured runs of each raw SDK / library loop per round. */
 const RAW_PER_ROUND = 2;
@@ -36,9 +37,23 @@ function variants({ reps, loopReps }) {
 			['stdio', 'http'].flatMap((transport) =>
 				// Sequential runs are compared with the raw SDK client's within 1.25×: two samples a round,
 				// as the raw loop takes, so that the medians are over ten runs on each side.
-				[1, 8].map((concurrency) => ({ key: `ours-${transport}-c${concurrency}-${args}-1000`, kind: 'ours', transport, concurrency, items: ITEMS, reps, args, perRound: concurrency === 1 ? RAW_PER_ROUND : 1 })),
+				[1, 8].map((concurrency) => ({ key: `ours-${transport}-c${concurrency}-${args}-1000`, kind: 'ours', transport, concurrency, items: ITEMS, reps, args, keep: true, perRound: concurrency === 1 ? RAW_PER_ROUND : 1 })),
 			),
 		),
+		// The cold path at 1,000 items (Keep Server Running off: connect, for stdio spawn, per
+		// execution), compared with the raw client's whole run, which also connects and closes.
+		...['stdio', 'http'].map((transport) => ({
+			key: `ours-${transport}-c1-fields-cold-1000`,
+			kind: 'ours',
+			transport,
+			concurrency: 1,
+			items: ITEMS,
+			reps,
+			args: 'fields',
+			keep: false,
+			credential: `${transport}Cold`,
+			perRound: RAW_PER_ROUND,
+		})),
 		// One-item executions (the fixed cost per execution) are the one-execution part's
 		// (suites/oneExecution.js), with the cold path and the Agent beside them.
 		{ key: 'builtin-http-1000', kind: 'builtin', transport: 'http', concurrency: 1, items: ITEMS, reps },
@@ -191,9 +206,9 @@ class CallToolBench {
 	/** Services the workflow needs besides server-everything (none here). */
 	async startServices() {}
 
-	/** Credentials beside ours and the peers' (none here). */
-	moreCredentials() {
-		return [];
+	/** Credentials beside ours and the peers': ours with Keep Server Running off (the cold variants). */
+	moreCredentials(ours) {
+		return coldCredentials({ everythingUrl: this.everything.url, runMarker: this.runMarker, ours });
 	}
 
 	/** Throws unless the webhook's response is what the variant must answer. */
@@ -257,6 +272,8 @@ class CallToolBench {
 				for (const concurrency of [1, 8]) configs.push({ client, transport, url: transport === 'http' ? this.everything.url : undefined, items: ITEMS, concurrency });
 			}
 		}
+		// The raw client on a kept connection (its runs are only the calls): what our node on a kept connection is compared with.
+		for (const transport of ['stdio', 'http']) configs.push({ client: 'raw', transport, url: transport === 'http' ? this.everything.url : undefined, items: ITEMS, concurrency: 1, kept: true });
 		const output = await this.track(() =>
 			runScript(this.node24, 'call-loop.js', { configs, warmup: 1, warmupItems: ITEMS, reps: RAW_PER_ROUND, httpServerPid: this.everything.pid }, { env: { [RUN_MARKER_NAME]: this.runId } }),
 		);
@@ -293,9 +310,9 @@ class CallToolBench {
 	/** The same work without n8n, once a round (collected into `raw`, keyed by configuration). */
 	async rawRound(raw, round, rounds) {
 		for (const result of await this.runClientLoops()) {
-			const key = `${result.client}-${result.transport}-c${result.concurrency}-${result.items}`;
+			const key = `${result.client}-${result.transport}-c${result.concurrency}${result.kept ? '-kept' : ''}-${result.items}`;
 			(raw[key] ??= { ...result, runs: [] }).runs.push(...result.runs);
-			for (const run of result.runs) log(`round ${round + 1}/${rounds}: ${key}: total ${Math.round(run.totalMs)} ms (calls ${Math.round(run.callsMs)} ms)`);
+			for (const run of result.runs) log(`round ${round + 1}/${rounds}: ${key}: ${result.kept ? '' : `total ${Math.round(run.totalMs)} ms, `}calls ${Math.round(run.callsMs)} ms`);
 		}
 	}
 
@@ -308,65 +325,9 @@ class CallToolBench {
 	async stopServices() {}
 }
 
-/** Medians and per-call figures for the report. */
+/** Medians and per-call figures for the report (bench/lib/derive.js), with every sample they come from. */
 function analyse(bench, { samples, raw }) {
-	const empty = samples['empty-1000'] ?? [];
-	const emptyWall = median(empty.map((s) => s.wallMs));
-	const emptyCpu = median(empty.map((s) => s.cpuMs));
-	const variantsOut = bench.variants.map((variant) => {
-		const list = samples[variant.key];
-		const nodeMs = median(list.map((s) => s.nodeMs));
-		const wallMs = median(list.map((s) => s.wallMs));
-		const calls = variant.items;
-		const rssPeakDelta = median(list.map((s) => Math.max(s.rss.peakSampled, s.rss.peakKernel ?? 0) - s.rss.before));
-		return {
-			key: variant.key,
-			kind: variant.kind,
-			transport: variant.transport ?? null,
-			concurrency: variant.concurrency ?? null,
-			args: variant.args ?? null,
-			items: variant.items,
-			reps: list.length,
-			nodeMs,
-			nodeMsAll: list.map((s) => s.nodeMs),
-			perCallMs: variant.kind === 'empty' ? null : nodeMs / calls,
-			wallMs,
-			wallPerCallMinusEmptyMs: variant.kind === 'empty' || variant.items !== ITEMS ? null : (wallMs - emptyWall) / calls,
-			executionMs: median(list.map((s) => s.executionMs)),
-			cpuMs: median(list.map((s) => s.cpuMs)),
-			cpuPerCallMinusEmptyMs: variant.kind === 'empty' ? null : (median(list.map((s) => s.cpuMs)) - (variant.items === ITEMS ? emptyCpu : 0)) / calls,
-			executionDataChars: median(list.map((s) => s.executionDataChars)),
-			rss: {
-				beforeMb: median(list.map((s) => s.rss.before)) / 2 ** 20,
-				peakMb: median(list.map((s) => Math.max(s.rss.peakSampled, s.rss.peakKernel ?? 0))) / 2 ** 20,
-				peakDeltaMb: rssPeakDelta / 2 ** 20,
-				peakDeltaMaxMb: Math.max(...list.map((s) => Math.max(s.rss.peakSampled, s.rss.peakKernel ?? 0) - s.rss.before)) / 2 ** 20,
-				kernelPeak: list.every((s) => s.rss.peakKernel !== null),
-			},
-		};
-	});
-	const rawOut = Object.entries(raw).map(([key, r]) => {
-		const phase = (name) => median(r.runs.map((run) => run[name]));
-		return {
-			key,
-			client: r.client,
-			transport: r.transport,
-			concurrency: r.concurrency,
-			items: r.items,
-			reps: r.runs.length,
-			totalMs: phase('totalMs'),
-			totalMsAll: r.runs.map((run) => run.totalMs),
-			connectMs: phase('connectMs'),
-			listMs: phase('listMs'),
-			callsMs: phase('callsMs'),
-			closeMs: phase('closeMs'),
-			perCallMs: phase('totalMs') / r.items,
-			perCallCallsOnlyMs: phase('callsMs') / r.items,
-			cpuMs: phase('cpuMs'),
-			cpuPerCallMs: phase('cpuMs') / r.items,
-		};
-	});
-	return { emptyWallMs: emptyWall, emptyCpuMs: emptyCpu, variants: variantsOut, raw: rawOut };
+	return { ...analyseCallTool(bench.variants, samples, raw), samples, rawRuns: raw };
 }
 
 /** Sets up n8n, measures and analyses; a failure carries the bench (for its processes and log). */

@@ -17,7 +17,8 @@
 const path = require('node:path');
 
 const processes = require('../../test/e2e/lib/processes');
-const { RUN_MARKER_NAME, log, median, summary } = require('../lib/common');
+const { RUN_MARKER_NAME, log } = require('../lib/common');
+const { analyseOneExecution } = require('../lib/derive');
 const { runScript } = require('../lib/child');
 const { oneExecutionCredentials } = require('../lib/workflow');
 const { CallToolBench, runSuite } = require('./callTool');
@@ -125,7 +126,7 @@ class OneExecutionBench extends CallToolBench {
 	/** Once a round: one call on a kept connection through our library and through the raw SDK client, no n8n. */
 	async rawRound(raw, round, rounds) {
 		const output = await this.track(() =>
-			runScript(this.node24, 'warm-execution.js', { url: this.everything.url, reps: RAW_CALLS_PER_ROUND, coldReps: 0, keepSamples: true }, { env: { [RUN_MARKER_NAME]: this.runId } }),
+			runScript(this.node24, 'warm-execution.js', { url: this.everything.url, reps: RAW_CALLS_PER_ROUND, coldReps: 0 }, { env: { [RUN_MARKER_NAME]: this.runId } }),
 		);
 		for (const [key, value] of Object.entries(output.results)) {
 			(raw[key] ??= []).push(...value.ms);
@@ -133,28 +134,10 @@ class OneExecutionBench extends CallToolBench {
 		}
 	}
 
+	/** Medians from the samples (bench/lib/derive.js), which are kept beside them. */
 	analyse({ samples, raw }) {
-		const variantsOut = this.variants.map((variant) => {
-			const list = samples[variant.key];
-			const out = {
-				key: variant.key,
-				part: variant.part,
-				kind: variant.kind,
-				transport: variant.transport,
-				keep: variant.keep ?? null,
-				reps: list.length,
-				nodeMs: median(list.map((s) => s.nodeMs)),
-				nodeMsAll: list.map((s) => s.nodeMs),
-				wallMs: median(list.map((s) => s.wallMs)),
-				wallMsAll: list.map((s) => Math.round(s.wallMs * 10) / 10),
-				executionMs: median(list.map((s) => s.executionMs)),
-				cpuMs: median(list.map((s) => s.cpuMs)),
-			};
-			if (list[0]?.rootSumMs !== undefined) out.rootSumMs = median(list.map((s) => s.rootSumMs));
-			return out;
-		});
-		const noN8n = Object.fromEntries(Object.entries(raw).map(([key, ms]) => [key, summary(ms)]));
-		return { variants: variantsOut, noN8n, rawCallsPerRound: RAW_CALLS_PER_ROUND, agentModel: AGENT_MODEL };
+		const { variants: variantsOut, noN8n } = analyseOneExecution(this.variants, samples, raw);
+		return { variants: variantsOut, noN8n, samples, noN8nSamples: raw, rawCallsPerRound: RAW_CALLS_PER_ROUND, agentModel: AGENT_MODEL };
 	}
 }
 
