@@ -40,21 +40,28 @@ function hasWaitingTasks(run: PausedRun): boolean {
  */
 const WAIT_TIMER_SLACK_MS = 5_000;
 
-/** The request's wakeAt has come (a request without one is never due). */
-function taskWakeDue(request: Record<string, unknown>, soon: Date): boolean {
+/**
+ * The request's wakeAt has come (a request without one is never due). n8n's timer resumes at its
+ * time, not early; the slack is far below the shortest wake (MIN_TASK_WAKE_MS), so a request
+ * wired straight back is never taken for one woken by its timer.
+ */
+const TASK_WAKE_SLACK_MS = 1_000;
+
+function taskWakeDue(request: Record<string, unknown>, now: Date): boolean {
 	const wakeAt = typeof request.wakeAt === 'string' ? Date.parse(request.wakeAt) : NaN;
-	return Number.isFinite(wakeAt) && wakeAt <= soon.getTime();
+	return Number.isFinite(wakeAt) && wakeAt <= now.getTime() + TASK_WAKE_SLACK_MS;
 }
 
-export function isWiredStraightBack(items: Array<Record<string, unknown>>, context: Pick<ResumeContext, 'store' | 'now'>): boolean {
+/** `fromApprovalNode`: the items come straight from MCP Approval, which passes requests on only at its timer or a task wake. */
+export function isWiredStraightBack(items: Array<Record<string, unknown>>, context: Pick<ResumeContext, 'store' | 'now' | 'fromApprovalNode'>): boolean {
 	const requests = items.filter((item): item is Record<string, unknown> & { approvalId: string } => isApprovalRequest(item));
 	if (requests.length === 0 || items.some(isApprovalDecision)) return false;
 	// n8n's wait timer may fire a moment before the expiry it was set to: a few seconds of slack.
 	const soon = new Date(context.now.getTime() + WAIT_TIMER_SLACK_MS);
 	return requests.every((request) => {
 		const run = peekPausedRun(context.store, request.approvalId);
-		// A request whose tasks are due for a check came back by MCP Approval's timer, as expected.
-		if (run !== undefined && hasWaitingTasks(run) && taskWakeDue(request, soon)) return false;
+		// A request whose tasks are due for a check came back by MCP Approval's timer or task wake, as expected.
+		if (run !== undefined && hasWaitingTasks(run) && (context.fromApprovalNode === true || taskWakeDue(request, context.now))) return false;
 		return run !== undefined && !isExpired(run, soon);
 	});
 }

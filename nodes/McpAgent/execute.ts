@@ -406,7 +406,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 			executionId: typeof this.getExecutionId === 'function' ? this.getExecutionId() : undefined,
 			canPauseForTasks: approvalNodeFollows(this),
 		};
-		if (isWiredStraightBack(items.map((item) => item.json as Record<string, unknown>), { store, now: new Date() })) {
+		if (isWiredStraightBack(items.map((item) => item.json as Record<string, unknown>), { store, now: new Date(), fromApprovalNode: shared.provenance.fromApprovalNode })) {
 			throw new NodeOperationError(this.getNode(), 'A pending approval came back before it expired, and nothing was decided', {
 				description: 'Connect "Needs Approval" to an MCP Approval node (or a send-and-wait node), not straight back to this node.',
 			});

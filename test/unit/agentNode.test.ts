@@ -25,6 +25,8 @@ jest.mock('../../lib/providers/clients', () => ({ createModelClient: () => model
 const mcpCalls: Array<{ name: string; args: unknown }> = [];
 const mcpOptions: Array<Record<string, unknown>> = [];
 let serversClosed = 0;
+/** Checks of the fake server's long task ('/long'): it still runs on the first, completes on the second. */
+let taskChecks = 0;
 jest.mock('../../lib/agent/servers', () => {
 	const actual = jest.requireActual('../../lib/agent/servers');
 	return {
@@ -39,13 +41,25 @@ jest.mock('../../lib/agent/servers', () => {
 						for (let i = 1; i <= 50; i++) onProgress({ progress: i, total: 50, message: `scanning ${i}` });
 					}
 					if ((args as { path?: string }).path === '/denied') return { kind: 'result', result: { isError: true, content: [{ type: 'text', text: 'permission denied' }] } };
+					const tasks = options.tasks as { handOffAfterMs?: number; onStatus?: (state: unknown) => void } | undefined;
+					if ((args as { path?: string }).path === '/long' && tasks?.handOffAfterMs !== undefined) {
+						tasks.onStatus?.({ taskId: 'task-9', status: 'working', ttl: null, createdAt: '', lastUpdatedAt: '' });
+						return { kind: 'task_running', task: { taskId: 'task-9', protocol: '2026-07-28', status: 'working', pollIntervalMs: 2000, deadline: Date.now() + 600_000, limit: 'Max Task Wait (600 s)' } };
+					}
 					return { kind: 'result', result: { content: [{ type: 'text', text: `listing of ${JSON.stringify(args)}` }] } };
+				},
+				resumeTask: async (_name: string, task: Record<string, unknown>, options: { tasks?: { onStatus?: (state: unknown) => void } } = {}) => {
+					taskChecks++;
+					const status = taskChecks < 2 ? 'working' : 'completed';
+					options.tasks?.onStatus?.({ taskId: task.taskId, status, statusMessage: `check ${taskChecks}`, ttl: null, createdAt: '', lastUpdatedAt: '' });
+					if (status === 'working') return { kind: 'task_running', task: { ...task, statusMessage: `check ${taskChecks}` } };
+					return { kind: 'result', result: { content: [{ type: 'text', text: 'the long listing' }] } };
 				},
 				close: async () => undefined,
 			};
 			const servers = handles.map((h) => ({ id: h.name, name: h.name, tools: [{ name: 'list_files', inputSchema: { type: 'object', properties: { path: { type: 'string' } } }, annotations: { readOnlyHint: true } }], trustAnnotations: true }));
 			const { tools, withheld } = buildCatalog(servers, options as never);
-			return { connections: new Map(handles.map((h) => [h.name, connection])), catalog: tools, outputSchemas: new Map(), withheld, instructions: [], relist: async () => undefined, close: async () => void serversClosed++ };
+			return { connections: new Map(handles.map((h) => [h.name, connection])), catalog: tools, outputSchemas: new Map(), withheld, instructions: [], relist: async () => undefined, close: async () => void serversClosed++, durable: new Set(handles.map((h) => h.name)) };
 		},
 	};
 });
@@ -576,6 +590,67 @@ describe('resume routes', () => {
 		expect(done).toEqual([]);
 		expect(again[0].json).toMatchObject({ approvalId: request.approvalId, notice: expect.stringContaining('without a decision') });
 		expect(code.calls).toEqual([]);
+	});
+});
+
+describe('a tool call that becomes a long MCP task (the durable task wait)', () => {
+	beforeEach(() => {
+		taskChecks = 0;
+	});
+
+	/** Paused for the task: the Needs Approval item of the first run. */
+	async function pausedForTask() {
+		scriptModel([toolUse([{ id: 'c1', name: 'list_files', input: { path: '/long' } }]), (body) => answer(`got: ${JSON.stringify(body.messages).includes('the long listing')}`)]);
+		const first = fakeContext({ items: [{ chatInput: 'list the big folder' }], tools: [filesServer()], approvalNode: {}, params: { options: { taskPauseAfter: 1 } } });
+		const [done, needsApproval] = await run(first);
+		expect(done).toEqual([]);
+		return { first, request: needsApproval[0].json as Record<string, any> };
+	}
+
+	/** The request as MCP Approval passes it back when its wait timer ends (at wakeAt). */
+	const atWake = (request: Record<string, any>) => ({ ...request, wakeAt: new Date().toISOString() });
+
+	it('pauses with the task, pauses again under the same approval and link while it runs, then gives the model the result once', async () => {
+		const { first, request } = await pausedForTask();
+		expect(request.calls).toEqual([]);
+		expect(request.tasks).toEqual([expect.objectContaining({ callId: 'c1', server: 'Files', tool: 'list_files', taskId: 'task-9', status: 'working' })]);
+		expect(request.taskWakeHash).toMatch(/^[0-9a-f]{64}$/);
+		expect(Date.parse(request.wakeAt)).toBeGreaterThan(Date.now());
+		expect(request.output).toBe('Waiting for a tool that runs as a long task before I can continue.');
+		expect(JSON.stringify(first.nodeContext)).not.toContain('secret');
+
+		// The wait timer: the task still runs; the same approval and review link go out again, with the new status.
+		const [done, again] = await run(fakeContext({ items: [atWake(request)], tools: [filesServer()], approvalNode: {}, nodeContext: first.nodeContext }));
+		expect(done).toEqual([]);
+		const second = again[0].json as Record<string, any>;
+		expect([second.approvalId, second.reviewUrl, second.expiresAt]).toEqual([request.approvalId, request.reviewUrl, request.expiresAt]);
+		expect(second.tasks[0]).toMatchObject({ taskId: 'task-9', status: 'working', statusMessage: 'check 1' });
+		expect(second.taskWakeHash).not.toBe(request.taskWakeHash);
+		expect(model.requests).toHaveLength(1);
+
+		// The next wake: completed; the result reaches the model once, the call never went to the server again.
+		const [finished, none] = await run(fakeContext({ items: [atWake(second)], tools: [filesServer()], approvalNode: {}, nodeContext: first.nodeContext }));
+		expect(none).toEqual([]);
+		expect(finished[0].json.output).toBe('got: true');
+		expect(model.requests).toHaveLength(2);
+		expect(mcpCalls.filter((c) => c.name === 'list_files')).toHaveLength(1);
+		expect((finished[0].json.toolCalls as Array<Record<string, any>>)[0]).toMatchObject({ tool: 'list_files', isError: false, task: { taskId: 'task-9', status: 'completed' } });
+
+		// A replay of a woken request changes nothing: its run went on already.
+		const [replayed, nothing] = await run(fakeContext({ items: [atWake(second)], tools: [filesServer()], approvalNode: {}, nodeContext: first.nodeContext }));
+		expect([replayed, nothing]).toEqual([[], []]);
+	});
+
+	it('a request wired straight back before its wake is refused (it would check the task in a loop)', async () => {
+		const { first, request } = await pausedForTask();
+		await expect(run(fakeContext({ items: [request], tools: [filesServer()], approvalNode: {}, nodeContext: first.nodeContext }))).rejects.toThrow(/came back before it expired/);
+		expect(taskChecks).toBe(0);
+	});
+
+	it('without an MCP Approval node after the Agent, nothing hands the task off: the Agent waits in place', async () => {
+		scriptModel([toolUse([{ id: 'c1', name: 'list_files', input: { path: '/long' } }]), answer('done')]);
+		await run(fakeContext({ items: [{ chatInput: 'list' }], tools: [filesServer()], approvalNode: null }));
+		expect(mcpOptions.at(-1)?.tasks).not.toHaveProperty('handOffAfterMs');
 	});
 });
 
