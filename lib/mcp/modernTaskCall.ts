@@ -1,11 +1,11 @@
 import type { Client, StandardSchemaV1 } from '@modelcontextprotocol/client';
 import { quoteToolName } from '../tools/toolNameRule';
-import { awaitTask, CANCEL_GRACE_MS, type RunningTask, type TaskChannel, type TaskState } from './toolTask';
+import { awaitTask, lastKnownState, type RunningTask, type TaskChannel, type TaskState } from './toolTask';
 import { parseModernTaskState } from './modernTask';
 import { describeInputRequest, ROOTS_NOT_GIVEN, SAMPLING_DECLINED, taskInputDeclinedNote } from './inputRequestMessages';
 import { rootsListResult, type McpRoot } from './roots';
 import type { DeclinedRequest } from './legacyInputRequests';
-import { waitOptions, type TaskCallOptions } from './taskCall';
+import { statusRequests, waitOptions, type TaskCallOptions } from './taskCall';
 import { McpAgentError } from '../errors';
 
 /**
@@ -47,8 +47,7 @@ export function resumeModernTask(
 	task: RunningTask,
 	options: ModernTaskFollowOptions,
 ): Promise<{ value: Record<string, unknown>; declined?: DeclinedRequest[] }> {
-	const last: TaskState = { taskId: task.taskId, status: task.status, ttl: null, pollInterval: task.pollIntervalMs, createdAt: '', lastUpdatedAt: '' };
-	return followFrom(connection, name, last, options, { deadline: task.deadline, limit: task.limit });
+	return followFrom(connection, name, lastKnownState(task), options, { deadline: task.deadline, limit: task.limit });
 }
 
 async function followFrom(
@@ -62,9 +61,8 @@ async function followFrom(
 	const requestOptions = (timeout: number, signal?: AbortSignal) => ({ timeout, ...(signal ? { signal } : {}) });
 	const declined: DeclinedRequest[] = [];
 	const answeredKeys = new Set<string>();
-	const phase = `following the task of tool ${quoted}`;
 	const channel: TaskChannel = {
-		get: (taskId, signal) => connection.request(phase, (client) => client.request({ method: 'tasks/get', params: { taskId } }, AS_SENT, requestOptions(options.timeoutMs, signal))),
+		...statusRequests(connection, name, options.timeoutMs),
 		parse: (raw, expectedId) => parseModernTaskState(name, raw, 'tasks/get', expectedId),
 		// Never called: tasks/get carries the result (awaitTask takes state.result).
 		result: () => Promise.reject(new McpAgentError(`The task of tool ${quoted} completed without its result`, { code: 'remote' })),
@@ -75,11 +73,6 @@ async function followFrom(
 				client.request({ method: 'tasks/update', params: { taskId: state.taskId, inputResponses: responses } }, AS_SENT, requestOptions(options.timeoutMs, signal)),
 			);
 		},
-		// Not under the call's signal: it is what an aborted call sends on its way out.
-		cancel: (taskId) =>
-			connection.request(`cancelling the task of tool ${quoted}`, (client) =>
-				client.request({ method: 'tasks/cancel', params: { taskId } }, AS_SENT, { timeout: CANCEL_GRACE_MS }),
-			),
 	};
 	const value = await awaitTask(created, channel, { ...waitOptions(name, options, '2026-07-28'), ...(resumed ? { resumed } : {}) });
 	return declined.length ? { value, declined } : { value };

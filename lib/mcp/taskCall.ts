@@ -2,7 +2,7 @@ import { specTypeSchemas, type Client, type StandardSchemaV1 } from '@modelconte
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { quoteToolName } from '../tools/toolNameRule';
 import { toolResultValidator } from './legacyToolCall';
-import { awaitTask, CANCEL_GRACE_MS, parseTaskState, taskRequestMetadata, type RunningTask, type TaskChannel, type TaskState, type TaskTimers } from './toolTask';
+import { awaitTask, CANCEL_GRACE_MS, lastKnownState, parseTaskState, taskRequestMetadata, type RunningTask, type TaskChannel, type TaskState, type TaskTimers } from './toolTask';
 import type { DeclinedRequest } from './legacyInputRequests';
 import { McpAgentError } from '../errors';
 
@@ -98,9 +98,8 @@ export function resumeLegacyTask(
 	task: RunningTask,
 	options: TaskCallOptions,
 ): Promise<{ value: Record<string, unknown>; declined?: DeclinedRequest[] }> {
-	const last: TaskState = { taskId: task.taskId, status: task.status, ttl: null, pollInterval: task.pollIntervalMs, createdAt: '', lastUpdatedAt: '' };
 	return connection.trackLegacyInput(() =>
-		awaitTask(last, legacyTaskChannel(connection, name, options), { ...waitOptions(name, options, '2025-11-25'), resumed: { deadline: task.deadline, limit: task.limit } }),
+		awaitTask(lastKnownState(task), legacyTaskChannel(connection, name, options), { ...waitOptions(name, options, '2025-11-25'), resumed: { deadline: task.deadline, limit: task.limit } }),
 	);
 }
 
@@ -108,11 +107,9 @@ export function resumeLegacyTask(
 function legacyTaskChannel(connection: TaskCallChannel, name: string, options: TaskCallOptions): TaskChannel {
 	const quoted = quoteToolName(name);
 	const requestOptions = (timeout: number, signal?: AbortSignal) => ({ timeout, ...(signal ? { signal } : {}) });
-	const phase = `following the task of tool ${quoted}`;
 	const watchTask = connection.watchTask?.bind(connection);
 	return {
-		get: (taskId, signal) =>
-			connection.request(phase, (client) => client.request({ method: 'tasks/get', params: { taskId } }, AS_SENT, requestOptions(options.timeoutMs, signal))),
+		...statusRequests(connection, name, options.timeoutMs),
 		result: (taskId, timeoutMs, signal) =>
 			connection.request(`fetching the result of the task of tool ${quoted}`, (client) =>
 				client.request(
@@ -122,6 +119,17 @@ function legacyTaskChannel(connection: TaskCallChannel, name: string, options: T
 				),
 			) as Promise<Record<string, unknown>>,
 		...(watchTask ? { watch: watchTask } : {}),
+	};
+}
+
+/** tasks/get and tasks/cancel, the same on both protocols (the answers are checked by the caller's parse). */
+export function statusRequests(connection: Pick<TaskCallChannel, 'request'>, name: string, timeoutMs: number): Pick<TaskChannel, 'get' | 'cancel'> {
+	const quoted = quoteToolName(name);
+	return {
+		get: (taskId, signal) =>
+			connection.request(`following the task of tool ${quoted}`, (client) =>
+				client.request({ method: 'tasks/get', params: { taskId } }, AS_SENT, { timeout: timeoutMs, ...(signal ? { signal } : {}) }),
+			),
 		// Not under the call's signal: it is what an aborted call sends on its way out.
 		cancel: (taskId) =>
 			connection.request(`cancelling the task of tool ${quoted}`, (client) =>

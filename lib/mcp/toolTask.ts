@@ -76,6 +76,11 @@ export interface RunningTask {
 	limit: string;
 }
 
+/** The last known state of a handed-off task, where a later check starts from (resumed waits ask the server at once). */
+export function lastKnownState(task: RunningTask): TaskState {
+	return { taskId: task.taskId, status: task.status, ttl: null, pollInterval: task.pollIntervalMs, createdAt: '', lastUpdatedAt: '' };
+}
+
 const HANDED_OFF_MARKER = Symbol.for('n8n-nodes-mcp-agent.error.TaskHandedOff');
 
 /**
