@@ -120,9 +120,13 @@ export function runnableCalls(phase: RunToolsPhase): PlannedCall[] {
 	);
 }
 
-/** Calls that ran and became MCP tasks still running: they are checked, never run again. */
+/**
+ * Calls that ran and became MCP tasks still running: they are checked, never run again. A task
+ * that asked a person for input waits for the person first (awaitingPerson), then is checked with
+ * the answers.
+ */
 export function waitingTasks(phase: RunToolsPhase): PlannedCall[] {
-	return phase.calls.filter((call) => call.task !== undefined && !call.rejection && !Object.hasOwn(phase.outcomes, call.id));
+	return phase.calls.filter((call) => call.task !== undefined && !call.rejection && call.input?.status !== 'pending' && !Object.hasOwn(phase.outcomes, call.id));
 }
 
 /** Calls waiting for a person's input (the server asked for it during the call). */

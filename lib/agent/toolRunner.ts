@@ -56,6 +56,8 @@ export interface ToolRunnerOptions {
 		handOffAfterMs?: number;
 		/** ...only for calls to these servers (absent: all); the others wait in place up to maxWaitMs. */
 		handOffServers?: ReadonlySet<string>;
+		/** A 2026-07-28 task's questions for a person pause the run for them (TaskCallPolicy.askPerson) instead of being declined. */
+		askPerson?: boolean;
 		/** A check takes the outcome this process already followed to its end (lib/agent/taskWatch.ts), if any, instead of asking the server. */
 		watched?: (server: string, taskId: string, onStatus?: (state: TaskState) => void) => Promise<InteractiveToolCallOutcome> | undefined;
 	};
@@ -93,9 +95,10 @@ const defaultCallTool: InteractiveToolCall = (connection, name, args, options) =
 
 /** The task policy of one call: hand-off only to the servers that allow it. */
 function callTaskPolicy(tasks: NonNullable<ToolRunnerOptions['tasks']>, serverId: string, onStatus: (state: TaskState) => void): TaskCallPolicy {
-	const { handOffServers, handOffAfterMs, watched: _watched, ...policy } = tasks;
+	const { handOffServers, handOffAfterMs, askPerson, watched: _watched, ...policy } = tasks;
 	const handsOff = handOffAfterMs !== undefined && (!handOffServers || handOffServers.has(serverId));
-	return { ...policy, onStatus, ...(handsOff ? { handOffAfterMs } : {}) };
+	// A person can only be asked by a run that can pause for the task: elsewhere its questions are declined.
+	return { ...policy, onStatus, ...(handsOff ? { handOffAfterMs, ...(askPerson ? { askPerson } : {}) } : {}) };
 }
 
 /** A call whose task still runs (PlannedCall.task) is checked, never sent again. */
@@ -219,7 +222,10 @@ function runOne(call: PlannedCall, options: ToolRunnerOptions, run: ToolRunResul
 				}
 				if (outcome?.kind === 'task_running') {
 					setEntry(durations, call.id, Math.round(performance.now() - started));
-					setEntry((run.running ??= {}), call.id, outcome.task);
+					const { inputRequests, ...task } = outcome.task;
+					setEntry((run.running ??= {}), call.id, task);
+					// The task asks a person (askPerson): the run pauses for the input as for a call's own request.
+					if (inputRequests && Object.keys(inputRequests).length > 0) (run.inputRequired ??= []).push({ id: call.id, inputRequests });
 					return undefined;
 				}
 				const result = outcome.result;

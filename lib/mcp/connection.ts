@@ -244,6 +244,7 @@ export class McpConnection {
 			signal: options.signal,
 			onProgress: options.onProgress,
 			tasks: options.tasks,
+			continuation: options.continuation,
 			publicOnly: true,
 		});
 	}

@@ -202,6 +202,7 @@ function taskWaitOptions(tasks: NonNullable<InternalCallOptions['tasks']>, timeo
 		...(tasks.timers ? { timers: tasks.timers } : {}),
 		...(tasks.onStatus ? { onStatus: tasks.onStatus } : {}),
 		...(tasks.handOffAfterMs !== undefined ? { handOffAfterMs: tasks.handOffAfterMs } : {}),
+		...(tasks.askPerson ? { askPerson: true } : {}),
 	};
 }
 
@@ -234,7 +235,11 @@ export function resumeTaskInteractively(
 	const asCompleted = completedBy(tool, options.publicOnly === true);
 	const following =
 		task.protocol === '2026-07-28'
-			? resumeModernTask(connection, name, task, { ...waitOptions, ...(hasRoots(connection.config) ? { roots: connection.config.roots } : {}) })
+			? resumeModernTask(connection, name, task, {
+					...waitOptions,
+					...(hasRoots(connection.config) ? { roots: connection.config.roots } : {}),
+					...(options.continuation ? { inputResponses: options.continuation.inputResponses } : {}),
+				})
 			: resumeLegacyTask(connection, name, task, waitOptions);
 	return following.then(asCompleted, stillRunning);
 }

@@ -22,6 +22,8 @@ export interface ModernTaskCallChannel {
 export interface ModernTaskFollowOptions extends TaskCallOptions {
 	/** The credential's roots: a task asking for them gets them, as a plain call would. */
 	roots?: readonly McpRoot[];
+	/** A person's answers to the task's questions (a check after they answered): sent first, with tasks/update. */
+	inputResponses?: Record<string, unknown>;
 }
 
 /** Takes the answer as it came: it is checked here, with messages that say what was wrong. */
@@ -47,7 +49,7 @@ export function resumeModernTask(
 	task: RunningTask,
 	options: ModernTaskFollowOptions,
 ): Promise<{ value: Record<string, unknown>; declined?: DeclinedRequest[] }> {
-	return followFrom(connection, name, lastKnownState(task), options, { deadline: task.deadline, limit: task.limit });
+	return followFrom(connection, name, lastKnownState(task), options, { deadline: task.deadline, limit: task.limit }, task.taskId);
 }
 
 async function followFrom(
@@ -56,19 +58,33 @@ async function followFrom(
 	created: TaskState,
 	options: ModernTaskFollowOptions,
 	resumed?: Pick<RunningTask, 'deadline' | 'limit'>,
+	resumedId?: string,
 ): Promise<{ value: Record<string, unknown>; declined?: DeclinedRequest[] }> {
 	const quoted = quoteToolName(name);
 	const requestOptions = (timeout: number, signal?: AbortSignal) => ({ timeout, ...(signal ? { signal } : {}) });
 	const declined: DeclinedRequest[] = [];
-	const answeredKeys = new Set<string>();
+	// Keys a person answered are not asked again while the server still lists them (it takes a moment to take the answer).
+	const answeredKeys = new Set<string>(Object.keys(options.inputResponses ?? {}));
+	if (resumedId && options.inputResponses && Object.keys(options.inputResponses).length > 0) {
+		await connection.request(`answering the input requests of the task of tool ${quoted}`, (client) =>
+			client.request({ method: 'tasks/update', params: { taskId: resumedId, inputResponses: options.inputResponses } }, AS_SENT, requestOptions(options.timeoutMs, options.signal)),
+		);
+	}
 	const channel: TaskChannel = {
 		...statusRequests(connection, name, options.timeoutMs),
 		parse: (raw, expectedId) => parseModernTaskState(name, raw, 'tasks/get', expectedId),
 		// Never called: tasks/get carries the result (awaitTask takes state.result).
 		result: () => Promise.reject(new McpAgentError(`The task of tool ${quoted} completed without its result`, { code: 'remote' })),
 		answerInput: async (state, signal) => {
-			const responses = answerInputRequests(name, state, answeredKeys, declined, options.roots);
-			if (Object.keys(responses).length === 0) return;
+			const forPerson = options.askPerson ? personRequests(state, answeredKeys) : undefined;
+			const responses = answerInputRequests(name, state, answeredKeys, declined, options.roots, forPerson);
+			if (Object.keys(responses).length > 0) {
+				await connection.request(`answering the input requests of the task of tool ${quoted}`, (client) =>
+					client.request({ method: 'tasks/update', params: { taskId: state.taskId, inputResponses: responses } }, AS_SENT, requestOptions(options.timeoutMs, signal)),
+				);
+			}
+			if (forPerson && Object.keys(forPerson).length > 0) return { forPerson };
+			return;
 			await connection.request(`answering the input requests of the task of tool ${quoted}`, (client) =>
 				client.request({ method: 'tasks/update', params: { taskId: state.taskId, inputResponses: responses } }, AS_SENT, requestOptions(options.timeoutMs, signal)),
 			);
@@ -78,16 +94,34 @@ async function followFrom(
 	return declined.length ? { value, declined } : { value };
 }
 
+/** The task's questions for a person (form and link elicitation) not answered yet, keyed as the server keyed them. */
+function personRequests(state: TaskState, answered: Set<string>): NonNullable<RunningTask['inputRequests']> {
+	const entries: Array<[string, { method: string; params?: Record<string, unknown> }]> = [];
+	for (const [key, request] of Object.entries(state.inputRequests ?? {})) {
+		const { method, params } = (request ?? {}) as { method?: unknown; params?: Record<string, unknown> };
+		if (answered.has(key) || method !== 'elicitation/create') continue;
+		entries.push([key, { method, ...(params ? { params } : {}) }]);
+	}
+	return Object.fromEntries(entries);
+}
+
 /**
  * The `inputResponses` for an input_required task, each key once (the server repeats outstanding
  * requests on every poll until it has taken the answer): elicitation declined with a note, as MCP
  * Call Tool does on 2025-era servers; roots given when the credential names some. Sampling, or
  * roots without any, cannot be declined within the protocol: the wait ends (and the task is cancelled).
  */
-export function answerInputRequests(tool: string, state: TaskState, answered: Set<string>, declined: DeclinedRequest[], roots?: readonly McpRoot[]): Record<string, unknown> {
+export function answerInputRequests(
+	tool: string,
+	state: TaskState,
+	answered: Set<string>,
+	declined: DeclinedRequest[],
+	roots?: readonly McpRoot[],
+	forPerson?: Record<string, unknown>,
+): Record<string, unknown> {
 	const responses: Array<[string, unknown]> = [];
 	for (const [key, request] of Object.entries(state.inputRequests ?? {})) {
-		if (answered.has(key)) continue;
+		if (answered.has(key) || (forPerson && Object.hasOwn(forPerson, key))) continue;
 		const { method, params } = (request ?? {}) as { method?: unknown; params?: Record<string, unknown> };
 		if (method === 'elicitation/create') {
 			const asked = describeInputRequest('elicitation/create', params);

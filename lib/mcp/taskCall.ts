@@ -34,6 +34,8 @@ export interface TaskCallOptions {
 	onStatus?: (state: TaskState) => void;
 	/** TaskCallPolicy.handOffAfterMs: past it, awaitTask throws TaskHandedOff (the task runs on). */
 	handOffAfterMs?: number;
+	/** TaskCallPolicy.askPerson (2026-07-28 tasks). */
+	askPerson?: boolean;
 }
 
 /** What awaitTask takes from the call's options (the same for both protocols). */

@@ -53,6 +53,12 @@ export interface TaskCallPolicy {
 	 * task wait). Unset: wait in place up to maxWaitMs.
 	 */
 	handOffAfterMs?: number;
+	/**
+	 * With handOffAfterMs: a 2026-07-28 task's questions for a person (elicitation) hand the task
+	 * off at once with them (RunningTask.inputRequests) instead of being declined; the caller asks a
+	 * person and checks the task again with the answers (InteractiveCallOptions.continuation).
+	 */
+	askPerson?: boolean;
 }
 
 /** Which task vocabulary follows a task: SEP-1686 (2025-11-25) or the 2026-07-28 extension. */
@@ -74,6 +80,11 @@ export interface RunningTask {
 	deadline: number;
 	/** That limit in words, for the error once it passes. */
 	limit: string;
+	/**
+	 * Status `input_required` (2026-07-28) with questions for a person (TaskCallPolicy.askPerson):
+	 * the requests as the server keyed them; the person's answers go back with tasks/update.
+	 */
+	inputRequests?: Record<string, { method: string; params?: Record<string, unknown> }>;
 }
 
 /** The last known state of a handed-off task, where a later check starts from (resumed waits ask the server at once). */
@@ -301,9 +312,10 @@ export interface TaskChannel {
 	parse?(answer: unknown, expectedId: string): TaskState;
 	/**
 	 * 2026-07-28: answers an `input_required` task's requests (`tasks/update`); the wait then
-	 * polls on. Absent: 2025-11-25, where the requests come on `tasks/result`.
+	 * polls on. Absent: 2025-11-25, where the requests come on `tasks/result`. Resolves with the
+	 * requests left for a person (TaskCallPolicy.askPerson): the wait then hands the task off with them.
 	 */
-	answerInput?(state: TaskState, signal: AbortSignal): Promise<void>;
+	answerInput?(state: TaskState, signal: AbortSignal): Promise<void | { forPerson: NonNullable<RunningTask['inputRequests']> }>;
 }
 
 /** The clock of a wait (injected in tests). */
@@ -374,7 +386,7 @@ export async function awaitTask(created: TaskState, channel: TaskChannel, option
 	const limitName = options.resumed?.limit ?? (ttlBound < options.maxWaitMs ? `the task's ttl (${seconds(ttlBound)}, set by the server)` : `Max Task Wait (${seconds(options.maxWaitMs)})`);
 	const deadline = options.resumed?.deadline ?? started + limitMs;
 	const handOffAt = options.handOffAfterMs !== undefined ? started + options.handOffAfterMs : undefined;
-	const handOff = (at: TaskState) =>
+	const handOff = (at: TaskState, inputRequests?: RunningTask['inputRequests']) =>
 		new TaskHandedOff({
 			taskId,
 			protocol: options.protocol ?? '2025-11-25',
@@ -383,6 +395,7 @@ export async function awaitTask(created: TaskState, channel: TaskChannel, option
 			pollIntervalMs: pollDelay(at),
 			deadline,
 			limit: limitName,
+			...(inputRequests ? { inputRequests } : {}),
 		});
 	let cancelSent = false;
 	const cancelOnServer = (): Promise<void> => {
@@ -424,6 +437,7 @@ export async function awaitTask(created: TaskState, channel: TaskChannel, option
 			if (state.status === 'input_required' && channel.answerInput) {
 				const answered = await withDeadline(channel.answerInput(state, stop.signal), remaining, timers, stop);
 				if (answered === OVER) throw overLimit();
+				if (answered && handOffAt !== undefined) throw handOff(state, answered.forPerson);
 			} else if (state.status === 'input_required') {
 				// The server's requests come on this one (answered by the session: declined on MCP Call
 				// Tool), which then answers with the result once the task has ended.

@@ -329,7 +329,7 @@ function toolRunnerOptionsFor(shared: Shared, observer: ToolCallObserver, option
 		limits: { ...DEFAULT_OUTCOME_LIMITS, maxChars: run.settings.maxToolResultChars },
 		tasks: {
 			...readTaskPolicy(options),
-			...(shared.canPauseForTasks ? { handOffAfterMs: readTaskPauseAfter(options), handOffServers: shared.servers.durable } : {}),
+			...(shared.canPauseForTasks ? { handOffAfterMs: readTaskPauseAfter(options), handOffServers: shared.servers.durable, askPerson: true } : {}),
 			...(shared.executionId ? { watched: (server: string, taskId: string, onStatus?: (state: TaskState) => void) => takeWatchedOutcome(shared.executionId as string, server, taskId, onStatus) } : {}),
 		},
 		...(signal ? { signal } : {}),

@@ -10,7 +10,8 @@
 import { McpConnection } from '../../lib/mcp/connection';
 import { listAllTools } from '../../lib/mcp/listing';
 import { buildCatalog } from '../../lib/agent/catalog';
-import { createRun, nextEffect } from '../../lib/agent/step';
+import { createRun, nextEffect, step } from '../../lib/agent/step';
+import { boundArgsHash } from '../../lib/agent/review';
 import { runAgent } from '../../lib/agent/runAgent';
 import { runToolCalls, type ToolRunnerOptions } from '../../lib/agent/toolRunner';
 import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
@@ -136,4 +137,62 @@ describe.each(PROTOCOLS)('a task still running pauses the run, and a later check
 		const text = (asked.result.content as Array<{ text: string }>)[0].text;
 		return protocol === '2025-11-25' ? (JSON.parse(text) as string[]).includes(taskId) : text === 'cancelled';
 	}
+});
+
+describe('a 2026-07-28 task that asks a person for input while the run waits for it', () => {
+	let connection: McpConnection;
+	let catalog: CatalogTool[];
+	let fake: FakeProvider | undefined;
+
+	beforeAll(async () => {
+		connection = await McpConnection.open(fixtureStdio('modern-task-server.js'));
+		catalog = buildCatalog([{ id: 'srv', name: 'tasks', tools: await listAllTools(connection) }]).tools;
+	});
+
+	afterAll(async () => {
+		await fake?.close();
+		await connection?.close();
+	});
+
+	const runner = (): ToolRunnerOptions => ({
+		connections: new Map([['srv', connection]]),
+		concurrency: 2,
+		timeoutMs: 15_000,
+		limits: DEFAULT_OUTCOME_LIMITS,
+		tasks: { mode: 'whenRequired', maxWaitMs: 60_000, handOffAfterMs: 0, askPerson: true },
+	});
+
+	it("pauses for the person's answer, sends it with tasks/update on the next check, and the result reaches the model", async () => {
+		fake = await startFakeProvider(KIND, [r.toolCalls([{ id: 'c1', name: 'asking_task', args: {} }]), (body) => r.text(`Tool said: ${toolResultsIn(KIND, body).at(-1)?.text}`)]);
+		const drivers = {
+			model: createModelClient({ provider: KIND, apiKey: 'test-key', baseUrl: fake.baseUrl, maxRetries: 0, timeoutMs: 10_000 }),
+			runTools: (calls: Parameters<typeof runToolCalls>[0]) => runToolCalls(calls, runner()),
+			checkTasks: (calls: Parameters<typeof runToolCalls>[0]) => runToolCalls(calls, runner()),
+		};
+		let state = await runAgent(createRun({ provider: KIND, settings: SETTINGS, tools: catalog, userMessage: 'Go.' }), drivers);
+		// Handed off while working; the first wake's check finds it asking.
+		expect(nextEffect(state)).toMatchObject({ type: 'request_approval', calls: [], tasks: [{ id: 'c1' }] });
+		state = await runAgent(state, drivers);
+		let effect = nextEffect(state);
+		// The question waits for a person; the task is not checked meanwhile.
+		expect(effect).toMatchObject({ type: 'request_approval', calls: [{ id: 'c1', input: { status: 'pending', round: 1 } }], tasks: [] });
+		if (effect.type !== 'request_approval' || state.phase.name !== 'run_tools') throw new Error('not paused');
+		const call = effect.calls[0];
+		expect(call.input?.inputRequests).toEqual({ name: expect.objectContaining({ method: 'elicitation/create', params: expect.objectContaining({ message: 'Your name?' }) }) });
+		expect(call.task).toMatchObject({ protocol: '2026-07-28', status: 'input_required' });
+		expect(call.task).not.toHaveProperty('inputRequests');
+
+		state = step(state, { type: 'approval_opened', approval: { id: 'ap1', requestedAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 3_600_000).toISOString() } });
+		const decision = { callId: 'c1', argsHash: boundArgsHash(call), inputHash: call.input?.inputHash, inputResponses: { name: { action: 'accept' as const, content: { name: 'Ana' } } } };
+		state = step(state, { type: 'approval_decided', approvalId: 'ap1', decisions: [decision], reviewer: 'Ana', decidedAt: new Date().toISOString() });
+		effect = nextEffect(state);
+		expect(effect).toMatchObject({ type: 'request_approval', calls: [], tasks: [{ id: 'c1' }] });
+
+		const final = await runAgent(migrateAgentState(JSON.parse(JSON.stringify(state)), 'test'), drivers);
+		expect(final.phase).toMatchObject({ name: 'finished', status: 'completed' });
+		// The server's result is "answer: <the person's action>": it got the answer through tasks/update.
+		expect(final.phase.name === 'finished' && final.phase.text).toMatch(/answer: accept$/);
+		expect(final.toolLog[0]).toMatchObject({ tool: 'asking_task', isError: false, input: { status: 'answered', actions: { name: 'accept' }, reviewer: 'Ana' }, task: { status: 'completed' } });
+		expect(String(toolResultsIn(KIND, fake.requests[1])[0].text)).toContain('asked a person for input; they answered (accept)');
+	}, 60_000);
 });
