@@ -59,9 +59,12 @@ export function watchTasks(options: TaskWatchOptions): void {
 		void follow(entry, options).then((value) => {
 			watching.delete(key);
 			if (!value) return;
-			const timer = setTimeout(() => settled.delete(key), KEEP_MS);
-			timer.unref();
-			settled.set(key, { value, timer });
+			// A question for a person: the woken run's check asks the server again and pauses for the person.
+			if (value !== ASKS_PERSON) {
+				const timer = setTimeout(() => settled.delete(key), KEEP_MS);
+				timer.unref();
+				settled.set(key, { value, timer });
+			}
 			void wakeWithRetries(options.wake);
 		});
 	}
@@ -91,12 +94,15 @@ export function forgetWatchedTasks(): void {
 	watching.clear();
 }
 
+/** The task asks a person something (2026-07-28 input_required): never answered here, the run wakes to ask them. */
+const ASKS_PERSON = Symbol('asks a person');
+
 /**
  * The task followed to its end on a connection of its own from the pool (the kept one, for a kept
- * server); undefined when it still ran near its deadline (the timer wake's check cancels it then)
- * or the connection could not be had.
+ * server); ASKS_PERSON when it asked a question; undefined when it still ran near its deadline
+ * (the timer wake's check cancels it then) or the connection could not be had.
  */
-async function follow(entry: WatchedTask, options: TaskWatchOptions): Promise<Settled | undefined> {
+async function follow(entry: WatchedTask, options: TaskWatchOptions): Promise<Settled | typeof ASKS_PERSON | undefined> {
 	let lease;
 	try {
 		lease = await options.pool.acquire(entry.config);
@@ -109,9 +115,10 @@ async function follow(entry: WatchedTask, options: TaskWatchOptions): Promise<Se
 		const handOffAfterMs = Math.max(0, entry.task.deadline - Date.now() - entry.task.pollIntervalMs);
 		const outcome = await lease.connection.resumeTask(entry.tool, entry.task, {
 			timeoutMs: options.timeoutMs,
-			tasks: { mode: 'whenRequired', maxWaitMs: Math.max(1, entry.task.deadline - Date.now()), handOffAfterMs, onStatus: (state) => (last = state) },
+			tasks: { mode: 'whenRequired', maxWaitMs: Math.max(1, entry.task.deadline - Date.now()), handOffAfterMs, askPerson: true, onStatus: (state) => (last = state) },
 		});
-		return outcome.kind === 'task_running' ? undefined : { outcome, ...(last ? { last } : {}) };
+		if (outcome.kind === 'task_running') return outcome.task.inputRequests ? ASKS_PERSON : undefined;
+		return { outcome, ...(last ? { last } : {}) };
 	} catch (error) {
 		return { error, ...(last ? { last } : {}) };
 	} finally {

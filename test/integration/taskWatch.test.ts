@@ -121,6 +121,15 @@ describe('the task watch of a paused run', () => {
 		await expect(takeWatchedOutcome('e3', 'Reports', task.taskId)).rejects.toThrow(/ended failed .*the job exploded/);
 	}, 30_000);
 
+	it('a task that asks a person: the watch never answers (or declines) it, and wakes the run to ask the person', async () => {
+		posts.length = 0;
+		const task = await runningTask('asking_task', {});
+		watchTasks({ executionId: 'e5', tasks: [{ server: 'Reports', config, tool: 'asking_task', task }], pool, timeoutMs: 10_000, wake: async () => (await fetch(resumeUrl, { method: 'POST', body: '{}' })).ok });
+		await woken(1);
+		expect(takeWatchedOutcome('e5', 'Reports', task.taskId)).toBeUndefined();
+		expect(await plainText('task_status', { taskId: task.taskId })).toBe('input_required');
+	}, 30_000);
+
 	it('OAuth servers are not followed (their tokens belong to a running execution): no wake, the timer and the check do it', async () => {
 		posts.length = 0;
 		const task: RunningTask = { taskId: 'task-x', protocol: '2026-07-28', status: 'working', pollIntervalMs: 100, deadline: Date.now() + 60_000, limit: 'Max Task Wait (60 s)' };

@@ -6,7 +6,9 @@
 // wakes it at the task's poll interval (within its one-minute look), the Agent checks the task and
 // pauses again while it runs; once it completed, the result reaches the model. Checked: the
 // execution waited (status "waiting"), the answer carries the task's result, and the server handed
-// the result out exactly once (its log), also when n8n was stopped and started while it waited.
+// the result out exactly once (its log), also when n8n was stopped and started while it waited. A
+// task that asks a question while it runs: the person answers on the review page, the next check
+// sends the answer with tasks/update, and the task completes with it.
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -19,7 +21,7 @@ function deliveries(logFile, taskId) {
 		.filter((line) => line.startsWith(`delivered ${taskId} `)).length;
 }
 
-module.exports = function taskWaitCases(e2e, ctx, { plan, call, finalResults, latestStatus }) {
+module.exports = function taskWaitCases(e2e, ctx, { plan, call, finalResults, latestStatus, reviewPage, browserForm, submitForm, assertRecorded, inputFieldName }) {
 	const start = (name, rounds) => ctx.n8n.trigger(`agent-${name}`, { plan: rounds });
 
 	/** The first "Needs Approval" item of the run: it waits for the task alone. */
@@ -54,6 +56,29 @@ module.exports = function taskWaitCases(e2e, ctx, { plan, call, finalResults, la
 		const done = await ctx.inbox.next('done', 'taskwait', { timeoutMs: 180_000 });
 		assertAnswered(done, pending.tasks[0].taskId, 'durable-1');
 	}, 240_000);
+
+	e2e("a long task asks a question: the person answers on the review page, the task gets it (tasks/update) and completes", async () => {
+		await start('taskask', plan([call('asking_task', {})]));
+		// The question may come at the first poll (one pause, for the person) or after a check (a pause for the task first).
+		let pending = await ctx.inbox.next('pending', 'taskask');
+		if (pending.calls.length === 0) pending = await ctx.inbox.next('pending', 'taskask', { timeoutMs: 120_000 });
+		assert.equal(pending.calls.length, 1, JSON.stringify(pending).slice(0, 600));
+		const [asking] = pending.calls;
+		assert.equal(asking.tool, 'asking_task');
+		assert.equal(asking.needsReview, false);
+		assert.deepEqual(asking.input.requests.map((request) => [request.key, request.method, request.params.message]), [['name', 'elicitation/create', 'Your name?']]);
+		assert.deepEqual(pending.tasks ?? [], [], 'the task is not checked while the person is asked');
+		const page = await reviewPage(pending.reviewUrl);
+		assert.match(page, /Your name\?/);
+		const field = (part, property) => inputFieldName(part, pending.approvalId, asking.callId, 'name', property);
+		assertRecorded(await submitForm(pending.reviewUrl, { ...browserForm(page), reviewer: 'E2E Reviewer', [field('action')]: 'accept', [field('value', 'name')]: 'Ana' }));
+		const done = await ctx.inbox.next('done', 'taskask', { timeoutMs: 180_000 });
+		assert.equal(done.status, 'completed', JSON.stringify(done).slice(0, 600));
+		const [result] = finalResults(done);
+		assert.equal(result.isError, false);
+		assert.match(result.text, /answer: accept$/);
+		assert.deepEqual([done.toolCalls[0].input.status, done.toolCalls[0].input.actions, done.toolCalls[0].task.status], ['answered', { name: 'accept' }, 'completed']);
+	}, 300_000);
 
 	e2e('n8n stopped and started while the run waits for its task: the task completes exactly once after the restart', async () => {
 		await start('taskrestart', plan([call('timed_task', { seconds: 6, label: 'restart-2' })]));
