@@ -19,7 +19,9 @@ import { n8nGrantStore } from '../shared/grantStore';
  * execution's resume URL serves the review page to holders of an approval's secret (GET never
  * decides); a valid POST resumes the execution with one decision item per decided approval. If the
  * wait limit passes first, n8n continues without a decision and the Agent denies the calls as
- * expired. All the webhook's logic is in lib/approvals/reviewWebhook.ts.
+ * expired. A run waiting for MCP tasks wakes at their next check (the request's wakeAt), or at
+ * once on a task wake from the process that paused it (lib/agent/taskWatch.ts). All the webhook's
+ * logic is in lib/approvals/reviewWebhook.ts.
  */
 export class McpApproval implements INodeType {
 	description: INodeTypeDescription = {
@@ -29,7 +31,7 @@ export class McpApproval implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{ $parameter["requireLogin"] ? "Reviewers sign in to n8n" : "Anyone with the review link" }}',
-		description: 'Pause until a person approves, denies or edits the MCP Agent\'s pending tool calls, or answers a tool server\'s request for input',
+		description: 'Pause until a person approves, denies or edits the MCP Agent\'s pending tool calls, or answers a tool server\'s request for input, or until the Agent\'s long-running MCP tasks end',
 		defaults: { name: 'MCP Approval' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
