@@ -59,6 +59,18 @@ export function taskWaitViews(state: AgentState): TaskWaitView[] {
 	});
 }
 
+/**
+ * The summaries of a wait for tasks alone (nobody is asked anything): what runs, so a channel
+ * message, if a workflow sends one, does not read as a request for approval.
+ */
+export function taskWaitSummaries(tasks: TaskWaitView[]): { summaryText: string; summaryMarkdown: string; summaryTelegram: string } {
+	const names = tasks.map((task) => `${task.tool} on ${task.server}`).join(', ');
+	const text = `No decision needed: the MCP Agent waits for ${tasks.length === 1 ? 'a tool call that runs' : `${tasks.length} tool calls that run`} as a long task (${names}).`;
+	// Tool and server names come from servers: kept out of markup by removing what Markdown reads.
+	const plain = text.replace(/[\\`*_[\]()<>#|~]/g, ' ');
+	return { summaryText: text, summaryMarkdown: plain, summaryTelegram: plain };
+}
+
 /** When the next check is due: the shortest poll interval within the bounds, never past a deadline. */
 export function nextTaskWake(calls: PlannedCall[], now: number): number | undefined {
 	const tasks = calls.flatMap((call) => (call.task ? [call.task] : []));

@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { AGENT_DEFAULTS } from '../../lib/agent/defaults';
 import { awaitingPerson, step, waitingTasks } from '../../lib/agent/step';
 import type { AgentState, OpenApproval, PlannedCall, RunToolsPhase } from '../../lib/agent/types';
-import { nextTaskWake, taskWaitExpiry, taskWaitViews } from '../../lib/approvals/taskWait';
+import { nextTaskWake, taskWaitExpiry, taskWaitSummaries, taskWaitViews } from '../../lib/approvals/taskWait';
 import { buildApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { reissuePausedRun, restorePausedRun, savePausedRun, type PausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
 import { requestOrigin } from '../../lib/approvals/requestOrigin';
@@ -103,9 +103,15 @@ function approvalRequestItem(context: IExecuteFunctions, itemIndex: number, stat
 	const tasks = taskWaitViews(state);
 	const wakeAt = state.phase.name === 'run_tools' ? nextTaskWake(waitingTasks(state.phase), Date.now()) : undefined;
 	const taskWait = tasks.length > 0 && wakeAt !== undefined ? { tasks, wakeAt: new Date(wakeAt).toISOString() } : {};
+	// A wait for tasks alone asks nobody anything, and goes out again at every check while they run:
+	// `needsPerson` lets a workflow notify people only when they are asked, and the summaries say so.
+	const summaries = calls.length === 0 && tasks.length > 0 ? taskWaitSummaries(tasks) : {};
 	// A chat (Chat Trigger, "Last Node" mode) shows `output`: say that the answer waits for a person.
 	// The review link is not in it: whoever chats is not necessarily allowed to review.
-	return { json: { ...(request as unknown as IDataObject), ...taskWait, output: waitingNotice(calls.length, tasks.length) }, pairedItem: { item: itemIndex } };
+	return {
+		json: { ...(request as unknown as IDataObject), ...summaries, ...taskWait, needsPerson: calls.length > 0, output: waitingNotice(calls.length, tasks.length) },
+		pairedItem: { item: itemIndex },
+	};
 }
 
 function waitingNotice(calls: number, tasks: number): string {

@@ -617,6 +617,9 @@ describe('a tool call that becomes a long MCP task (the durable task wait)', () 
 		expect(request.taskWakeHash).toMatch(/^[0-9a-f]{64}$/);
 		expect(Date.parse(request.wakeAt)).toBeGreaterThan(Date.now());
 		expect(request.output).toBe('Waiting for a tool that runs as a long task before I can continue.');
+		// Nobody is asked anything: a workflow can notify people only when needsPerson is true.
+		expect(request.needsPerson).toBe(false);
+		expect(request.summaryText).toBe('No decision needed: the MCP Agent waits for a tool call that runs as a long task (list_files on Files).');
 		expect(JSON.stringify(first.nodeContext)).not.toContain('secret');
 
 		// The wait timer: the task still runs; the same approval and review link go out again, with the new status.
