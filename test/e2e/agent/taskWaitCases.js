@@ -12,6 +12,8 @@
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
+const { latestFinishedExecution } = require('../lib/executions');
+const { waitFor } = require('../lib/net');
 
 /** How often the task server's log says it handed out the result of task `taskId`. */
 function deliveries(logFile, taskId) {
@@ -49,12 +51,23 @@ module.exports = function taskWaitCases(e2e, ctx, { plan, call, finalResults, la
 		assert.equal(deliveries(ctx.modernTasks.logFile, taskId), 1, `the task server handed out the result of ${taskId} more than once`);
 	}
 
+	/** The execution waited in MCP Approval and the Agent ran again after it (read from n8n's stored run data). */
+	async function assertWaitedAndResumed(workflowId) {
+		const execution = await latestFinishedExecution(ctx.n8n, workflowId);
+		assert.equal(execution.status, 'success', JSON.stringify(execution));
+		assert.ok(execution.runs.Approval >= 1, `MCP Approval never ran: ${JSON.stringify(execution.runs)}`);
+		assert.ok(execution.runs['MCP Agent'] >= 2, `the Agent did not run again after the wait: ${JSON.stringify(execution.runs)}`);
+	}
+
+	/** Ready check: the execution is stored as waiting (n8n saves it a moment after MCP Approval ran). */
+	const waiting = (workflowId) => waitFor(`execution of ${workflowId} waiting`, async () => (await latestStatus(workflowId)) === 'waiting', { timeoutMs: 30_000, intervalMs: 250 });
+
 	e2e('a long MCP task pauses the run in n8n; the woken execution fetches the result once and the model answers with it', async () => {
 		await start('taskwait', plan([call('timed_task', { seconds: 3, label: 'durable-1' })]));
 		const pending = await pausedForTask('taskwait');
-		assert.equal(await latestStatus(ctx.ids.taskwait), 'waiting');
 		const done = await ctx.inbox.next('done', 'taskwait', { timeoutMs: 180_000 });
 		assertAnswered(done, pending.tasks[0].taskId, 'durable-1');
+		await assertWaitedAndResumed(ctx.ids.taskwait);
 	}, 240_000);
 
 	e2e("a long task asks a question: the person answers on the review page, the task gets it (tasks/update) and completes", async () => {
@@ -81,12 +94,14 @@ module.exports = function taskWaitCases(e2e, ctx, { plan, call, finalResults, la
 	}, 300_000);
 
 	e2e('n8n stopped and started while the run waits for its task: the task completes exactly once after the restart', async () => {
-		await start('taskrestart', plan([call('timed_task', { seconds: 6, label: 'restart-2' })]));
+		// Long enough that n8n is stopped while the task still runs, and the first check after the restart finds it running.
+		await start('taskrestart', plan([call('timed_task', { seconds: 20, label: 'restart-2' })]));
 		const pending = await pausedForTask('taskrestart');
-		assert.equal(await latestStatus(ctx.ids.taskrestart), 'waiting');
+		await waiting(ctx.ids.taskrestart);
 		await ctx.n8n.stop();
 		await ctx.n8n.start();
 		const done = await ctx.inbox.next('done', 'taskrestart', { timeoutMs: 180_000 });
 		assertAnswered(done, pending.tasks[0].taskId, 'restart-2');
+		await assertWaitedAndResumed(ctx.ids.taskrestart);
 	}, 300_000);
 };

@@ -21,6 +21,8 @@ if (row && withData === '1') {
 	const error = run && run.resultData && run.resultData.error;
 	result.error = error ? { message: error.message, description: error.description, node: error.node && error.node.name } : null;
 	result.lastNodeExecuted = run && run.resultData && run.resultData.lastNodeExecuted;
+	// How often each node ran (a node run again after a wait has more than one run).
+	result.runs = Object.fromEntries(Object.entries((run && run.resultData && run.resultData.runData) || {}).map(([node, runs]) => [node, runs.length]));
 }
 db.close();
 process.stdout.write(JSON.stringify(result));
