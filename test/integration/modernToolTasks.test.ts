@@ -114,8 +114,10 @@ describe('MCP Call Tool on a 2026-07-28 server with the tasks extension', () => 
 		const timer = setTimeout(() => stop.abort(), 1_500);
 		const [[item]] = await executeCallTool.call(context('endless_task', {}, {}, { signal: stop.signal, continueOnFail: true }));
 		clearTimeout(timer);
+		// Where the Stop lands depends on the machine's load (before the answer, before the task, during it):
+		// each says the call was stopped. Stop during a running task, ready-driven: test/integration/agentTasks.test.ts.
 		expect(String(item.json.error)).toMatch(
-			/The call of tool "endless_task" was stopped (while its task ran; the task was cancelled on the server|before the server created its task)/,
+			/The call of tool "endless_task" was stopped (while its task ran; the task was cancelled on the server|before the server created its task|before the server answered)/,
 		);
 	});
 });
