@@ -12,7 +12,6 @@ import { channelForm, type ChannelFormField } from './channelForm';
 import { argumentsBlock, inlineText, linkTarget, telegramText } from './summaryFormat';
 import { setEntry } from '../agent/ownEntry';
 import { grantableCall } from '../agent/grants';
-import type { TaskWaitView } from './taskWait';
 
 /**
  * A paused run's request for review, as an n8n item: everything a reviewer needs to decide,
@@ -67,6 +66,18 @@ export interface PendingInputView {
 	requests: InputRequestItem[];
 }
 
+
+/** A call whose task still runs, as the item shows it (no secret: the task id is the server's handle). */
+export interface TaskWaitView {
+	callId: string;
+	server: string;
+	tool: string;
+	taskId: string;
+	status: string;
+	statusMessage?: string;
+	/** When the wait for it ends (Max Task Wait or the task's ttl): then it is cancelled. */
+	waitsUntil: string;
+}
 
 export interface ApprovalRequest {
 	kind: typeof APPROVAL_REQUEST_KIND;

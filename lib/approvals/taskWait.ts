@@ -1,6 +1,9 @@
 import type { AgentState, PlannedCall } from '../agent/types';
 import { waitingTasks } from '../agent/step';
 import { reviewTokenMatches } from './reviewToken';
+import type { TaskWaitView } from './approvalRequest';
+
+export type { TaskWaitView };
 
 /**
  * The durable task wait as the "Needs Approval" item and MCP Approval see it: a run whose tool calls
@@ -8,18 +11,6 @@ import { reviewTokenMatches } from './reviewToken';
  * the execution to wait until the next check is due. n8n then passes the item back to the Agent,
  * which checks the tasks (lib/agent/runAgent.ts checkTasks) and pauses again while they run.
  */
-
-/** A call whose task still runs, as the item shows it (no secret: the task id is the server's handle). */
-export interface TaskWaitView {
-	callId: string;
-	server: string;
-	tool: string;
-	taskId: string;
-	status: string;
-	statusMessage?: string;
-	/** When the wait for it ends (Max Task Wait or the task's ttl): then it is cancelled. */
-	waitsUntil: string;
-}
 
 /**
  * Bounds of the time between two checks. n8n's wait tracker looks for due executions every 60 s,
