@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { createRedactor, providerSecrets } from '../mcp/secrets';
 import { explainProviderError, ProviderError } from './errors';
-import { McpAgentError } from '../errors';
+import { McpAgentError, REPORT_A_BUG } from '../errors';
 import { modelFetch, type ModelReading } from './modelFetch';
 import { SecretDigest } from '../util/secretDigest';
 import type { ModelClient, ProviderId } from './types';
@@ -28,6 +28,7 @@ const LABEL: Record<ProviderId, string> = {
 	anthropic: 'Anthropic',
 	openaiChat: 'OpenAI',
 	openaiResponses: 'OpenAI',
+	chatModel: 'Chat Model',
 };
 
 /** Most models a model list returns (the editor's dropdown); the SDKs would page on without end. */
@@ -86,6 +87,10 @@ export function clearModelClientCache(): void {
  * A new client each call; createModelClient() reuses them.
  */
 export function buildModelClient(connection: ProviderConnection): ModelClient {
+	if (connection.provider === 'chatModel') {
+		// No API key or base URL: the Chat Model sub-node holds its own connection (chatModelClient.ts).
+		throw new McpAgentError('The Chat Model provider has no API client of its own: it drives the model of a connected Chat Model sub-node', { code: 'config', description: REPORT_A_BUG });
+	}
 	const label = LABEL[connection.provider];
 	const redactor = createRedactor(providerSecrets(connection));
 	const explained = (error: unknown): Error => {

@@ -1,4 +1,5 @@
 import { anthropicMessages } from './anthropicMessages';
+import { chatModel } from './chatModel';
 import { openAiChat } from './openAiChat';
 import { openAiResponses } from './openAiResponses';
 import type { ProviderAdapter, ProviderId } from './types';
@@ -8,6 +9,7 @@ const ADAPTERS: Record<ProviderId, ProviderAdapter> = {
 	anthropic: anthropicMessages,
 	openaiChat: openAiChat,
 	openaiResponses: openAiResponses,
+	chatModel,
 };
 
 export function adapterFor(id: ProviderId): ProviderAdapter {

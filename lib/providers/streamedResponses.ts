@@ -18,7 +18,7 @@ type Json = Record<string, unknown>;
  * filter walk a sparse array for 80 s), and the text and arguments received add up to at most
  * MAX_STREAMED_CHARS (an endless stream grew n8n's memory without end). Real answers are far below.
  */
-const MAX_STREAM_INDEX = 1024;
+export const MAX_STREAM_INDEX = 1024;
 const MAX_STREAMED_CHARS = 16 * 1024 * 1024;
 
 /** What to do about an endpoint that streams what no model API sends (no model answer is 16 MB of text). */

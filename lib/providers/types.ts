@@ -1,7 +1,7 @@
 import type { CatalogTool, ModelSettings, ModelTurn, ToolOutcome } from './modelTypes';
-import type { ProviderId } from './providerId';
+import type { ApiProviderId, ProviderId } from './providerId';
 
-export type { ProviderId };
+export type { ApiProviderId, ProviderId };
 
 /**
  * One implementation per provider API. Everything but `send` is pure, so the loop and its tests

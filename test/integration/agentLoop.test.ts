@@ -17,7 +17,7 @@ import { runToolCalls } from '../../lib/agent/toolRunner';
 import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
 import type { AgentState, RunSettings } from '../../lib/agent/types';
 import { createModelClient } from '../../lib/providers/clients';
-import type { ProviderId } from '../../lib/providers/types';
+import type { ApiProviderId } from '../../lib/providers/types';
 import { replies, startFakeProvider, toolNamesIn, toolResultsIn, type FakeProvider, type FakeScript } from '../support/fakeProviders';
 import { everythingStdio, FILESYSTEM_BIN, fixtureStdio, stdioConfig } from '../support/servers';
 import { buildApprovalRequest, type ApprovalDecisionItem } from '../../lib/approvals/approvalRequest';
@@ -32,7 +32,7 @@ import { spyOnToolCalls } from '../support/toolCallSpy';
 
 process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
 
-const KINDS: ProviderId[] = ['anthropic', 'openaiChat', 'openaiResponses'];
+const KINDS: ApiProviderId[] = ['anthropic', 'openaiChat', 'openaiResponses'];
 
 const SETTINGS: RunSettings = {
 	model: 'model-under-test',
@@ -77,13 +77,13 @@ function clearDir(): void {
 	for (const entry of readdirSync(dir)) rmSync(path.join(dir, entry), { recursive: true, force: true });
 }
 
-async function startFake(kind: ProviderId, script: FakeScript): Promise<FakeProvider> {
+async function startFake(kind: ApiProviderId, script: FakeScript): Promise<FakeProvider> {
 	const fake = await startFakeProvider(kind, script);
 	fakes.push(fake);
 	return fake;
 }
 
-function drivers(kind: ProviderId, fake: FakeProvider, connections: Map<string, McpConnection>): AgentDrivers {
+function drivers(kind: ApiProviderId, fake: FakeProvider, connections: Map<string, McpConnection>): AgentDrivers {
 	return {
 		model: createModelClient({ provider: kind, apiKey: 'test-key', baseUrl: fake.baseUrl, maxRetries: 0, timeoutMs: 10_000 }),
 		runTools: (calls) => runToolCalls(calls, { connections, concurrency: 4, timeoutMs: 15_000, limits: { ...DEFAULT_OUTCOME_LIMITS, maxChars: SETTINGS.maxToolResultChars } }),
@@ -187,7 +187,7 @@ describe('three servers with colliding tool names', () => {
 		const alphaCalls = spyOnToolCalls(alpha.client);
 		const betaCalls = spyOnToolCalls(beta.client);
 		const filesCalls = spyOnToolCalls(files.client);
-		const kind: ProviderId = 'openaiChat';
+		const kind: ApiProviderId = 'openaiChat';
 		const r = replies(kind);
 		const fake = await startFake(kind, [
 			r.toolCalls([

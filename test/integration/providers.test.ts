@@ -16,7 +16,7 @@ import type { AgentState, PlannedCall, RunSettings } from '../../lib/agent/types
 import type { CatalogTool } from '../../lib/providers/modelTypes';
 import { createModelClient } from '../../lib/providers/clients';
 import { ProviderError } from '../../lib/providers/errors';
-import type { ProviderId } from '../../lib/providers/types';
+import type { ApiProviderId } from '../../lib/providers/types';
 import {
 	anthropicMessage,
 	anthropicText,
@@ -35,7 +35,7 @@ import { everythingStdio } from '../support/servers';
 
 process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
 
-const KINDS: ProviderId[] = ['anthropic', 'openaiChat', 'openaiResponses'];
+const KINDS: ApiProviderId[] = ['anthropic', 'openaiChat', 'openaiResponses'];
 const OFFERED = ['echo', 'get-sum', 'trigger-long-running-operation'];
 
 const BASE_SETTINGS: RunSettings = {
@@ -81,13 +81,13 @@ interface RunOptions {
 	userMessage?: string;
 }
 
-async function startFake(kind: ProviderId, script: FakeScript): Promise<FakeProvider> {
+async function startFake(kind: ApiProviderId, script: FakeScript): Promise<FakeProvider> {
 	const fake = await startFakeProvider(kind, script);
 	fakes.push(fake);
 	return fake;
 }
 
-async function runWith(kind: ProviderId, script: FakeScript, options: RunOptions = {}) {
+async function runWith(kind: ApiProviderId, script: FakeScript, options: RunOptions = {}) {
 	const fake = await startFake(kind, script);
 	const model = createModelClient({ provider: kind, apiKey: 'test-key', baseUrl: fake.baseUrl, maxRetries: options.maxRetries ?? 0, timeoutMs: 10_000 });
 	const initial = createRun({

@@ -5,7 +5,7 @@
 import { lineFeedsOnly } from '../../lib/providers/modelFetch';
 import { createModelClient } from '../../lib/providers/clients';
 import { isContextOverflow, ProviderError } from '../../lib/providers/errors';
-import type { ProviderId } from '../../lib/providers/types';
+import type { ApiProviderId } from '../../lib/providers/types';
 
 interface Seen {
 	url: string;
@@ -23,7 +23,7 @@ function recordingFetch(status: number, reply: unknown): { fetch: typeof globalT
 	return { fetch, seen };
 }
 
-const REPLIES: Record<ProviderId, { path: string; reply: unknown }> = {
+const REPLIES: Record<ApiProviderId, { path: string; reply: unknown }> = {
 	anthropic: {
 		path: '/v1/messages',
 		reply: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } },
@@ -38,14 +38,14 @@ const REPLIES: Record<ProviderId, { path: string; reply: unknown }> = {
 	},
 };
 
-const BASE_URLS: Record<ProviderId, string> = {
+const BASE_URLS: Record<ApiProviderId, string> = {
 	anthropic: 'http://fake.invalid',
 	openaiChat: 'http://fake.invalid/v1',
 	openaiResponses: 'http://fake.invalid/v1',
 };
 
 describe('createModelClient with a fetch of its own', () => {
-	it.each(Object.keys(REPLIES) as ProviderId[])('%s: sends through it and returns the parsed body', async (provider) => {
+	it.each(Object.keys(REPLIES) as ApiProviderId[])('%s: sends through it and returns the parsed body', async (provider) => {
 		const { fetch, seen } = recordingFetch(200, REPLIES[provider].reply);
 		const client = createModelClient({ provider, apiKey: 'k', baseUrl: BASE_URLS[provider], maxRetries: 0, timeoutMs: 5000, fetch });
 		const body = { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hello' }] };
