@@ -40,22 +40,34 @@ const KEEP_MS = 15 * 60_000;
 /** Waits between wake attempts while the execution is not waiting yet (or n8n is busy). */
 const WAKE_RETRIES_MS = [500, 1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
 
-const watching = new Set<string>();
+/** Tasks followed now, with the wake of the execution's latest pause (a re-pause has a new secret). */
+const watching = new Map<string, { wake: () => Promise<boolean> }>();
 const settled = new Map<string, { value: Settled; timer: NodeJS.Timeout }>();
 
 const keyOf = (executionId: string, server: string, taskId: string) => JSON.stringify([executionId, server, taskId]);
 
 /**
- * Follows each task (one already followed for this execution is skipped) until it ends or its wait
- * would reach its deadline; the first one that ends wakes the execution. OAuth servers are not
- * followed: their tokens belong to a running execution, and this one waits (the timer wake checks them).
+ * Follows each task until it ends or its wait would reach its deadline; the first one that ends
+ * wakes the execution. A task followed already (the run paused again after a timer wake) is not
+ * followed twice: its follow-up wakes with the new pause's secret. OAuth servers are not followed:
+ * their tokens belong to a running execution, and this one waits (the timer wake checks them).
  */
 export function watchTasks(options: TaskWatchOptions): void {
 	for (const entry of options.tasks) {
 		if (entry.config.kind === 'http' && entry.config.auth) continue;
 		const key = keyOf(options.executionId, entry.server, entry.task.taskId);
-		if (watching.has(key) || settled.has(key)) continue;
-		watching.add(key);
+		const followed = watching.get(key);
+		if (followed) {
+			followed.wake = options.wake;
+			continue;
+		}
+		// Its outcome is here already (the wake went to an earlier pause): wake this pause for it.
+		if (settled.has(key)) {
+			void wakeWithRetries(options.wake);
+			continue;
+		}
+		const current = { wake: options.wake };
+		watching.set(key, current);
 		void follow(entry, options).then((value) => {
 			watching.delete(key);
 			if (!value) return;
@@ -65,7 +77,7 @@ export function watchTasks(options: TaskWatchOptions): void {
 				timer.unref();
 				settled.set(key, { value, timer });
 			}
-			void wakeWithRetries(options.wake);
+			void wakeWithRetries(current.wake);
 		});
 	}
 }

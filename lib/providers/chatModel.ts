@@ -1,6 +1,6 @@
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome } from './modelTypes';
 import type { ProviderAdapter } from './types';
-import { cachedToolList, checkHistory, forcedToolName, numberOr0, parseJsonArguments, resultText, systemWithStructuredOutput } from './shared';
+import { cachedToolList, checkHistory, forcedToolName, numberOr0, parseJsonArguments, toolMessagesWithImages, systemWithStructuredOutput } from './shared';
 import { isJsonObject } from '../util/jsonObject';
 
 /**
@@ -200,19 +200,7 @@ export const chatModel: ProviderAdapter = {
 	},
 
 	toolResultItems(outcomes: ToolOutcome[]) {
-		const items: unknown[] = outcomes.map((outcome) => ({ role: 'tool', tool_call_id: outcome.id, content: resultText(outcome) }));
-		// Tool messages carry text only (not every chat model takes images there); images follow in one user message.
-		const images = outcomes.flatMap((outcome) => outcome.images.map((image) => ({ id: outcome.id, image })));
-		if (images.length > 0) {
-			items.push({
-				role: 'user',
-				content: [
-					{ type: 'text', text: `Images returned by tool calls ${[...new Set(images.map((i) => i.id))].join(', ')}:` },
-					...images.map(({ image }) => ({ type: 'image', mimeType: image.mimeType, data: image.data })),
-				],
-			});
-		}
-		return items;
+		return toolMessagesWithImages(outcomes, (image) => ({ type: 'image', mimeType: image.mimeType, data: image.data }));
 	},
 
 	userTextItems(text) {

@@ -1,7 +1,7 @@
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome } from './modelTypes';
 import { toOpenAiChatTool } from '../tools/providerFormats';
 import type { ProviderAdapter } from './types';
-import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, numberOr0, parseJsonArguments, resultText, withCallIds } from './shared';
+import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, numberOr0, parseJsonArguments, toolMessagesWithImages, withCallIds } from './shared';
 import { isJsonObject } from '../util/jsonObject';
 
 const STOPS: Record<string, StopKind> = {
@@ -77,20 +77,7 @@ export const openAiChat: ProviderAdapter = {
 	},
 
 	toolResultItems(outcomes: ToolOutcome[]) {
-		const items: unknown[] = outcomes.map((outcome) => ({ role: 'tool', tool_call_id: outcome.id, content: resultText(outcome) }));
-		if (!outcomes.some((outcome) => outcome.images.length > 0)) return items;
-		// Tool messages carry text only; images follow in one user message, which does accept them.
-		const images = outcomes.flatMap((outcome) => outcome.images.map((image) => ({ id: outcome.id, image })));
-		if (images.length > 0) {
-			items.push({
-				role: 'user',
-				content: [
-					{ type: 'text', text: `Images returned by tool calls ${[...new Set(images.map((i) => i.id))].join(', ')}:` },
-					...images.map(({ image }) => ({ type: 'image_url', image_url: { url: dataUrl(image) } })),
-				],
-			});
-		}
-		return items;
+		return toolMessagesWithImages(outcomes, (image) => ({ type: 'image_url', image_url: { url: dataUrl(image) } }));
 	},
 
 	userTextItems(text) {

@@ -1,4 +1,4 @@
-import type { CatalogTool, ModelSettings, Usage } from './modelTypes';
+import type { CatalogTool, ModelSettings, ToolOutcome, Usage } from './modelTypes';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { configError } from '../errors';
 
@@ -82,6 +82,22 @@ export function dataUrl(image: { mimeType: string; data: string }): string {
 }
 
 /** Error results are marked in the text for providers that have no is_error flag. */
+/**
+ * Tool results as chat-style tool messages (role "tool", text only: not every chat API or model
+ * takes images there), and the results' images after them in one user message, which does,
+ * each image as `imagePart` makes it.
+ */
+export function toolMessagesWithImages(outcomes: ToolOutcome[], imagePart: (image: ToolOutcome['images'][number]) => unknown): unknown[] {
+	const items: unknown[] = outcomes.map((outcome) => ({ role: 'tool', tool_call_id: outcome.id, content: resultText(outcome) }));
+	const images = outcomes.flatMap((outcome) => outcome.images.map((image) => ({ id: outcome.id, image })));
+	if (images.length === 0) return items;
+	items.push({
+		role: 'user',
+		content: [{ type: 'text', text: `Images returned by tool calls ${[...new Set(images.map((i) => i.id))].join(', ')}:` }, ...images.map(({ image }) => imagePart(image))],
+	});
+	return items;
+}
+
 export function resultText(outcome: { isError: boolean; text: string }): string {
 	const text = outcome.text || '(empty result)';
 	return outcome.isError ? `Error: ${text}` : text;

@@ -130,6 +130,25 @@ describe('the task watch of a paused run', () => {
 		expect(await plainText('task_status', { taskId: task.taskId })).toBe('input_required');
 	}, 30_000);
 
+	it('a run that paused again (a timer wake while the task ran) is woken with the new pause\'s secret, by the one follow-up', async () => {
+		posts.length = 0;
+		const task = await runningTask('timed_task', { seconds: 1, label: 'again' });
+		const secrets: string[] = [];
+		const wakeWith = (secret: string) => async () => {
+			secrets.push(secret);
+			const response = await fetch(resumeUrl, { method: 'POST', body: JSON.stringify({ taskWake: secret }) });
+			return response.ok || response.status === 403;
+		};
+		const watched = [{ server: 'Reports', config, tool: 'timed_task', task }];
+		watchTasks({ executionId: 'e6', tasks: watched, pool, timeoutMs: 10_000, wake: wakeWith('first-pause') });
+		watchTasks({ executionId: 'e6', tasks: watched, pool, timeoutMs: 10_000, wake: wakeWith('second-pause') });
+		await woken(1);
+		expect(secrets).toEqual(['second-pause']);
+		await expect(takeWatchedOutcome('e6', 'Reports', task.taskId)).resolves.toMatchObject({ kind: 'result' });
+		// One follow-up: the server handed the result out once.
+		expect(await plainText('task_deliveries', { taskId: task.taskId })).toBe('1');
+	}, 30_000);
+
 	it('OAuth servers are not followed (their tokens belong to a running execution): no wake, the timer and the check do it', async () => {
 		posts.length = 0;
 		const task: RunningTask = { taskId: 'task-x', protocol: '2026-07-28', status: 'working', pollIntervalMs: 100, deadline: Date.now() + 60_000, limit: 'Max Task Wait (60 s)' };
