@@ -3,7 +3,7 @@
 // (bench/suites/taskWait.js), and the report section printed from them. Nothing here holds a
 // number of its own beyond the issue's targets.
 
-const { addedLatencyMs, windowStats } = require('./taskWaitStats');
+const { addedLatencyMs, sampleRows, windowStats } = require('./taskWaitStats');
 
 /** Issue 29: a waiting execution's memory within 1 MiB of the Wait node's (median RSS of the tree). */
 const RSS_TARGET_BYTES = 1024 * 1024;
@@ -16,7 +16,8 @@ function windowOf(samples, window) {
 
 /** Everything the report shows, from `raw` (the suite's result without `derived`). */
 function analyseTaskWait(raw) {
-	const { samples, phases } = raw;
+	const { phases } = raw;
+	const samples = sampleRows(raw.samples);
 	const idleBeforeWaitNode = windowOf(samples, phases.idleBeforeWaitNode);
 	const waitNode = windowOf(samples, phases.waitNode.window);
 	const idleBeforeTask = windowOf(samples, phases.idleBeforeTask);
@@ -52,7 +53,10 @@ function analyseTaskWait(raw) {
 		latency: {
 			task: { ...taskLatency, targetMs: raw.fixturePollIntervalMs, met: Number.isFinite(taskLatency.toSinkMs) ? taskLatency.toSinkMs <= raw.fixturePollIntervalMs : null },
 			waitNode: latency(phases.waitNode),
+			// The warm-up's 3 s task (Task Wait Before Pausing 1 s): one more sample of the same latency.
+			warmUpTask: phases.warmUp ? latency(phases.warmUp.task).toSinkMs : null,
 		},
+		samples: samples.length,
 		// The first run, then one per check of the task after a wake (MCP Approval's output back into the Agent).
 		agentRuns,
 		taskChecksAfterWake: agentRuns === null ? null : agentRuns - 1,
@@ -74,7 +78,7 @@ function renderTaskWait(results) {
 	const lines = [
 		'## Task wait (issue 29): a webhook-triggered execution calling a long MCP task',
 		'',
-		`Task length ${raw.taskSeconds} s${raw.taskSeconds === 600 ? '' : ' (shortened with BENCH_TASK_SECONDS; the issue\'s case is 600 s)'}, Task Wait Before Pausing ${raw.taskPauseAfterSeconds} s, the fixture's poll interval ${raw.fixturePollIntervalMs} ms; in-memory task watch (lib/agent/taskWatch.ts) in the build: ${raw.taskWatchInBuild ? 'yes' : 'no'}. n8n process tree sampled every ${raw.sampleIntervalMs} ms (${raw.samples.length} samples); phases one after the other: ${raw.order.join(', ')}.`,
+		`Task length ${raw.taskSeconds} s${raw.taskSeconds === 600 ? '' : ' (shortened with BENCH_TASK_SECONDS; the issue\'s case is 600 s)'}, Task Wait Before Pausing ${raw.taskPauseAfterSeconds} s, the fixture's poll interval ${raw.fixturePollIntervalMs} ms; in-memory task watch (lib/agent/taskWatch.ts) in the build: ${raw.taskWatchInBuild ? 'yes' : 'no'}. n8n process tree sampled every ${raw.sampleIntervalMs} ms (${d.samples} samples); phases one after the other: ${raw.order.join(', ')}.`,
 		'',
 		'| Window | Span | Samples | CPU ms per minute | Intervals without CPU | Median RSS (MiB) |',
 		'|---|---|---|---|---|---|',
@@ -91,6 +95,7 @@ function renderTaskWait(results) {
 		`| CPU between polls: CPU ms per minute of waiting, task vs Wait node | ${num(d.cpuMsPerMinute.task)} vs ${num(d.cpuMsPerMinute.waitNode)} (difference ${num(d.cpuMsPerMinute.taskMinusWaitNode)}; ${d.taskChecksAfterWake ?? 'n/a'} task checks after a wake) | compare (no threshold) |`,
 		`| Memory of the waiting execution within 1 MiB of the Wait node's (median RSS over the idle phase before it, task − Wait node) | ${mb(d.rss.taskOverIdle)} − ${mb(d.rss.waitNodeOverIdle)} = ${mb(d.rss.taskMinusWaitNode)} MiB (medians without the idle baselines: ${mb(d.rss.rawTaskMinusWaitNode)} MiB) | ${verdict(d.rss.met)} |`,
 		`| Added latency, task completed → the execution's last node posted, ≤ 1 poll interval (${raw.fixturePollIntervalMs} ms) | ${num(d.latency.task.toSinkMs, 0)} ms (to n8n's stoppedAt: ${num(d.latency.task.toStoppedAtMs, 0)} ms) | ${verdict(d.latency.task.met)} |`,
+		`| Supplementary: the same latency for the warm-up's 3 s task (paused after 1 s) | ${num(d.latency.warmUpTask, 0)} ms | – |`,
 		`| Reference: the Wait node's own lateness, waitTill → last node posted | ${num(d.latency.waitNode.toSinkMs, 0)} ms (to stoppedAt: ${num(d.latency.waitNode.toStoppedAtMs, 0)} ms) | – |`,
 		'',
 		`The task's result was handed out ${d.deliveries} time(s). Every sample and time stamp is in the JSON (\`taskWait.samples\`, \`taskWait.phases\`).`,

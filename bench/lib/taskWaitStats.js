@@ -93,6 +93,12 @@ function sampleTree(rootPid) {
 	return { t: Date.now(), cpuMs: treeCpuMs(stats, rootPid), rss, pids: pids.size };
 }
 
+/** Samples as rows [{ t, cpuMs, rss }], from the columns the results keep ({ t: [], cpuMs: [], rss: [] }) or rows already. */
+function sampleRows(samples) {
+	if (Array.isArray(samples)) return samples;
+	return samples.t.map((t, i) => ({ t, cpuMs: samples.cpuMs[i], rss: samples.rss[i] }));
+}
+
 /** "completed <taskId> <epoch ms>" lines of the task server's stderr: taskId -> epoch ms. */
 function parseCompletions(logText) {
 	const out = new Map();
@@ -156,4 +162,4 @@ function windowStats(samples, fromMs, toMs) {
 	};
 }
 
-module.exports = { TICKS_PER_SECOND, parseProcStat, treePids, treeCpuMs, parseVmRss, readAllStats, sampleTree, parseCompletions, countDeliveries, parseDbTime, addedLatencyMs, median, windowStats };
+module.exports = { TICKS_PER_SECOND, parseProcStat, treePids, treeCpuMs, parseVmRss, readAllStats, sampleTree, sampleRows, parseCompletions, countDeliveries, parseDbTime, addedLatencyMs, median, windowStats };

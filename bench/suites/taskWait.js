@@ -39,8 +39,12 @@ const { REPO, RUN_MARKER_NAME, log } = require('../lib/common');
 const { sampleTree, parseCompletions, countDeliveries, parseDbTime } = require('../lib/taskWaitStats');
 const { analyseTaskWait } = require('../lib/taskWaitReport');
 
-const WORKFLOWS = { task: 'mcpAgentBenchTaskW1', waitNode: 'mcpAgentBenchWaitN1' };
-const HOOKS = { task: 'mcp-bench-taskwait-task', waitNode: 'mcp-bench-taskwait-wait' };
+const WORKFLOWS = { task: 'mcpAgentBenchTaskW1', waitNode: 'mcpAgentBenchWaitN1', taskWarm: 'mcpAgentBenchTaskW0', waitNodeWarm: 'mcpAgentBenchWaitN0' };
+const HOOKS = { task: 'mcp-bench-taskwait-task', waitNode: 'mcp-bench-taskwait-wait', taskWarm: 'mcp-bench-taskwait-task-warm', waitNodeWarm: 'mcp-bench-taskwait-wait-warm' };
+const WEBHOOK_IDS = { task: '00001', waitNode: '00002', taskApproval: '00003', waitNodeWait: '00004', taskWarm: '00005', waitNodeWarm: '00006', taskWarmApproval: '00007', waitNodeWarmWait: '00008' };
+/** The warm-up runs before anything is measured: a short task through one pause and wake, a Wait node of 2 s. */
+const WARM_TASK_SECONDS = 3;
+const WARM_WAIT_SECONDS = 2;
 const CREDENTIALS = {
 	openai: { id: 'benchTaskWaitOpenAi1', name: 'Bench task wait: scripted model (OpenAI API)' },
 	tasks: { id: 'benchTaskWaitTasks01', name: 'Bench task wait: MCP tasks fixture (HTTP)' },
@@ -71,6 +75,8 @@ function settings() {
 	return { taskSeconds, taskPauseAfterSeconds, idleSeconds: envNumber('BENCH_TASK_IDLE_SECONDS', 30) };
 }
 
+const webhookId = (key) => `6b1d2e3f-29a1-4c5d-8e9f-bench29${WEBHOOK_IDS[key]}`;
+
 const post = (name, url, position) => ({
 	id: `tw-${name.toLowerCase()}`,
 	name,
@@ -86,14 +92,17 @@ const hook = (kind, position) => ({
 	type: 'n8n-nodes-base.webhook',
 	typeVersion: 2.1,
 	position,
-	webhookId: `6b1d2e3f-29a1-4c5d-8e9f-bench29${kind === 'task' ? '00001' : '00002'}`,
+	webhookId: webhookId(kind),
 	parameters: { httpMethod: 'POST', path: HOOKS[kind], responseMode: 'onReceived', options: {} },
 });
 
-/** The Agent's durable task wait: Done -> Report; Needs Approval -> MCP Approval -> the Agent. */
-function taskWorkflow({ sinkUrl, taskSeconds, taskPauseAfterSeconds }) {
+/**
+ * The Agent's durable task wait: Done -> Report; Needs Approval -> MCP Approval -> the Agent.
+ * kind 'taskWarm': the warm-up copy (Task Wait Before Pausing 1 s).
+ */
+function taskWorkflow({ sinkUrl, taskSeconds, taskPauseAfterSeconds, kind = 'task' }) {
 	const nodes = [
-		hook('task', [0, 0]),
+		hook(kind, [0, 0]),
 		{
 			id: 'tw-agent',
 			name: 'MCP Agent',
@@ -105,13 +114,13 @@ function taskWorkflow({ sinkUrl, taskSeconds, taskPauseAfterSeconds }) {
 				model: { __rl: true, mode: 'id', value: 'fake-model' },
 				userMessage: '={{ $json.body.plan }}',
 				requireApprovalFor: 'none',
-				options: { taskPauseAfter: taskPauseAfterSeconds, maxTaskWait: taskSeconds + 600 },
+				options: { taskPauseAfter: kind === 'task' ? taskPauseAfterSeconds : 1, maxTaskWait: taskSeconds + 600 },
 			},
 			credentials: { mcpAgentOpenAiApi: CREDENTIALS.openai },
 		},
 		{ id: 'tw-server', name: 'Reports', type: 'n8n-nodes-mcp-agent.mcpServer', typeVersion: 1, position: [300, 250], parameters: { connection: 'http' }, credentials: { mcpServerHttpApi: CREDENTIALS.tasks } },
-		post('Report', `${sinkUrl}/done/task`, [700, -150]),
-		{ id: 'tw-approval', name: 'Approval', type: 'n8n-nodes-mcp-agent.mcpApproval', typeVersion: 1, position: [700, 250], webhookId: '6b1d2e3f-29a1-4c5d-8e9f-bench2900003', parameters: {} },
+		post('Report', `${sinkUrl}/done/${kind}`, [700, -150]),
+		{ id: 'tw-approval', name: 'Approval', type: 'n8n-nodes-mcp-agent.mcpApproval', typeVersion: 1, position: [700, 250], webhookId: webhookId(`${kind}Approval`), parameters: {} },
 	];
 	const connections = {
 		Webhook: { main: [[{ node: 'MCP Agent', type: 'main', index: 0 }]] },
@@ -119,23 +128,23 @@ function taskWorkflow({ sinkUrl, taskSeconds, taskPauseAfterSeconds }) {
 		Reports: { ai_tool: [[{ node: 'MCP Agent', type: 'ai_tool', index: 0 }]] },
 		Approval: { main: [[{ node: 'MCP Agent', type: 'main', index: 0 }]] },
 	};
-	return { id: WORKFLOWS.task, name: 'Benchmark: a webhook-triggered execution calling a long MCP task', active: false, settings: { executionOrder: 'v1' }, nodes, connections, pinData: {} };
+	return { id: WORKFLOWS[kind], name: `Benchmark: a webhook-triggered execution calling a long MCP task${kind === 'task' ? '' : ' (warm-up)'}`, active: false, settings: { executionOrder: 'v1' }, nodes, connections, pinData: {} };
 }
 
-/** The peer: n8n's Wait node "After Time Interval" of the same length, then Set, then Report. */
-function waitNodeWorkflow({ sinkUrl, taskSeconds }) {
+/** The peer: n8n's Wait node "After Time Interval" of the same length, then Set, then Report ('waitNodeWarm': 2 s, in memory). */
+function waitNodeWorkflow({ sinkUrl, taskSeconds, kind = 'waitNode' }) {
 	const nodes = [
-		hook('waitNode', [0, 0]),
-		{ id: 'tw-wait', name: 'Wait', type: 'n8n-nodes-base.wait', typeVersion: 1.1, position: [250, 0], webhookId: '6b1d2e3f-29a1-4c5d-8e9f-bench2900004', parameters: { resume: 'timeInterval', amount: taskSeconds, unit: 'seconds' } },
+		hook(kind, [0, 0]),
+		{ id: 'tw-wait', name: 'Wait', type: 'n8n-nodes-base.wait', typeVersion: 1.1, position: [250, 0], webhookId: webhookId(`${kind}Wait`), parameters: { resume: 'timeInterval', amount: kind === 'waitNode' ? taskSeconds : WARM_WAIT_SECONDS, unit: 'seconds' } },
 		{ id: 'tw-set', name: 'Set', type: 'n8n-nodes-base.set', typeVersion: 3.4, position: [500, 0], parameters: { mode: 'raw', jsonOutput: '={{ JSON.stringify({ waited: true, label: $json.body.label }) }}', options: {} } },
-		post('Report', `${sinkUrl}/done/wait`, [750, 0]),
+		post('Report', `${sinkUrl}/done/${kind}`, [750, 0]),
 	];
 	const connections = {
 		Webhook: { main: [[{ node: 'Wait', type: 'main', index: 0 }]] },
 		Wait: { main: [[{ node: 'Set', type: 'main', index: 0 }]] },
 		Set: { main: [[{ node: 'Report', type: 'main', index: 0 }]] },
 	};
-	return { id: WORKFLOWS.waitNode, name: 'Benchmark: the Wait node waiting as long as the task', active: false, settings: { executionOrder: 'v1' }, nodes, connections, pinData: {} };
+	return { id: WORKFLOWS[kind], name: `Benchmark: the Wait node waiting as long as the task${kind === 'waitNode' ? '' : ' (warm-up)'}`, active: false, settings: { executionOrder: 'v1' }, nodes, connections, pinData: {} };
 }
 
 /** The newest execution of a workflow: status and times; once finished, how often each node ran. */
@@ -220,7 +229,8 @@ class TaskWaitBench {
 		this.runMarker = `${RUN_MARKER_NAME}=${runId}`;
 		this.pgids = new Set();
 		this.settings = settings();
-		this.samples = [];
+		// Columns, so that latest.json keeps each on one line: epoch ms, cumulative CPU ms, RSS bytes, processes.
+		this.samples = { t: [], cpuMs: [], rss: [], pids: [] };
 	}
 
 	track(start) {
@@ -266,8 +276,9 @@ class TaskWaitBench {
 		fs.writeFileSync(credentialsFile, JSON.stringify(credentials, null, 2));
 		const workflowFile = path.join(this.runDir, 'workflows.json');
 		const context = { sinkUrl: this.sink.url, ...this.settings };
-		fs.writeFileSync(workflowFile, JSON.stringify([taskWorkflow(context), waitNodeWorkflow(context)], null, 2));
-		log('importing the credentials and the two workflows, publishing them');
+		const flows = [taskWorkflow(context), waitNodeWorkflow(context), taskWorkflow({ ...context, kind: 'taskWarm' }), waitNodeWorkflow({ ...context, kind: 'waitNodeWarm' })];
+		fs.writeFileSync(workflowFile, JSON.stringify(flows, null, 2));
+		log('importing the credentials and the workflows (measured and warm-up), publishing them');
 		await this.cli(['import:credentials', `--input=${credentialsFile}`]);
 		await this.cli(['import:workflow', `--input=${workflowFile}`]);
 		for (const id of Object.values(WORKFLOWS)) await this.cli(['publish:workflow', `--id=${id}`]);
@@ -277,8 +288,13 @@ class TaskWaitBench {
 		this.pgids.add(this.n8nPid);
 		await started;
 		this.dbFile = path.join(this.userFolder, '.n8n', 'database.sqlite');
-		this.sampler = setInterval(() => this.samples.push(sampleTree(this.n8nPid)), SAMPLE_INTERVAL_MS);
-		this.samples.push(sampleTree(this.n8nPid));
+		this.sampler = setInterval(() => this.sample(), SAMPLE_INTERVAL_MS);
+		this.sample();
+	}
+
+	sample() {
+		const s = sampleTree(this.n8nPid);
+		for (const key of Object.keys(this.samples)) this.samples[key].push(s[key]);
 	}
 
 	async latest(workflowId) {
@@ -328,6 +344,18 @@ class TaskWaitBench {
 		// idles (nothing running) before each phase: the baseline each phase is compared with.
 		log(`taskWait: letting n8n settle for ${STARTUP_SETTLE_MS / 1000} s after its start`);
 		await processes.sleep(STARTUP_SETTLE_MS);
+		// Warm-up: both workflows once, short, so that neither phase pays for loading its nodes' code.
+		log(`taskWait: warm-up (a ${WARM_TASK_SECONDS} s task through one pause, a ${WARM_WAIT_SECONDS} s Wait node)`);
+		const warmTriggered = await this.trigger('taskWarm', { plan: JSON.stringify({ rounds: [[{ tool: 'timed_task', args: { seconds: WARM_TASK_SECONDS, label: 'warm-up' } }]] }) });
+		const warmDone = await this.sink.next('/done/taskWarm', 180_000);
+		const warmTaskId = warmDone.body?.toolCalls?.[0]?.task?.taskId;
+		const warmWaitTriggered = await this.trigger('waitNodeWarm', { label: 'warm-up' });
+		const warmWaitDone = await this.sink.next('/done/waitNodeWarm', 60_000);
+		phases.warmUp = {
+			task: { triggeredAt: warmTriggered, taskId: warmTaskId ?? null, endedAt: warmTaskId ? (parseCompletions(fs.readFileSync(this.tasksLog, 'utf8')).get(warmTaskId) ?? null) : null, finishedAt: warmDone.at },
+			waitNode: { triggeredAt: warmWaitTriggered, finishedAt: warmWaitDone.at },
+		};
+		await processes.sleep(5000);
 		const idle = async () => {
 			const fromMs = Date.now();
 			log(`taskWait: n8n idle for ${idleSeconds} s`);
@@ -340,7 +368,7 @@ class TaskWaitBench {
 		const waitTriggered = await this.trigger('waitNode', { label: 'wait-node' });
 		const waitWaiting = await this.waitingSince(WORKFLOWS.waitNode, 60_000);
 		const waitTill = parseDbTime(waitWaiting.execution.waitTill);
-		const waitDone = await this.sink.next('/done/wait', taskSeconds * 1000 + 180_000);
+		const waitDone = await this.sink.next('/done/waitNode', taskSeconds * 1000 + 180_000);
 		const waitExecution = await this.finished(WORKFLOWS.waitNode);
 		phases.waitNode = {
 			executionId: waitExecution.id,
@@ -395,13 +423,13 @@ class TaskWaitBench {
 		log(`taskWait: task ${taskId} completed; the execution's Report reached the sink ${taskDone.at - completedAt} ms later (Agent ran ${taskExecution.nodeRuns['MCP Agent']} times)`);
 		await processes.sleep(2000);
 		clearInterval(this.sampler);
-		this.samples.push(sampleTree(this.n8nPid));
+		this.sample();
 		return {
 			...this.settings,
 			fixturePollIntervalMs: FIXTURE_POLL_INTERVAL_MS,
 			sampleIntervalMs: SAMPLE_INTERVAL_MS,
 			settleMs: SETTLE_MS,
-			order: ['idleBeforeWaitNode', 'waitNode', 'idleBeforeTask', 'task'],
+			order: ['warmUp', 'idleBeforeWaitNode', 'waitNode', 'idleBeforeTask', 'task'],
 			startupSettleMs: STARTUP_SETTLE_MS,
 			taskWatchInBuild: fs.existsSync(path.join(REPO, 'dist', 'lib', 'agent', 'taskWatch.js')),
 			phases,

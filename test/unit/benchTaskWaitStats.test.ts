@@ -64,7 +64,11 @@ describe('task-wait benchmark statistics', () => {
 		// One sample a second: 0-9 s idle, 10-29 s the Wait node waits, 30-39 s idle, 40-59 s the task waits.
 		// RSS drifts up by 10 MiB between the phases; each execution adds 1 and 1.5 MiB over the idle before it.
 		const rssAt = (i: number) => (i < 10 ? 200 : i < 30 ? 201 : i < 40 ? 210 : 211.5) * MiB;
-		const samples = Array.from({ length: 60 }, (_, i) => ({ t: i * 1000, cpuMs: i < 40 ? i * 2 : 80 + (i - 40) * 3, rss: rssAt(i), pids: 2 }));
+		const rows = Array.from({ length: 60 }, (_, i) => ({ t: i * 1000, cpuMs: i < 40 ? i * 2 : 80 + (i - 40) * 3, rss: rssAt(i) }));
+		// As the results keep them: one array per column.
+		const samples = { t: rows.map((r) => r.t), cpuMs: rows.map((r) => r.cpuMs), rss: rows.map((r) => r.rss), pids: rows.map(() => 2) };
+		expect(stats.sampleRows(samples)).toEqual(rows);
+		expect(stats.sampleRows(rows)).toBe(rows);
 		const raw = {
 			taskSeconds: 90,
 			taskPauseAfterSeconds: 10,
@@ -74,6 +78,7 @@ describe('task-wait benchmark statistics', () => {
 			order: ['idleBeforeWaitNode', 'waitNode', 'idleBeforeTask', 'task'],
 			samples,
 			phases: {
+				warmUp: { task: { endedAt: 1000, finishedAt: 1600 }, waitNode: {} },
 				idleBeforeWaitNode: { fromMs: 0, toMs: 9000 },
 				waitNode: { window: { fromMs: 10_000, toMs: 29_000 }, endedAt: 29_000, finishedAt: 29_040, stoppedAt: 29_060 },
 				idleBeforeTask: { fromMs: 30_000, toMs: 39_000 },
@@ -89,7 +94,9 @@ describe('task-wait benchmark statistics', () => {
 		expect(d.rss.met).toBe(true);
 		expect(d.latency.task).toMatchObject({ toSinkMs: 1200, toStoppedAtMs: 1300, targetMs: 1000, met: false });
 		expect(d.latency.waitNode.toSinkMs).toBe(40);
+		expect(d.latency.warmUpTask).toBe(600);
 		expect(d.taskChecksAfterWake).toBe(2);
+		expect(d.samples).toBe(60);
 		const markdown = renderTaskWait({ taskWait: raw });
 		expect(markdown).toContain('shortened with BENCH_TASK_SECONDS');
 		expect(markdown).toContain("| 1200 ms (to n8n's stoppedAt: 1300 ms) | missed |");
