@@ -17,6 +17,8 @@
 //   7. Approval rules and standing approvals (approvals): 200 scripted calls over 5 tools through the
 //      Agent in n8n 2.41.1, each outcome compared with an oracle's; and the cost of judging one call
 //      against 50 rules and 1,000 grants in plain Node.
+//   8. The durable task wait (taskWait): a webhook-triggered execution calling a 10-minute MCP task
+//      (BENCH_TASK_SECONDS) vs n8n's Wait node as long: n8n's CPU and memory while waiting, latency.
 //
 // Benchmarks, not tests: numbers come from one run on one machine; nothing here asserts timings.
 // Options:
