@@ -109,6 +109,16 @@ function parseCompletions(logText) {
 	return out;
 }
 
+/** The times (epoch ms) of the "polled <taskId> <epoch ms>" lines of one task: each tasks/get it answered. */
+function pollTimes(logText, taskId) {
+	const out = [];
+	for (const line of logText.split('\n')) {
+		const match = /^polled (\S+) (\d+)\s*$/.exec(line);
+		if (match && match[1] === taskId) out.push(Number(match[2]));
+	}
+	return out;
+}
+
 /** How many "delivered <taskId> ..." lines the task server wrote for the task. */
 function countDeliveries(logText, taskId) {
 	return logText.split('\n').filter((line) => line.startsWith(`delivered ${taskId} `)).length;
@@ -162,4 +172,4 @@ function windowStats(samples, fromMs, toMs) {
 	};
 }
 
-module.exports = { TICKS_PER_SECOND, parseProcStat, treePids, treeCpuMs, parseVmRss, readAllStats, sampleTree, sampleRows, parseCompletions, countDeliveries, parseDbTime, addedLatencyMs, median, windowStats };
+module.exports = { TICKS_PER_SECOND, parseProcStat, treePids, treeCpuMs, parseVmRss, readAllStats, sampleTree, sampleRows, parseCompletions, pollTimes, countDeliveries, parseDbTime, addedLatencyMs, median, windowStats };

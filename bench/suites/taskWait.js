@@ -36,7 +36,7 @@ const { runNode24Script } = require('../../test/e2e/lib/node24Script');
 const { startScriptedLlm } = require('../../test/e2e/lib/scriptedLlm');
 const { startModernTasksHttp } = require('../../test/e2e/lib/modernServer');
 const { REPO, RUN_MARKER_NAME, log } = require('../lib/common');
-const { sampleTree, parseCompletions, countDeliveries, parseDbTime } = require('../lib/taskWaitStats');
+const { sampleTree, parseCompletions, countDeliveries, parseDbTime, pollTimes } = require('../lib/taskWaitStats');
 const { analyseTaskWait } = require('../lib/taskWaitReport');
 
 const WORKFLOWS = { task: 'mcpAgentBenchTaskW1', waitNode: 'mcpAgentBenchWaitN1', taskWarm: 'mcpAgentBenchTaskW0', waitNodeWarm: 'mcpAgentBenchWaitN0' };
@@ -407,6 +407,8 @@ class TaskWaitBench {
 			taskId,
 			answerHasResult: typeof done?.text === 'string' && done.text.includes(`report: ${label}`),
 			deliveries: taskId ? countDeliveries(logText, taskId) : 0,
+			// Each tasks/get the server answered for the task (the in-place waits, the watch and the checks).
+			polls: taskId ? pollTimes(logText, taskId) : [],
 			triggeredAt: taskTriggered,
 			waitingAt: taskWaiting.at,
 			endedAt: completedAt ?? null,

@@ -31,13 +31,14 @@ describe('task-wait benchmark statistics', () => {
 	});
 
 	it("reads the task server's completion and delivery lines, keeping the other lines alone", () => {
-		const log = ['listening on http://127.0.0.1:1/mcp', 'completed task-1 1764680000123', 'delivered task-1 timed_task', 'completed task-2 1764680005000', 'completed task-1 1764689999999', 'delivered task-10 timed_task'].join('\n');
+		const log = ['listening on http://127.0.0.1:1/mcp', 'polled task-1 1764680000100', 'polled task-10 1764680000110', 'completed task-1 1764680000123', 'polled task-1 1764680000200', 'delivered task-1 timed_task', 'completed task-2 1764680005000', 'completed task-1 1764689999999', 'delivered task-10 timed_task'].join('\n');
 		const completions = stats.parseCompletions(log);
 		expect(completions.get('task-1')).toBe(1764680000123);
 		expect(completions.get('task-2')).toBe(1764680005000);
 		expect(completions.size).toBe(2);
 		expect(stats.countDeliveries(log, 'task-1')).toBe(1);
 		expect(stats.countDeliveries(log, 'task-3')).toBe(0);
+		expect(stats.pollTimes(log, 'task-1')).toEqual([1764680000100, 1764680000200]);
 	});
 
 	it("reads n8n's SQLite time stamps as UTC", () => {
@@ -82,7 +83,7 @@ describe('task-wait benchmark statistics', () => {
 				idleBeforeWaitNode: { fromMs: 0, toMs: 9000 },
 				waitNode: { window: { fromMs: 10_000, toMs: 29_000 }, endedAt: 29_000, finishedAt: 29_040, stoppedAt: 29_060 },
 				idleBeforeTask: { fromMs: 30_000, toMs: 39_000 },
-				task: { window: { fromMs: 40_000, toMs: 59_000 }, inPlaceWindow: { fromMs: 38_000, toMs: 40_000 }, endedAt: 50_000, finishedAt: 51_200, stoppedAt: 51_300, nodeRuns: { 'MCP Agent': 3, Approval: 2 }, deliveries: 1 },
+				task: { window: { fromMs: 40_000, toMs: 59_000 }, inPlaceWindow: { fromMs: 38_000, toMs: 40_000 }, endedAt: 50_000, finishedAt: 51_200, stoppedAt: 51_300, nodeRuns: { 'MCP Agent': 3, Approval: 2 }, deliveries: 1, polls: [39_500, 41_000, 45_000, 50_000, 58_000, 60_000] },
 			},
 		};
 		const d = analyseTaskWait(raw);
@@ -97,6 +98,9 @@ describe('task-wait benchmark statistics', () => {
 		expect(d.latency.warmUpTask).toBe(600);
 		expect(d.taskChecksAfterWake).toBe(2);
 		expect(d.samples).toBe(60);
+		// 4 polls inside 40-59 s; (180 - 120) ms per minute over 19 s = 19 ms above the Wait node.
+		expect(d.pollsInWindow).toBe(4);
+		expect(d.extraCpuMsPerPoll).toBeCloseTo(19 / 4);
 		const markdown = renderTaskWait({ taskWait: raw });
 		expect(markdown).toContain('shortened with BENCH_TASK_SECONDS');
 		expect(markdown).toContain("| 1200 ms (to n8n's stoppedAt: 1300 ms) | missed |");
