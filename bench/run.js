@@ -17,10 +17,12 @@
 //   7. Approval rules and standing approvals (approvals): 200 scripted calls over 5 tools through the
 //      Agent in n8n 2.41.1, each outcome compared with an oracle's; and the cost of judging one call
 //      against 50 rules and 1,000 grants in plain Node.
+//   8. The durable task wait (taskWait): a webhook-triggered execution calling a 10-minute MCP task
+//      (BENCH_TASK_SECONDS) vs n8n's Wait node as long: n8n's CPU and memory while waiting, latency.
 //
 // Benchmarks, not tests: numbers come from one run on one machine; nothing here asserts timings.
 // Options:
-//   --only=callTool,agent,manyTools,scanListing,pausedState,warm,leanHttp,oneItem,agentN8n,approvals   run some parts (default: all)
+//   --only=callTool,agent,manyTools,scanListing,pausedState,warm,leanHttp,oneItem,agentN8n,approvals,taskWait   run some parts (default: all)
 //   --variants=key,key                            Call Tool variants to run (see suites/callTool.js)
 //   --quick                                       fewer repetitions (a smoke run; numbers are rough)
 //   --profile                                     run n8n with --cpu-prof; summary in the partial folder's profile.md
@@ -45,8 +47,10 @@ const { profileMarkdown, summarizeProfile } = require('./lib/profile');
 const { runCallToolSuite } = require('./suites/callTool');
 const { runOneExecutionSuite } = require('./suites/oneExecution');
 const { runApprovalsSuite } = require('./suites/approvals');
+const { runTaskWaitSuite } = require('./suites/taskWait');
+const { renderTaskWait } = require('./lib/taskWaitReport');
 
-const PARTS = ['callTool', 'agent', 'manyTools', 'scanListing', 'pausedState', 'warm', 'leanHttp', 'oneItem', 'agentN8n', 'approvals'];
+const PARTS = ['callTool', 'agent', 'manyTools', 'scanListing', 'pausedState', 'warm', 'leanHttp', 'oneItem', 'agentN8n', 'approvals', 'taskWait'];
 /** Measured runs of each one-execution variant (n8n, one item or one Agent run), after a warm-up. */
 const ONE_EXECUTION_REPS = { full: 60, quick: 2 };
 
@@ -146,7 +150,7 @@ function render() {
 	// Every figure again from the samples latest.json keeps.
 	const results = deriveResults(JSON.parse(fs.readFileSync(path.join(dir, 'latest.json'), 'utf8')));
 	results.targets = evaluateTargets(results);
-	const markdown = renderMarkdown(results);
+	const markdown = renderMarkdown(results) + renderTaskWait(results);
 	writeAtomically(path.join(dir, 'latest.md'), markdown);
 	updateReadme(results);
 	process.stdout.write(`${markdown}\n`);
@@ -257,6 +261,10 @@ async function main() {
 		const workload = await runN8nSuite(runApprovalsSuite, { label: 'approvals' }, { profileFocus: /n8n-nodes-mcp-agent\/dist/ });
 		results.approvals = { judging, workload };
 	}
+	if (options.only.includes('taskWait')) {
+		log('part 8: a webhook-triggered execution calling a long MCP task vs the Wait node (BENCH_TASK_SECONDS, default 600)');
+		results.taskWait = await runN8nSuite(runTaskWaitSuite, { label: 'taskWait' }, { profileFocus: /n8n-nodes-mcp-agent\/dist/ });
+	}
 	if (options.only.includes('callTool')) {
 		log('part 1: MCP Call Tool in n8n 2.41.1 (and part 4: n8n memory)');
 		results.callTool = await runN8nSuite(runCallToolSuite, {
@@ -272,7 +280,7 @@ async function main() {
 	Object.assign(results, deriveResults(results));
 	results.targets = evaluateTargets(results);
 
-	const markdown = renderMarkdown(results);
+	const markdown = renderMarkdown(results) + renderTaskWait(results);
 	fs.mkdirSync(outDir, { recursive: true });
 	writeAtomically(path.join(outDir, `${outName}.json`), `${stringifyResults(results)}\n`);
 	writeAtomically(path.join(outDir, `${outName}.md`), markdown);
