@@ -207,7 +207,9 @@ function runOne(call: PlannedCall, options: ToolRunnerOptions, run: ToolRunResul
 			...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, ...(options.maxTotalTimeoutMs !== undefined ? { maxTotalTimeoutMs: options.maxTotalTimeoutMs } : {}) } : {}),
 			...(options.signal ? { signal: options.signal } : {}),
 			...(options.tasks ? { tasks: callTaskPolicy(options.tasks, serverId, (state) => setEntry((run.tasks ??= {}), call.id, summarizeTask(state))) } : {}),
-			...(input?.status === 'answered'
+			// A task's answers go once, with the check that follows the person's answer (the task then
+			// waited for input); later checks of the same task only poll it.
+			...(input?.status === 'answered' && (!call.task || call.task.status === 'input_required')
 				? { continuation: { inputResponses: input.responses ?? {}, ...(input.requestState !== undefined ? { requestState: input.requestState } : {}) } }
 				: {}),
 		};

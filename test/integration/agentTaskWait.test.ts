@@ -188,7 +188,16 @@ describe('a 2026-07-28 task that asks a person for input while the run waits for
 		effect = nextEffect(state);
 		expect(effect).toMatchObject({ type: 'request_approval', calls: [], tasks: [{ id: 'c1' }] });
 
+		// The answer goes once, with the check after it (counted: tasks/update requests).
+		const updates: unknown[] = [];
+		const sent = connection.request.bind(connection);
+		const counting = jest.spyOn(connection, 'request').mockImplementation((phase, run) => {
+			if (/answering the input requests/.test(phase)) updates.push(phase);
+			return sent(phase, run);
+		});
 		const final = await runAgent(migrateAgentState(JSON.parse(JSON.stringify(state)), 'test'), drivers);
+		counting.mockRestore();
+		expect(updates).toHaveLength(1);
 		expect(final.phase).toMatchObject({ name: 'finished', status: 'completed' });
 		// The server's result is "answer: <the person's action>": it got the answer through tasks/update.
 		expect(final.phase.name === 'finished' && final.phase.text).toMatch(/answer: accept$/);

@@ -12,6 +12,9 @@ import type { CatalogTool, ModelTurn } from '../../lib/providers/modelTypes';
 import type { RunningTask } from '../../lib/mcp/toolTask';
 import { boundArgsHash } from '../../lib/agent/review';
 import { nextTaskWake, taskWaitExpiry, MAX_TASK_WAKE_MS, MIN_TASK_WAKE_MS } from '../../lib/approvals/taskWait';
+import { runToolCalls } from '../../lib/agent/toolRunner';
+import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
+import type { McpConnection } from '../../lib/mcp/connection';
 
 const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false };
 const tools: CatalogTool[] = [
@@ -170,5 +173,33 @@ describe('when the execution wakes for a task (lib/approvals/taskWait.ts)', () =
 
 	it('a wait for tasks alone expires a minute after the last deadline', () => {
 		expect(taskWaitExpiry([at(1_000, 5_000), at(1_000, 9_000)])).toBe(69_000);
+	});
+});
+
+describe("a task's answers go to the server once", () => {
+	/** The options each check of call c1 is made with, on a connection that only records them. */
+	async function checkWith(task: RunningTask): Promise<Record<string, unknown>> {
+		const seen: Array<Record<string, unknown>> = [];
+		const connection = {
+			resumeTask: async (_name: string, _task: RunningTask, options: Record<string, unknown>) => {
+				seen.push(options);
+				return { kind: 'task_running', task: { ...task, status: 'working' } };
+			},
+		} as unknown as McpConnection;
+		const call: PlannedCall = {
+			id: 'c1',
+			providerName: 'research',
+			tool: { serverId: 'srv', serverName: 'lab', mcpName: 'research', fingerprint: 'f' },
+			arguments: {},
+			task,
+			input: { status: 'answered', round: 1, inputRequests: { seat: FORM as never }, inputHash: 'h', responses: { seat: { action: 'accept', content: { seat: 'window' } } } },
+		};
+		await runToolCalls([call], { connections: new Map([['srv', connection]]), concurrency: 1, timeoutMs: 1_000, limits: DEFAULT_OUTCOME_LIMITS, tasks: { mode: 'whenRequired', maxWaitMs: 60_000, handOffAfterMs: 0 } });
+		return seen[0];
+	}
+
+	it('with the check that follows the answer (the task waited for input), and not with later checks (it works on)', async () => {
+		expect(await checkWith(task('input_required'))).toMatchObject({ continuation: { inputResponses: { seat: { action: 'accept', content: { seat: 'window' } } } } });
+		expect(await checkWith(task('working'))).not.toHaveProperty('continuation');
 	});
 });
