@@ -64,4 +64,13 @@ function machine() {
 	};
 }
 
-module.exports = { REPO, BENCH, CACHE, EVERYTHING_ENTRY, RUN_MARKER_NAME, log, resolveN8n, median, quantile, summary, round, emitResult, machine };
+/** Runs `start()`, adding every process group it spawns to `pgids` (for the leftover check). */
+function trackGroups(pgids, start) {
+	const processes = require('../../test/e2e/lib/processes');
+	const before = new Set(processes.groups);
+	const promise = start();
+	for (const pgid of processes.groups) if (!before.has(pgid)) pgids.add(pgid);
+	return promise;
+}
+
+module.exports = { REPO, BENCH, CACHE, EVERYTHING_ENTRY, RUN_MARKER_NAME, log, resolveN8n, median, quantile, summary, round, emitResult, machine, trackGroups };

@@ -25,7 +25,7 @@ const { freePorts } = require('../../test/e2e/lib/net');
 const processes = require('../../test/e2e/lib/processes');
 const { runNode24Script } = require('../../test/e2e/lib/node24Script');
 const { startScriptedLlm } = require('../../test/e2e/lib/scriptedLlm');
-const { BENCH, REPO, RUN_MARKER_NAME, log, median } = require('../lib/common');
+const { BENCH, REPO, RUN_MARKER_NAME, log, median, trackGroups } = require('../lib/common');
 const { runScript } = require('../lib/child');
 const { POLICY, RULES, SERVER, TOOLS, canonical, expectedOutcome, ruleParameters, workloadCalls } = require('../lib/approvalWorkload');
 
@@ -166,10 +166,7 @@ class ApprovalsBench {
 	}
 
 	track(start) {
-		const before = new Set(processes.groups);
-		const promise = start();
-		for (const pgid of processes.groups) if (!before.has(pgid)) this.pgids.add(pgid);
-		return promise;
+		return trackGroups(this.pgids, start);
 	}
 
 	cli(args) {

@@ -15,8 +15,7 @@ const { N8n } = require('../../test/e2e/lib/n8n');
 const { startEverythingHttp } = require('../../test/e2e/lib/everything');
 const { buildCredentials, CREDENTIAL_IDS } = require('../../test/e2e/lib/fixtures');
 const { freePorts } = require('../../test/e2e/lib/net');
-const processes = require('../../test/e2e/lib/processes');
-const { EVERYTHING_ENTRY, REPO, RUN_MARKER_NAME, log } = require('../lib/common');
+const { EVERYTHING_ENTRY, REPO, RUN_MARKER_NAME, log, trackGroups } = require('../lib/common');
 const { CALL_TOOL_ITEMS, analyseCallTool } = require('../lib/derive');
 const { runScript } = require('../lib/child');
 const { finishedExecutionAfter, latestExecutionId } = require('../lib/executions');
@@ -227,10 +226,7 @@ class CallToolBench {
 
 	/** Runs `start()`, remembering every process group it spawns (for the leftover check). */
 	track(start) {
-		const before = new Set(processes.groups);
-		const promise = start();
-		for (const pgid of processes.groups) if (!before.has(pgid)) this.pgids.add(pgid);
-		return promise;
+		return trackGroups(this.pgids, start);
 	}
 
 	cli(args) {

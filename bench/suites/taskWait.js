@@ -35,7 +35,7 @@ const processes = require('../../test/e2e/lib/processes');
 const { runNode24Script } = require('../../test/e2e/lib/node24Script');
 const { startScriptedLlm } = require('../../test/e2e/lib/scriptedLlm');
 const { startModernTasksHttp } = require('../../test/e2e/lib/modernServer');
-const { REPO, RUN_MARKER_NAME, log } = require('../lib/common');
+const { REPO, RUN_MARKER_NAME, log, trackGroups } = require('../lib/common');
 const { sampleTree, parseCompletions, countDeliveries, parseDbTime, pollTimes } = require('../lib/taskWaitStats');
 const { analyseTaskWait } = require('../lib/taskWaitReport');
 
@@ -234,10 +234,7 @@ class TaskWaitBench {
 	}
 
 	track(start) {
-		const before = new Set(processes.groups);
-		const promise = start();
-		for (const pgid of processes.groups) if (!before.has(pgid)) this.pgids.add(pgid);
-		return promise;
+		return trackGroups(this.pgids, start);
 	}
 
 	cli(args) {
