@@ -16,24 +16,16 @@ import { runAgent } from '../../lib/agent/runAgent';
 import { runToolCalls, type ToolRunnerOptions } from '../../lib/agent/toolRunner';
 import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
 import { migrateAgentState } from '../../lib/agent/stateSchema';
-import type { AgentState, RunSettings } from '../../lib/agent/types';
+import type { AgentState } from '../../lib/agent/types';
 import type { CatalogTool } from '../../lib/providers/modelTypes';
 import { createModelClient } from '../../lib/providers/clients';
 import { replies, startFakeProvider, toolResultsIn, type FakeProvider } from '../support/fakeProviders';
+import { TASK_TEST_SETTINGS } from '../support/runSettings';
 import { fixtureStdio } from '../support/servers';
 
 process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
 
-const SETTINGS: RunSettings = {
-	model: 'model-under-test',
-	maxIterations: 5,
-	maxOutputTokens: 1024,
-	tokenBudget: 0,
-	toolChoice: { type: 'auto' },
-	parallelToolCalls: true,
-	promptCaching: false,
-	maxToolResultChars: 50_000,
-};
+const SETTINGS = TASK_TEST_SETTINGS;
 const KIND = 'openaiChat' as const;
 const r = replies(KIND);
 
