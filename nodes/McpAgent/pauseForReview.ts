@@ -49,17 +49,17 @@ export function pauseForReview(context: IExecuteFunctions, itemIndex: number, fi
 	const approval = { id: randomUUID(), requestedAt: new Date(now).toISOString(), expiresAt: new Date(expiresAt).toISOString() };
 	const paused = step(final, { type: 'approval_opened', approval });
 	// A new secret per approval: the token goes only into reviewUrl; the store keeps its hash.
-	const link = reviewLink(resumeUrl(context, itemIndex));
+	const url = resumeUrl(context, itemIndex);
+	const link = reviewLink(url);
 	savePausedRun(here.store, approval.id, paused, approval.requestedAt, link.reviewTokenHash, here.executionId, link.decisionKey);
 	// Nothing is saved to memory while the run waits: the exchange is saved once, when it finishes.
-	return handedOut(context, itemIndex, paused, approval, link);
+	return handedOut(context, itemIndex, paused, approval, link, url);
 }
 
 /** The item, and for a run waiting for tasks a new wake secret (the item carries only its hash). */
-function handedOut(context: IExecuteFunctions, itemIndex: number, state: AgentState, approval: OpenApproval, link: ReviewLink): HandedOut {
+function handedOut(context: IExecuteFunctions, itemIndex: number, state: AgentState, approval: OpenApproval, link: ReviewLink, url: string | undefined): HandedOut {
 	const calls = state.phase.name === 'run_tools' ? waitingTasks(state.phase) : [];
-	const url = calls.length > 0 ? resumeUrl(context, itemIndex) : undefined;
-	if (!url) return { item: approvalRequestItem(context, itemIndex, state, approval, link), approvalId: approval.id };
+	if (!url || calls.length === 0) return { item: approvalRequestItem(context, itemIndex, state, approval, link), approvalId: approval.id };
 	const wake = newReviewToken();
 	const item = approvalRequestItem(context, itemIndex, state, approval, link);
 	(item.json as IDataObject).taskWakeHash = wake.hash;
@@ -76,10 +76,11 @@ export interface ReopenedApproval {
 /** The run paused again under its open approval, with its new state (the tasks' new status, results gathered meanwhile). */
 function pauseAgain(context: IExecuteFunctions, itemIndex: number, final: AgentState, here: PausedRunsHere, reopened: ReopenedApproval): HandedOut {
 	const approval = (final.phase as RunToolsPhase).approval as OpenApproval;
-	const link = reviewLink(resumeUrl(context, itemIndex), { reviewUrl: reopened.previousReviewUrl, reviewTokenHash: reopened.run.reviewTokenHash });
+	const url = resumeUrl(context, itemIndex);
+	const link = reviewLink(url, { reviewUrl: reopened.previousReviewUrl, reviewTokenHash: reopened.run.reviewTokenHash });
 	restorePausedRun(here.store, approval.id, { ...reopened.run, state: final });
 	reissuePausedRun(here.store, approval.id, link.reviewTokenHash, here.executionId, link.decisionKey);
-	return handedOut(context, itemIndex, final, approval, link);
+	return handedOut(context, itemIndex, final, approval, link, url);
 }
 
 /** Still pending: the same approval (id, expiry, calls) goes out again from this execution, saying why. */
