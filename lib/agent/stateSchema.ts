@@ -1,6 +1,7 @@
 import { McpAgentError } from '../errors';
 import type { AgentState } from './types';
 import { isJsonObject } from '../util/jsonObject';
+import { isRunningTask } from '../mcp/toolTask';
 
 /**
  * The schema version of a stored AgentState. A paused run can wait a day and be resumed by a newer
@@ -60,22 +61,6 @@ export function migrateAgentState(stored: unknown, where: string): AgentState {
  * kind it reads them as. A state that was cut or edited fails here with a clear error instead of a
  * TypeError somewhere in the loop. (Values are not judged: that is what the review checks do.)
  */
-/** The fields a check of a running task reads (lib/mcp/toolTask.ts RunningTask). */
-function isRunningTask(task: unknown): boolean {
-	if (!isJsonObject(task)) return false;
-	const { taskId, protocol, status, deadline, pollIntervalMs, limit } = task;
-	return (
-		typeof taskId === 'string' &&
-		(protocol === '2025-11-25' || protocol === '2026-07-28') &&
-		typeof status === 'string' &&
-		typeof deadline === 'number' &&
-		Number.isFinite(deadline) &&
-		typeof pollIntervalMs === 'number' &&
-		Number.isFinite(pollIntervalMs) &&
-		typeof limit === 'string'
-	);
-}
-
 function shapeProblem(state: Record<string, unknown>): string | undefined {
 	if (typeof state.provider !== 'string') return 'no provider';
 	if (!isJsonObject(state.settings)) return 'no settings';

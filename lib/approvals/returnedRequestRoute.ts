@@ -3,6 +3,7 @@ import { peekPausedRun } from './pausedRuns';
 import type { ItemAction, ResumeContext } from './resumeContext';
 import { checkTasksOf, isExpired, notPausedHere, stillPending } from './resumeRun';
 import { waitingTasks } from '../agent/step';
+import { taskWakeDue } from './taskWait';
 import type { PausedRun } from './pausedRuns';
 
 export const NOTICE_STILL_OPEN =
@@ -40,17 +41,6 @@ function hasWaitingTasks(run: PausedRun): boolean {
  */
 const WAIT_TIMER_SLACK_MS = 5_000;
 
-/**
- * The request's wakeAt has come (a request without one is never due). n8n's timer resumes at its
- * time, not early; the slack is far below the shortest wake (MIN_TASK_WAKE_MS), so a request
- * wired straight back is never taken for one woken by its timer.
- */
-const TASK_WAKE_SLACK_MS = 1_000;
-
-function taskWakeDue(request: Record<string, unknown>, now: Date): boolean {
-	const wakeAt = typeof request.wakeAt === 'string' ? Date.parse(request.wakeAt) : NaN;
-	return Number.isFinite(wakeAt) && wakeAt <= now.getTime() + TASK_WAKE_SLACK_MS;
-}
 
 /** `fromApprovalNode`: the items come straight from MCP Approval, which passes requests on only at its timer or a task wake. */
 export function isWiredStraightBack(items: Array<Record<string, unknown>>, context: Pick<ResumeContext, 'store' | 'now' | 'fromApprovalNode'>): boolean {

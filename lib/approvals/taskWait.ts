@@ -2,6 +2,7 @@ import type { AgentState, PlannedCall } from '../agent/types';
 import { waitingTasks } from '../agent/step';
 import { reviewTokenMatches } from './reviewToken';
 import type { TaskWaitView } from './approvalRequest';
+import type { RunningTask } from '../mcp/toolTask';
 
 export type { TaskWaitView };
 
@@ -52,19 +53,35 @@ export function taskWaitViews(state: AgentState): TaskWaitView[] {
 
 /**
  * The summaries of a wait for tasks alone (nobody is asked anything): what runs, so a channel
- * message, if a workflow sends one, does not read as a request for approval.
+ * message, if a workflow sends one, does not read as a request for approval. `waiter` names the node.
  */
-export function taskWaitSummaries(tasks: TaskWaitView[]): { summaryText: string; summaryMarkdown: string; summaryTelegram: string } {
+export function taskWaitSummaries(tasks: TaskWaitView[], waiter = 'the MCP Agent'): { summaryText: string; summaryMarkdown: string; summaryTelegram: string } {
 	const names = tasks.map((task) => `${task.tool} on ${task.server}`).join(', ');
-	const text = `No decision needed: the MCP Agent waits for ${tasks.length === 1 ? 'a tool call that runs' : `${tasks.length} tool calls that run`} as a long task (${names}).`;
+	const text = `No decision needed: ${waiter} waits for ${tasks.length === 1 ? 'a tool call that runs' : `${tasks.length} tool calls that run`} as a long task (${names}).`;
 	// Tool and server names come from servers: kept out of markup by removing what Markdown reads.
 	const plain = text.replace(/[\\`*_[\]()<>#|~]/g, ' ');
 	return { summaryText: text, summaryMarkdown: plain, summaryTelegram: plain };
 }
 
+/**
+ * The request's wakeAt has come (a request without one is never due). n8n's timer resumes at its
+ * time, not early; the slack is far below the shortest wake (MIN_TASK_WAKE_MS), so a request
+ * wired straight back is never taken for one woken by its timer.
+ */
+const TASK_WAKE_SLACK_MS = 1_000;
+
+export function taskWakeDue(request: Record<string, unknown>, now: Date): boolean {
+	const wakeAt = typeof request.wakeAt === 'string' ? Date.parse(request.wakeAt) : NaN;
+	return Number.isFinite(wakeAt) && wakeAt <= now.getTime() + TASK_WAKE_SLACK_MS;
+}
+
 /** When the next check is due: the shortest poll interval within the bounds, never past a deadline. */
 export function nextTaskWake(calls: PlannedCall[], now: number): number | undefined {
-	const tasks = calls.flatMap((call) => (call.task ? [call.task] : []));
+	return taskWakeAt(calls.flatMap((call) => (call.task ? [call.task] : [])), now);
+}
+
+/** nextTaskWake for the tasks themselves (MCP Call Tool's durable wait has no planned calls). */
+export function taskWakeAt(tasks: RunningTask[], now: number): number | undefined {
 	if (tasks.length === 0) return undefined;
 	const interval = Math.min(...tasks.map((task) => task.pollIntervalMs));
 	const wake = now + Math.min(MAX_TASK_WAKE_MS, Math.max(MIN_TASK_WAKE_MS, interval));
@@ -73,5 +90,9 @@ export function nextTaskWake(calls: PlannedCall[], now: number): number | undefi
 
 /** The expiry of a wait that holds only tasks: past the last deadline, when every task has been given up. */
 export function taskWaitExpiry(calls: PlannedCall[]): number {
-	return Math.max(...calls.map((call) => call.task?.deadline ?? 0)) + EXPIRY_GRACE_MS;
+	return tasksExpiry(calls.flatMap((call) => (call.task ? [call.task] : [])));
+}
+
+export function tasksExpiry(tasks: RunningTask[]): number {
+	return Math.max(0, ...tasks.map((task) => task.deadline)) + EXPIRY_GRACE_MS;
 }

@@ -3,6 +3,7 @@ import type { ToolDefinition } from '../tools/toolDefinition';
 import { quoteToolName } from '../tools/toolNameRule';
 import { hasMarker, McpAgentError } from '../errors';
 import { cleanMessage } from './progress';
+import { isJsonObject } from '../util/jsonObject';
 
 /**
  * Task-augmented tool calls (MCP 2025-11-25, SEP-1686), the part that needs no connection: when a
@@ -85,6 +86,22 @@ export interface RunningTask {
 	 * the requests as the server keyed them; the person's answers go back with tasks/update.
 	 */
 	inputRequests?: Record<string, { method: string; params?: Record<string, unknown> }>;
+}
+
+/** Whether a stored value has what a check of a running task reads (a paused run's, or a paused MCP Call Tool's). */
+export function isRunningTask(task: unknown): task is RunningTask {
+	if (!isJsonObject(task)) return false;
+	const { taskId, protocol, status, deadline, pollIntervalMs, limit } = task;
+	return (
+		typeof taskId === 'string' &&
+		(protocol === '2025-11-25' || protocol === '2026-07-28') &&
+		typeof status === 'string' &&
+		typeof deadline === 'number' &&
+		Number.isFinite(deadline) &&
+		typeof pollIntervalMs === 'number' &&
+		Number.isFinite(pollIntervalMs) &&
+		typeof limit === 'string'
+	);
 }
 
 /** The last known state of a handed-off task, where a later check starts from (resumed waits ask the server at once). */

@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 import type { InputProvenance } from '../../lib/approvals/resumeContext';
 import { nodeOf } from '../shared/nodeOf';
+import { approvalNodeType, inputFromApprovalNode, inputSourceParent } from '../shared/approvalWiring';
 
 /**
  * Where this execution's input came from, read from n8n's graph and run data: the resume routes
@@ -72,36 +73,6 @@ function inputFromSendAndWait(context: IExecuteFunctions): boolean {
 }
 
 /**
- * The node this run's input came from, among this node's direct parents (n8n records the source;
- * no item can choose it); undefined without a source or on an n8n without the lookup. Throws
- * where n8n's lookup does: the probes that call it fail closed.
- */
-function inputSourceParent(context: IExecuteFunctions, includeNodeParameters = false) {
-	const source = context.getInputSourceData(0)?.previousNode;
-	if (!source || typeof context.getParentNodes !== 'function') return undefined;
-	return context.getParentNodes(nodeOf(context).name, { connectionType: NodeConnectionTypes.Main, depth: 1, includeNodeParameters }).find((node) => node.name === source);
-}
-
-/** The type of this package's MCP Approval node, beside the Agent's own (`<package>.mcpAgent`). */
-function approvalNodeType(context: IExecuteFunctions): string | undefined {
-	const own = nodeOf(context).type;
-	return own === 'mcpAgent' || own.endsWith('.mcpAgent') ? `${own.slice(0, -'mcpAgent'.length)}mcpApproval` : undefined;
-}
-
-/**
- * Whether this run's input comes straight from an MCP Approval node of this package: n8n records
- * the node that produced it, which no item can choose. A decision item counts only then.
- */
-function inputFromApprovalNode(context: IExecuteFunctions): boolean {
-	try {
-		const type = approvalNodeType(context);
-		return type !== undefined && inputSourceParent(context)?.type === type;
-	} catch {
-		return false;
-	}
-}
-
-/**
  * Whether an MCP Approval node after this Agent requires reviewers to sign in to n8n (a value that
  * is not plainly false, an expression included, counts as required: fail closed, as does a failed
  * lookup). Then a review secret alone decides nothing (channelAnswerRoute.ts).
@@ -117,21 +88,6 @@ function approvalRequiresSignIn(context: IExecuteFunctions): boolean {
 		return children.some((node) => node.type === type && node.parameters?.requireLogin !== undefined && node.parameters.requireLogin !== false);
 	} catch {
 		return true;
-	}
-}
-
-/**
- * Whether an MCP Approval node of this package follows this Agent (on any output, disabled ones
- * too: n8n marks the node that waited as disabled when it resumes). Only then can a run pause for
- * an MCP task: that node holds the wait. A failed lookup says no (the Agent then waits in place).
- */
-export function approvalNodeFollows(context: IExecuteFunctions): boolean {
-	try {
-		const type = approvalNodeType(context);
-		if (!type || typeof context.getChildNodes !== 'function') return false;
-		return context.getChildNodes(nodeOf(context).name).some((node) => node.type === type);
-	} catch {
-		return false;
 	}
 }
 

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { watchTasks } from '../../lib/agent/taskWatch';
 import { sharedPool } from '../../lib/mcp/pool/sharedPool';
-import { TASK_WAKE_FIELD } from '../../lib/approvals/taskWait';
+import { wakeAtResumeUrl } from '../shared/resumeUrlWake';
 import { AGENT_DEFAULTS } from '../../lib/agent/defaults';
 import type { ServerHandle } from '../../lib/agent/serverHandle';
 import type { HandedOut } from './pauseForReview';
@@ -27,12 +27,7 @@ export function watchPausedTasks(context: IExecuteFunctions, handedOut: HandedOu
 			tasks,
 			pool: sharedPool(),
 			timeoutMs: options.toolTimeout ?? AGENT_DEFAULTS.toolTimeoutMs,
-			wake: async () => {
-				const response = await fetch(resumeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ [TASK_WAKE_FIELD]: secret }), signal: AbortSignal.timeout(10_000) });
-				await response.arrayBuffer().catch(() => undefined);
-				// 403: the execution waits for a later pause now (another wake); anything else but OK: not waiting yet, try again.
-				return response.ok || response.status === 403;
-			},
+			wake: wakeAtResumeUrl(resumeUrl, secret),
 		});
 	}
 }

@@ -16,7 +16,8 @@ export class McpCallTool implements INodeType {
 		description: 'Call a tool of an MCP server for every input item',
 		defaults: { name: 'MCP Call Tool' },
 		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
+		// A second output, Task Running, only for Pause Long Tasks (MCP Tasks that outlast the node's wait in place).
+		outputs: `={{ $parameter.options?.pauseLongTasks === true ? [{ type: "${NodeConnectionTypes.Main}", displayName: "Result" }, { type: "${NodeConnectionTypes.Main}", displayName: "Task Running" }] : ["${NodeConnectionTypes.Main}"] }}`,
 		usableAsTool: true,
 		credentials: [
 			// Written out (not the shared serverCredentials constant) so n8n's lint sees each credential

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { serverConnectionProperty } from '../shared/serverConnection';
-import { maxTaskWaitOption, runAsTaskOption } from '../shared/taskOptions';
+import { callToolTaskPauseAfterOption, maxTaskWaitOption, pauseLongTasksOption, runAsTaskOption } from '../shared/taskOptions';
 
 export const callToolProperties: INodeProperties[] = [
 	serverConnectionProperty,
@@ -136,7 +136,9 @@ export const callToolProperties: INodeProperties[] = [
 				description:
 					'What to do when the tool reports a failure: an isError result, or a JSON-RPC error the server answers the call with (a bad query, say). Timeouts, connection, authorization and argument-validation failures always fail the item.',
 			},
+			pauseLongTasksOption,
 			runAsTaskOption('the node', 'outputs its result like any other call'),
+			callToolTaskPauseAfterOption,
 			{
 				displayName: 'Timeout (Ms)',
 				name: 'timeout',

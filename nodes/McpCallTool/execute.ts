@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 import { listToolsCached } from '../../lib/mcp/listing';
 import type { McpConnection } from '../../lib/mcp/connection';
-import { callToolAnsweringInput, InputRequestRefused } from '../../lib/mcp/toolCall';
+import { callToolAnsweringInput, checkToolTask, InputRequestRefused, type AnsweredToolCall, type HandedOffToolCall, type HandOffCallOptions } from '../../lib/mcp/toolCall';
 import { McpFailure, type ServerErrorAnswer } from '../../lib/mcp/errors';
 import { extractToolResult } from '../../lib/tools/callResult';
 import { coerceFieldValues } from '../../lib/tools/schemaFields';
@@ -20,6 +20,8 @@ import { awaitedLater } from '../../lib/util/awaitedLater';
 import { TaskFailed } from '../../lib/mcp/toolTask';
 import { readTaskPolicy } from '../shared/taskOptions';
 import { progressText, throttleProgress } from '../../lib/mcp/progress';
+import { isCallToolTaskWait, type CallToolTaskWaitItem } from '../../lib/approvals/callToolTaskWait';
+import { followedOutcome, pausedCall, pauseItems, taskPauseFor, taskWaitsOf, waitOfReturnedItem, type PausedCall, type TaskPause } from './taskPause';
 
 /** Per-item parameter readers (resolved once when they hold no expression). */
 interface ItemParameters {
@@ -39,7 +41,12 @@ interface CallOptions {
 	timeout?: number;
 	runAsTask?: 'whenRequired' | 'whenSupported' | 'never';
 	maxTaskWait?: number;
+	pauseLongTasks?: boolean;
+	taskPauseAfter?: number;
 }
+
+/** One item's outcome: its Result item, or its call still running as a task (for Task Running). */
+type ItemOutcome = { done: INodeExecutionData } | { running: PausedCall };
 
 /** A tool by name, and the tools of the listing it was looked for in (named when it is missing). */
 type ToolLookup = (name: string) => Promise<{ tool?: ToolDefinition; known: Map<string, ToolDefinition> }>;
@@ -114,14 +121,23 @@ export async function executeCallTool(this: IExecuteFunctions): Promise<INodeExe
 			const fresh = await relisted;
 			return { tool: fresh.get(name), known: fresh };
 		};
-		const results = await mapWithConcurrency(items, options.concurrency ?? 1, async (_item, itemIndex) => {
+		const pause = taskPauseFor(this, options, lease);
+		// Only read (and created) when an item pauses or comes back: most executions have no task wait.
+		let waits: Record<string, unknown> | undefined;
+		const waitsHere = () => (waits ??= taskWaitsOf(this));
+		const outcomes = await mapWithConcurrency(items, options.concurrency ?? 1, async (item, itemIndex): Promise<ItemOutcome> => {
 			try {
-				return await callForItem.call(this, itemIndex, tools, connection, options, params);
+				if (isCallToolTaskWait(item.json)) return await checkReturnedItem.call(this, item.json, itemIndex, tools, connection, options, pause, waitsHere());
+				return await callForItem.call(this, itemIndex, tools, connection, options, params, pause);
 			} catch (error) {
-				return failItem(this, error, itemIndex);
+				return { done: failItem(this, error, itemIndex) };
 			}
 		});
-		return [results];
+		const results = outcomes.flatMap((outcome) => ('done' in outcome ? [outcome.done] : []));
+		// Task Running exists only with Pause Long Tasks (and not for a tool of n8n's AI Agent, which has one output).
+		if (options.pauseLongTasks !== true || runsAsAiAgentTool(this)) return [results];
+		const paused = outcomes.flatMap((outcome) => ('running' in outcome ? [outcome.running] : []));
+		return [results, pauseItems(this, paused, paused.length ? waitsHere() : {}, connection, options)];
 	} finally {
 		await lease.release();
 	}
@@ -134,7 +150,8 @@ async function callForItem(
 	connection: McpConnection,
 	options: CallOptions,
 	params: ItemParameters,
-): Promise<INodeExecutionData> {
+	pause: TaskPause | undefined,
+): Promise<ItemOutcome> {
 	const toolName = String(params.tool(itemIndex) ?? '').trim();
 	if (!toolName) throw new NodeOperationError(this.getNode(), 'No tool selected', { itemIndex });
 	const { tool, known: listing } = await tools(toolName);
@@ -154,11 +171,68 @@ async function callForItem(
 		});
 	}
 	const args = readArguments.call(this, itemIndex, tool, params);
+	const answered = await callOrCheck(this, tool, itemIndex, options, pause ? { handOffAfterMs: pause.handOffAfterMs } : {}, (callOptions) =>
+		callToolAnsweringInput(connection, tool, args, callOptions),
+	);
+	if ('done' in answered) return answered;
+	if ('running' in answered) return { running: pausedCall({ tool: tool.name, task: answered.running, ...(answered.notes ? { notes: answered.notes } : {}) }, itemIndex) };
+	return { done: await resultItem(this, tool.name, answered, itemIndex, options) };
+}
+
+/**
+ * An item back from MCP Approval: its task checked (or its outcome taken from this process's
+ * follow-up), and its result out on Result as if the call had been quick, or out on Task Running
+ * again while it runs. The wait is forgotten once the task has ended, however it ended.
+ */
+async function checkReturnedItem(
+	this: IExecuteFunctions,
+	request: CallToolTaskWaitItem,
+	itemIndex: number,
+	tools: ToolLookup,
+	connection: McpConnection,
+	options: CallOptions,
+	pause: TaskPause | undefined,
+	waits: Record<string, unknown>,
+): Promise<ItemOutcome> {
+	const wait = waitOfReturnedItem(this, request, itemIndex, waits);
+	let answered: AnsweredToolCall | HandedOffToolCall | ItemOutcome | undefined;
+	try {
+		// The tool as listed now (for its output schema), or as it was called if the server no longer lists it.
+		const tool = (await tools(wait.tool)).tool ?? { name: wait.tool, inputSchema: { type: 'object' } };
+		// Without a pause (Pause Long Tasks turned off meanwhile) the check waits in place up to the task's deadline.
+		const handOffAfterMs = pause ? 0 : Math.max(0, wait.task.deadline - Date.now()) + 1_000;
+		const followed = followedOutcome(this, wait);
+		answered = await callOrCheck(this, tool, itemIndex, options, { handOffAfterMs }, (callOptions) =>
+			checkToolTask(connection, tool, wait.task, { ...callOptions, ...(followed ? { followed } : {}) }),
+		);
+	} finally {
+		// A task that ended (result, failure, limit) or a check that failed: nothing more to wait for.
+		if (!answered || !('running' in answered)) delete waits[request.approvalId];
+	}
+	if ('running' in answered) return { running: pausedCall({ ...wait, task: answered.running }, itemIndex, request.approvalId) };
+	if ('done' in answered) return answered;
+	const notes = [...(wait.notes ?? []), ...(answered.notes ?? [])];
+	return { done: await resultItem(this, wait.tool, notes.length ? { ...answered, notes } : answered, itemIndex, options) };
+}
+
+/**
+ * A call or a task check with the node's options (timeout, progress on n8n's log, Stop), a failed
+ * task or a JSON-RPC error as an isError item with "Return as Data", and a refused input request
+ * explained.
+ */
+function callOrCheck<T extends AnsweredToolCall | HandedOffToolCall>(
+	context: IExecuteFunctions,
+	tool: ToolDefinition,
+	itemIndex: number,
+	options: CallOptions,
+	extra: Pick<HandOffCallOptions, 'handOffAfterMs'>,
+	run: (callOptions: HandOffCallOptions) => Promise<T>,
+): Promise<T | { done: INodeExecutionData }> {
 	const returnErrorsAsData = options.isErrorHandling === 'data';
 	// Progress on n8n's log, throttled (one line every few seconds at most, and the last one); never arguments.
 	const progress = throttleProgress((reported) => {
-		if (typeof this.logger?.info !== 'function') return;
-		this.logger.info(`MCP Call Tool "${this.getNode().name}": tool ${tool.name} progress ${progressText(reported)}`, {
+		if (typeof context.logger?.info !== 'function') return;
+		context.logger.info(`MCP Call Tool "${context.getNode().name}": tool ${tool.name} progress ${progressText(reported)}`, {
 			tool: tool.name,
 			itemIndex,
 			progress: reported.progress,
@@ -166,39 +240,45 @@ async function callForItem(
 		});
 	});
 	const taskPolicy = readTaskPolicy(options);
-	const answered = await callToolAnsweringInput(connection, tool, args, {
+	const signal = typeof context.getExecutionCancelSignal === 'function' ? context.getExecutionCancelSignal() : undefined;
+	return run({
 		timeoutMs: options.timeout && options.timeout > 0 ? options.timeout : undefined,
 		resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? true,
 		onProgress: (reported) => progress.push(reported),
 		onInputRequest: options.onInputRequest === 'fail' ? 'fail' : 'decline',
 		runAsTask: taskPolicy.mode,
 		maxTaskWaitMs: taskPolicy.maxWaitMs,
+		...extra,
 		// n8n's Stop (n8n 1.x may have no cancel signal: calls then end by their timeouts). A task is cancelled on the server.
-		...(typeof this.getExecutionCancelSignal === 'function' && this.getExecutionCancelSignal() ? { signal: this.getExecutionCancelSignal() } : {}),
-	}).catch((error: unknown): { serverError: ServerErrorAnswer } | { taskFailed: TaskFailed } => {
-		// The server answered the call with a JSON-RPC error (a bad query): a tool error in other words.
-		if (returnErrorsAsData && McpFailure.isInstance(error) && error.serverError) return { serverError: error.serverError };
-		// The server ended the call's task as failed (or cancelled it): a tool error too.
-		if (returnErrorsAsData && TaskFailed.isInstance(error)) return { taskFailed: error };
-		if (!InputRequestRefused.isInstance(error)) throw error;
-		throw new NodeOperationError(this.getNode(), error.message, {
-			itemIndex,
-			description: 'Set Options > On Input Request to "Decline" to let the server finish without the input, or use the MCP Agent with MCP Approval so a person can answer.',
-		});
-	}).finally(() => progress.flush());
-	if ('serverError' in answered) return serverErrorItem(tool.name, answered.serverError, itemIndex);
-	if ('taskFailed' in answered) return taskFailedItem(tool.name, answered.taskFailed, itemIndex);
+		...(signal ? { signal } : {}),
+	})
+		.catch((error: unknown): { done: INodeExecutionData } => {
+			// The server answered the call with a JSON-RPC error (a bad query): a tool error in other words.
+			if (returnErrorsAsData && McpFailure.isInstance(error) && error.serverError) return { done: serverErrorItem(tool.name, error.serverError, itemIndex) };
+			// The server ended the call's task as failed (or cancelled it): a tool error too.
+			if (returnErrorsAsData && TaskFailed.isInstance(error)) return { done: taskFailedItem(tool.name, error, itemIndex) };
+			if (!InputRequestRefused.isInstance(error)) throw error;
+			throw new NodeOperationError(context.getNode(), error.message, {
+				itemIndex,
+				description: 'Set Options > On Input Request to "Decline" to let the server finish without the input, or use the MCP Agent with MCP Approval so a person can answer.',
+			});
+		})
+		.finally(() => progress.flush());
+}
+
+/** A completed call's item: its content, structured result and binaries, or the tool's error. */
+async function resultItem(context: IExecuteFunctions, toolName: string, answered: AnsweredToolCall, itemIndex: number, options: CallOptions): Promise<INodeExecutionData> {
 	const { result, notes } = answered;
-	const output = extractToolResult(tool.name, result, options.binaryPropertyPrefix || 'data');
+	const output = extractToolResult(toolName, result, options.binaryPropertyPrefix || 'data');
 	// After the result's own notes (binaries not stored, ...), which must not be lost.
 	if (notes) (output.json as unknown as IDataObject).notes = [...(output.json.notes ?? []), ...notes];
 	if (output.json.isError && (options.isErrorHandling ?? 'fail') === 'fail') {
-		throw new NodeOperationError(this.getNode(), `Tool ${quoteToolName(tool.name)} reported an error: ${output.json.text || 'no message'}`, {
+		throw new NodeOperationError(context.getNode(), `Tool ${quoteToolName(toolName)} reported an error: ${output.json.text || 'no message'}`, {
 			itemIndex,
 			description: 'Set Options > On Tool Error to "Return as Data" to receive such results (and JSON-RPC errors the server answers with) as items.',
 		});
 	}
-	const binary = await toBinaryData(this, output.binaries);
+	const binary = await toBinaryData(context, output.binaries);
 	return { json: output.json as unknown as IDataObject, ...(binary ? { binary } : {}), pairedItem: { item: itemIndex } };
 }
 

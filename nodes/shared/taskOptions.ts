@@ -41,15 +41,34 @@ export function runAsTaskOption(waiter: string, delivery: string): INodeProperti
  */
 export const DEFAULT_TASK_PAUSE_AFTER_SECONDS = 60;
 
-export const taskPauseAfterOption: INodeProperties = {
-	displayName: 'Task Wait Before Pausing (Seconds)',
-	name: 'taskPauseAfter',
-	type: 'number',
-	default: DEFAULT_TASK_PAUSE_AFTER_SECONDS,
-	typeOptions: { minValue: 0 },
+function taskPauseAfter(description: string): INodeProperties {
+	return {
+		displayName: 'Task Wait Before Pausing (Seconds)',
+		name: 'taskPauseAfter',
+		type: 'number',
+		default: DEFAULT_TASK_PAUSE_AFTER_SECONDS,
+		typeOptions: { minValue: 0 },
+		description,
+	};
+}
+
+export const taskPauseAfterOption = taskPauseAfter(
+	'A tool call that runs as an MCP task and still runs after this long pauses the run: the execution waits in n8n (it survives restarts and resumes on any worker) until the task ends, up to Max Task Wait, then the model gets the result. Needs an MCP Approval node on "Needs Approval", which holds the wait; without one the Agent waits in place.',
+);
+
+/** MCP Call Tool's durable task wait (lib/approvals/callToolTaskWait.ts): an opt-in, as it adds an output. */
+export const pauseLongTasksOption: INodeProperties = {
+	displayName: 'Pause Long Tasks',
+	name: 'pauseLongTasks',
+	type: 'boolean',
+	default: false,
 	description:
-		'A tool call that runs as an MCP task and still runs after this long pauses the run: the execution waits in n8n (it survives restarts and resumes on any worker) until the task ends, up to Max Task Wait, then the model gets the result. Needs an MCP Approval node on "Needs Approval", which holds the wait; without one the Agent waits in place.',
+		'Whether an item whose tool call runs as an MCP task that outlasts Task Wait Before Pausing goes out on a second output, Task Running, instead of holding the execution. Connect Task Running to an MCP Approval node and its output back to this node: the execution waits in n8n (it survives restarts and resumes on any worker), and the item comes out of Result when the task ends, up to Max Task Wait. Needs an HTTP server or Keep Server Running; otherwise the node waits in place.',
 };
+
+export const callToolTaskPauseAfterOption = taskPauseAfter(
+	'With Pause Long Tasks on: how long the node waits in place for a tool call that runs as an MCP task before the item goes out on Task Running and the execution waits in n8n',
+);
 
 /** Task Wait Before Pausing in milliseconds (the default when unset or not a number >= 0). */
 export function readTaskPauseAfter(options: { taskPauseAfter?: unknown }): number {

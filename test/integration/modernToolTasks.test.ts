@@ -6,7 +6,7 @@
  */
 import { McpConnection } from '../../lib/mcp/connection';
 import { listAllTools } from '../../lib/mcp/listing';
-import { callToolAnsweringInput } from '../../lib/mcp/toolCall';
+import { callToolAnsweringInput, type ToolCallOptions } from '../../lib/mcp/toolCall';
 import { TaskFailed } from '../../lib/mcp/toolTask';
 import { McpAgentError } from '../../lib/errors';
 import { extractToolResult } from '../../lib/tools/callResult';
@@ -33,7 +33,7 @@ describe.each(['stdio', 'http'] as const)('tools that run as tasks on a 2026-07-
 		await server?.stop();
 	});
 
-	const call = (name: string, args: Record<string, unknown> = {}, options: Parameters<typeof callToolAnsweringInput>[3] = {}) =>
+	const call = (name: string, args: Record<string, unknown> = {}, options: ToolCallOptions = {}) =>
 		callToolAnsweringInput(connection, tools.get(name)!, args, { runAsTask: 'whenRequired', ...options });
 
 	async function statusOnServer(taskId: string): Promise<string> {

@@ -9,7 +9,7 @@ import { McpConnection } from '../../lib/mcp/connection';
 import { connectEverything, toolNamed } from '../support/everythingConnection';
 import { listAllTools } from '../../lib/mcp/listing';
 import { LeanHttpTransport } from '../../lib/mcp/leanHttpTransport';
-import { callToolAnsweringInput } from '../../lib/mcp/toolCall';
+import { callToolAnsweringInput, type ToolCallOptions } from '../../lib/mcp/toolCall';
 import { TaskFailed, type TaskState } from '../../lib/mcp/toolTask';
 import { McpAgentError } from '../../lib/errors';
 import { extractToolResult } from '../../lib/tools/callResult';
@@ -136,7 +136,7 @@ describe('tasks that end badly (fixture server over stdio)', () => {
 		await connection?.close();
 	});
 
-	const call = (name: string, args: Record<string, unknown> = {}, options: Parameters<typeof callToolAnsweringInput>[3] = {}) =>
+	const call = (name: string, args: Record<string, unknown> = {}, options: ToolCallOptions = {}) =>
 		callToolAnsweringInput(connection, tools.get(name)!, args, { runAsTask: 'whenRequired', ...options });
 
 	async function cancelledOnServer(): Promise<string[]> {
