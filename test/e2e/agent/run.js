@@ -17,7 +17,7 @@ const { startScriptedLlm } = require('../lib/scriptedLlm');
 const { startModernHttp, startModernTasksHttp, MODERN_SERVER } = require('../lib/modernServer');
 const taskWaitCases = require('./taskWaitCases');
 const { startInbox } = require('./inbox');
-const { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, listingFreezeWorkflow, leakWorkflow } = require('./workflows');
+const { CREDENTIALS, approvalWorkflow, callToolTaskWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, listingFreezeWorkflow, leakWorkflow } = require('./workflows');
 const hardeningCases = require('./hardeningCases');
 const inputCases = require('./inputCases');
 const ruleCases = require('./ruleCases');
@@ -116,6 +116,7 @@ function workflows() {
 		...['taskwait', 'taskrestart', 'taskask'].map((name) =>
 			approvalWorkflow({ name, inboxUrl, requireApprovalFor: 'none', server: CREDENTIALS.modernTasksHttp, serverName: 'Reports', connection: 'http', options: { taskPauseAfter: 1, maxTaskWait: 600 } }),
 		),
+		...['calltask', 'calltaskrestart'].map((name) => callToolTaskWorkflow({ name, inboxUrl, server: CREDENTIALS.modernTasksHttp })),
 		...ruleCases.workflows(approvalWorkflow, inboxUrl),
 		...grantCases.workflows(approvalWorkflow, inboxUrl, CREDENTIALS.counterGrant),
 	];

@@ -93,6 +93,40 @@ module.exports = function taskWaitCases(e2e, ctx, { plan, call, finalResults, la
 		assert.deepEqual([done.toolCalls[0].input.status, done.toolCalls[0].input.actions, done.toolCalls[0].task.status], ['answered', { name: 'accept' }, 'completed']);
 	}, 300_000);
 
+	/** MCP Call Tool's first Task Running item: a wait MCP Approval holds, with the task and no question. */
+	async function callToolPaused(name) {
+		const pending = await ctx.inbox.next('pending', name);
+		assert.equal(pending.source, 'mcpCallTool', JSON.stringify(pending).slice(0, 400));
+		assert.deepEqual([pending.calls, pending.needsPerson, pending.tasks.length, pending.tasks[0].tool, pending.tasks[0].status], [[], false, 1, 'timed_task', 'working']);
+		assert.match(pending.summaryText, /^No decision needed: MCP Call Tool waits/);
+		return pending;
+	}
+
+	/** MCP Call Tool's Result item, and the server handed the result out once; the execution waited and the node ran again. */
+	async function assertCallToolAnswered(name, taskId, label) {
+		const done = await ctx.inbox.next('done', name, { timeoutMs: 180_000 });
+		assert.deepEqual([done.tool, done.isError, done.text], ['timed_task', false, `report: ${label}`], JSON.stringify(done).slice(0, 400));
+		assert.equal(deliveries(ctx.modernTasks.logFile, taskId), 1, `the task server handed out the result of ${taskId} more than once`);
+		const execution = await latestFinishedExecution(ctx.n8n, ctx.ids[name]);
+		assert.equal(execution.status, 'success', JSON.stringify(execution));
+		assert.ok(execution.runs.Approval >= 1 && execution.runs['MCP Call Tool'] >= 2, `the execution did not wait and check again: ${JSON.stringify(execution.runs)}`);
+	}
+
+	e2e('MCP Call Tool, Pause Long Tasks: a long task goes out on Task Running, MCP Approval holds the execution, and the result comes out of Result once', async () => {
+		await ctx.n8n.trigger('agent-calltask', { args: { seconds: 3, label: 'call-1' } });
+		const pending = await callToolPaused('calltask');
+		await assertCallToolAnswered('calltask', pending.tasks[0].taskId, 'call-1');
+	}, 240_000);
+
+	e2e('MCP Call Tool, Pause Long Tasks: n8n stopped and started while the execution waits; the task completes exactly once after the restart', async () => {
+		await ctx.n8n.trigger('agent-calltaskrestart', { args: { seconds: 20, label: 'call-restart' } });
+		const pending = await callToolPaused('calltaskrestart');
+		await waiting(ctx.ids.calltaskrestart);
+		await ctx.n8n.stop();
+		await ctx.n8n.start();
+		await assertCallToolAnswered('calltaskrestart', pending.tasks[0].taskId, 'call-restart');
+	}, 300_000);
+
 	e2e('n8n stopped and started while the run waits for its task: the task completes exactly once after the restart', async () => {
 		// Long enough that n8n is stopped while the task still runs, and the first check after the restart finds it running.
 		await start('taskrestart', plan([call('timed_task', { seconds: 20, label: 'restart-2' })]));

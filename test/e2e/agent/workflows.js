@@ -97,6 +97,35 @@ function approvalWorkflow({ name, inboxUrl, provider = 'anthropic', requireAppro
 	return { id: id(name), name: `E2E agent: ${name}`, active: false, settings: { executionOrder: 'v1' }, nodes, connections };
 }
 
+/**
+ * Webhook -> MCP Call Tool with Pause Long Tasks (issue 29): Result -> POST /done/<case>; Task
+ * Running -> POST /pending/<case> (placed above, so n8n runs it first) and -> MCP Approval -> back
+ * to MCP Call Tool. The tool is timed_task; its arguments come from the webhook's body.
+ */
+function callToolTaskWorkflow({ name, inboxUrl, server, options = {} }) {
+	const nodes = [
+		{ id: `${name}-hook`, name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2.1, position: [0, 0], webhookId: `${id(name)}-hook`, parameters: { httpMethod: 'POST', path: `agent-${name}`, responseMode: 'onReceived', options: {} } },
+		{
+			id: `${name}-call`,
+			name: 'MCP Call Tool',
+			type: 'n8n-nodes-mcp-agent.mcpCallTool',
+			typeVersion: 1,
+			position: [300, 0],
+			parameters: { connection: 'http', tool: { __rl: true, mode: 'name', value: 'timed_task' }, argumentsMode: 'json', argumentsJson: '={{ JSON.stringify($json.body.args) }}', options: { pauseLongTasks: true, taskPauseAfter: 1, maxTaskWait: 600, ...options } },
+			credentials: { mcpServerHttpApi: server },
+		},
+		post('Report', `${inboxUrl}/done/${name}`, -150),
+		post('Notify', `${inboxUrl}/pending/${name}`, 150),
+		{ id: `${name}-approval`, name: 'Approval', type: 'n8n-nodes-mcp-agent.mcpApproval', typeVersion: 1, position: [700, 400], webhookId: `${id(name)}-approval`, parameters: {} },
+	];
+	const connections = {
+		Webhook: { main: [[{ node: 'MCP Call Tool', type: 'main', index: 0 }]] },
+		'MCP Call Tool': { main: [[{ node: 'Report', type: 'main', index: 0 }], [{ node: 'Notify', type: 'main', index: 0 }, { node: 'Approval', type: 'main', index: 0 }]] },
+		Approval: { main: [[{ node: 'MCP Call Tool', type: 'main', index: 0 }]] },
+	};
+	return { id: id(name), name: `E2E agent: ${name}`, active: false, settings: { executionOrder: 'v1' }, nodes, connections };
+}
+
 /** Webhook (answers with the last node's items) -> MCP Agent over three servers, no approval. */
 function threeServerWorkflow({ name, provider }) {
 	const nodes = [
@@ -236,4 +265,4 @@ function leakWorkflow({ name }) {
 	return { id: id(name), name: `E2E agent: ${name}`, active: false, settings: { executionOrder: 'v1' }, nodes, connections };
 }
 
-module.exports = { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, listingFreezeWorkflow, leakWorkflow, workflowId: id };
+module.exports = { CREDENTIALS, approvalWorkflow, callToolTaskWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, listingFreezeWorkflow, leakWorkflow, workflowId: id };
