@@ -30,6 +30,13 @@ export interface TaskWatchOptions {
 	pool: ConnectionPool;
 	/** Per request, as the Agent's tool calls. */
 	timeoutMs: number;
+	/**
+	 * Whether the execution no longer waits and never will (stopped in n8n, deleted, finished):
+	 * asked every probeEveryMs while a task is followed; then the task is cancelled on the server,
+	 * since nobody will read its result. n8n runs no node code when a waiting execution is stopped.
+	 */
+	gone?: () => Promise<boolean>;
+	probeEveryMs?: number;
 }
 
 /** How the followed task ended, and its last status (the check reports it as if it had seen it). */
@@ -37,6 +44,8 @@ type Settled = ({ outcome: InteractiveToolCallOutcome } | { error: unknown }) & 
 
 /** Outcomes not taken within this are dropped: the run was woken elsewhere, or stopped. */
 const KEEP_MS = 15 * 60_000;
+/** How often a followed task's execution is probed for having been stopped (TaskWatchOptions.gone). */
+const PROBE_EVERY_MS = 15_000;
 /** Waits between wake attempts while the execution is not waiting yet (or n8n is busy). */
 const WAKE_RETRIES_MS = [500, 1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
 
@@ -122,20 +131,47 @@ async function follow(entry: WatchedTask, options: TaskWatchOptions): Promise<Se
 		return undefined;
 	}
 	let last: TaskState | undefined;
+	const stopped = new AbortController();
+	const probe = probeExecution(options, stopped);
 	try {
 		// Stop a poll interval short of the deadline: cancelling at the limit is the check's, which says so to the model.
 		const handOffAfterMs = Math.max(0, entry.task.deadline - Date.now() - entry.task.pollIntervalMs);
 		const outcome = await lease.connection.resumeTask(entry.tool, entry.task, {
 			timeoutMs: options.timeoutMs,
+			// The execution was stopped: the wait ends as on n8n's Stop, with tasks/cancel.
+			signal: stopped.signal,
 			tasks: { mode: 'whenRequired', maxWaitMs: Math.max(1, entry.task.deadline - Date.now()), handOffAfterMs, askPerson: true, onStatus: (state) => (last = state) },
 		});
 		if (outcome.kind === 'task_running') return outcome.task.inputRequests ? ASKS_PERSON : undefined;
 		return { outcome, ...(last ? { last } : {}) };
 	} catch (error) {
+		// Nobody to wake, nothing to keep: the task was cancelled because its execution is gone.
+		if (stopped.signal.aborted) return undefined;
 		return { error, ...(last ? { last } : {}) };
 	} finally {
+		if (probe) clearInterval(probe);
 		await lease.release().catch(() => undefined);
 	}
+}
+
+/** Asks options.gone now and then while a task is followed; aborts `stopped` once it says yes. */
+function probeExecution(options: TaskWatchOptions, stopped: AbortController): NodeJS.Timeout | undefined {
+	const { gone } = options;
+	if (!gone) return undefined;
+	let asking = false;
+	const timer = setInterval(() => {
+		if (asking || stopped.signal.aborted) return;
+		asking = true;
+		gone()
+			.then((isGone) => {
+				if (isGone) stopped.abort();
+			})
+			// Not reachable now (n8n restarting, busy): ask again next time.
+			.catch(() => undefined)
+			.finally(() => (asking = false));
+	}, options.probeEveryMs ?? PROBE_EVERY_MS);
+	timer.unref();
+	return timer;
 }
 
 async function wakeWithRetries(wake: () => Promise<boolean>): Promise<void> {

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { watchTasks } from '../../lib/agent/taskWatch';
 import { sharedPool } from '../../lib/mcp/pool/sharedPool';
-import { wakeAtResumeUrl } from '../shared/resumeUrlWake';
+import { executionGoneAt, wakeAtResumeUrl } from '../shared/resumeUrlWake';
 import { AGENT_DEFAULTS } from '../../lib/agent/defaults';
 import type { ServerHandle } from '../../lib/agent/serverHandle';
 import type { HandedOut } from './pauseForReview';
@@ -28,6 +28,8 @@ export function watchPausedTasks(context: IExecuteFunctions, handedOut: HandedOu
 			pool: sharedPool(),
 			timeoutMs: options.toolTimeout ?? AGENT_DEFAULTS.toolTimeoutMs,
 			wake: wakeAtResumeUrl(resumeUrl, secret),
+			// n8n's Stop on the waiting execution: the task is cancelled on the server.
+			gone: executionGoneAt(resumeUrl),
 		});
 	}
 }

@@ -11,7 +11,7 @@ import { sharedPool } from '../../lib/mcp/pool/sharedPool';
 import type { InteractiveToolCallOutcome } from '../../lib/mcp/inputRequests';
 import { approvalNodeFollows, inputFromApprovalNode } from '../shared/approvalWiring';
 import { nodeOf } from '../shared/nodeOf';
-import { wakeAtResumeUrl } from '../shared/resumeUrlWake';
+import { executionGoneAt, wakeAtResumeUrl } from '../shared/resumeUrlWake';
 import { readTaskPauseAfter } from '../shared/taskOptions';
 
 /**
@@ -125,6 +125,8 @@ export function pauseItems(
 			pool: sharedPool(),
 			timeoutMs: options.timeout && options.timeout > 0 ? options.timeout : FOLLOW_UP_TIMEOUT_MS,
 			wake: wakeAtResumeUrl(url, wake.token),
+			// n8n's Stop on the waiting execution: the task is cancelled on the server.
+			gone: executionGoneAt(url),
 		});
 	}
 	return items;

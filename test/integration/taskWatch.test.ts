@@ -149,6 +149,28 @@ describe('the task watch of a paused run', () => {
 		expect(await plainText('task_deliveries', { taskId: task.taskId })).toBe('1');
 	}, 30_000);
 
+	it('the execution was stopped in n8n while it waited: the follow-up cancels the task on the server, wakes nobody and keeps nothing', async () => {
+		posts.length = 0;
+		const task = await runningTask('endless_task', {});
+		let probes = 0;
+		watchTasks({
+			executionId: 'e7',
+			tasks: [{ server: 'Reports', config, tool: 'endless_task', task }],
+			pool,
+			timeoutMs: 10_000,
+			wake: async () => (await fetch(resumeUrl, { method: 'POST', body: '{}' })).ok,
+			// Still waiting at the first probe, stopped at the second.
+			gone: async () => ++probes >= 2,
+			probeEveryMs: 100,
+		});
+		for (let i = 0; i < 100 && (await plainText('task_status', { taskId: task.taskId })) !== 'cancelled'; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+		expect(await plainText('task_status', { taskId: task.taskId })).toBe('cancelled');
+		expect(probes).toBeGreaterThanOrEqual(2);
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		expect(posts).toEqual([]);
+		expect(takeWatchedOutcome('e7', 'Reports', task.taskId)).toBeUndefined();
+	}, 30_000);
+
 	it('OAuth servers are not followed (their tokens belong to a running execution): no wake, the timer and the check do it', async () => {
 		posts.length = 0;
 		const task: RunningTask = { taskId: 'task-x', protocol: '2026-07-28', status: 'working', pollIntervalMs: 100, deadline: Date.now() + 60_000, limit: 'Max Task Wait (60 s)' };

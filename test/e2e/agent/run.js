@@ -113,10 +113,10 @@ function workflows() {
 		approvalWorkflow({ name: 'input', inboxUrl, requireApprovalFor: 'none', server: CREDENTIALS.modernStdio, serverName: 'Modern' }),
 		approvalWorkflow({ name: 'inputhttp', inboxUrl, provider: 'openaiResponses', server: CREDENTIALS.modernHttp, serverName: 'Modern', connection: 'http' }),
 		approvalWorkflow({ name: 'legacy', inboxUrl, requireApprovalFor: 'none', server: CREDENTIALS.legacyStdio, serverName: 'Legacy' }),
-		...['taskwait', 'taskrestart', 'taskask'].map((name) =>
+		...['taskwait', 'taskrestart', 'taskask', 'taskstop'].map((name) =>
 			approvalWorkflow({ name, inboxUrl, requireApprovalFor: 'none', server: CREDENTIALS.modernTasksHttp, serverName: 'Reports', connection: 'http', options: { taskPauseAfter: 1, maxTaskWait: 600 } }),
 		),
-		...['calltask', 'calltaskrestart'].map((name) => callToolTaskWorkflow({ name, inboxUrl, server: CREDENTIALS.modernTasksHttp })),
+		...['calltask', 'calltaskrestart', 'calltaskstop'].map((name) => callToolTaskWorkflow({ name, inboxUrl, server: CREDENTIALS.modernTasksHttp })),
 		...ruleCases.workflows(approvalWorkflow, inboxUrl),
 		...grantCases.workflows(approvalWorkflow, inboxUrl, CREDENTIALS.counterGrant),
 	];
@@ -174,7 +174,7 @@ inputCases(e2e, ctx, { plan, call, finalResults, reviewPage, assertRecorded, fie
 ruleCases(e2e, ctx, { plan, call, finalResults, reviewPage, decide, assertRecorded, counterLabels, latestError });
 grantCases(e2e, ctx, { plan, call, finalResults, reviewPage, assertRecorded, submitForm, decisionForm, grantsOnPage, revokeForm, counterLabels, latestError });
 require('./browserCases')(e2e, ctx, { plan, call, finalResults, reviewPage, counterLabels, latestStatus });
-taskWaitCases(e2e, ctx, { plan, call, finalResults, latestStatus, reviewPage, browserForm, submitForm, assertRecorded, inputFieldName });
+taskWaitCases(e2e, ctx, { plan, call, finalResults, latestStatus, reviewPage, browserForm, submitForm, assertRecorded, inputFieldName, ownerSession });
 require('./agentCases').credentialTests(e2e, ctx, { credentials, ownerSession });
 
 e2e('stopping n8n and the servers leaves no process of this run behind', async () => {

@@ -8,11 +8,15 @@
 // execution waited (status "waiting"), the answer carries the task's result, and the server handed
 // the result out exactly once (its log), also when n8n was stopped and started while it waited. A
 // task that asks a question while it runs: the person answers on the review page, the next check
-// sends the answer with tasks/update, and the task completes with it.
+// sends the answer with tasks/update, and the task completes with it. MCP Call Tool with Pause Long
+// Tasks does the same through its Task Running output. n8n's Stop on a waiting execution (which
+// runs no node code) reaches the server: the process that paused probes the execution and cancels
+// the task (the server's log says "cancelled <id>").
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const { latestFinishedExecution } = require('../lib/executions');
+const { latestExecution } = require('../lib/executionStatuses');
 const { waitFor } = require('../lib/net');
 
 /** How often the task server's log says it handed out the result of task `taskId`. */
@@ -23,7 +27,7 @@ function deliveries(logFile, taskId) {
 		.filter((line) => line.startsWith(`delivered ${taskId} `)).length;
 }
 
-module.exports = function taskWaitCases(e2e, ctx, { plan, call, finalResults, latestStatus, reviewPage, browserForm, submitForm, assertRecorded, inputFieldName }) {
+module.exports = function taskWaitCases(e2e, ctx, { plan, call, finalResults, latestStatus, reviewPage, browserForm, submitForm, assertRecorded, inputFieldName, ownerSession }) {
 	const start = (name, rounds) => ctx.n8n.trigger(`agent-${name}`, { plan: rounds });
 
 	/** The first "Needs Approval" item of the run: it waits for the task alone. */
@@ -126,6 +130,29 @@ module.exports = function taskWaitCases(e2e, ctx, { plan, call, finalResults, la
 		await ctx.n8n.start();
 		await assertCallToolAnswered('calltaskrestart', pending.tasks[0].taskId, 'call-restart');
 	}, 300_000);
+
+	/** Stops a waiting execution as the editor's Stop button does (n8n runs no node code then). */
+	async function stopInEditor(workflowId) {
+		const { id } = await latestExecution(ctx.n8n, workflowId);
+		const { cookie, headers } = await ownerSession();
+		const response = await fetch(`${ctx.n8n.baseUrl}/rest/executions/${id}/stop`, { method: 'POST', headers: { ...headers, cookie } });
+		assert.equal(response.status, 200, await response.text());
+	}
+
+	e2e("n8n's Stop on an execution waiting for an MCP task cancels the task on the server (MCP Agent, then MCP Call Tool)", async () => {
+		await start('taskstop', plan([call('timed_task', { seconds: 600, label: 'stopped-agent' })]));
+		const agent = await pausedForTask('taskstop');
+		await ctx.n8n.trigger('agent-calltaskstop', { args: { seconds: 600, label: 'stopped-call' } });
+		const callTool = await callToolPaused('calltaskstop');
+		for (const [name, pending] of [['taskstop', agent], ['calltaskstop', callTool]]) {
+			const { taskId } = pending.tasks[0];
+			await waiting(ctx.ids[name]);
+			await stopInEditor(ctx.ids[name]);
+			// The process that paused probes the execution (every 15 s) and cancels the task once it is stopped.
+			await waitFor(`${name}: task ${taskId} cancelled on the server`, async () => fs.readFileSync(ctx.modernTasks.logFile, 'utf8').includes(`cancelled ${taskId}\n`), { timeoutMs: 60_000, intervalMs: 500 });
+			assert.equal(await latestStatus(ctx.ids[name]), 'canceled');
+		}
+	}, 240_000);
 
 	e2e('n8n stopped and started while the run waits for its task: the task completes exactly once after the restart', async () => {
 		// Long enough that n8n is stopped while the task still runs, and the first check after the restart finds it running.
