@@ -145,6 +145,11 @@ export class McpConnection {
 		return this.taskNotices.watch(taskId, wake);
 	}
 
+	/** A progress token for a 2025-11-25 task call, routed to `onProgress` until stopped (lib/mcp/taskNotices.ts). */
+	routeTaskProgress(onProgress: (params: unknown) => void): { token: string; stop: () => void } | undefined {
+		return this.taskNotices.routeProgress(onProgress);
+	}
+
 	/** What the server declared it offers (tasks for tool calls among others). */
 	get serverCapabilities(): unknown {
 		return this.session.client.getServerCapabilities();

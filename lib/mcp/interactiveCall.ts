@@ -119,7 +119,10 @@ export function callInteractively(
 	const tasks = options.tasks;
 	const taskOptions = tasks && taskWaitOptions(tasks, timeout, options.signal);
 	const asCompleted = completedBy(tool, options.publicOnly === true);
-	if (asTask && tool && taskOptions && !connection.isModern) return callToolAsTask(connection, tool, args, taskOptions).then(asCompleted, stillRunning);
+	if (asTask && tool && taskOptions && !connection.isModern) {
+		const withProgress = onProgress ? { ...taskOptions, onProgress: (params: unknown) => deliverProgress(onProgress, params) } : taskOptions;
+		return callToolAsTask(connection, tool, args, withProgress).then(asCompleted, stillRunning);
+	}
 	if (!connection.isModern) {
 		// Straight to the client's request with the session's own result validator (legacyToolCall.ts);
 		// we check results against the output schema ourselves.

@@ -23,6 +23,7 @@ export interface TaskCallChannel {
 	request<T>(phase: string, run: (client: Client) => Promise<T>): Promise<T>;
 	trackLegacyInput<T>(call: () => Promise<T>): Promise<{ value: T; declined?: DeclinedRequest[] }>;
 	watchTask?(taskId: string, wake: () => void): () => void;
+	routeTaskProgress?(onProgress: (params: unknown) => void): { token: string; stop: () => void } | undefined;
 }
 
 export interface TaskCallOptions {
@@ -36,6 +37,8 @@ export interface TaskCallOptions {
 	handOffAfterMs?: number;
 	/** TaskCallPolicy.askPerson (2026-07-28 tasks). */
 	askPerson?: boolean;
+	/** Each progress notification of the task's call, as sent (2025-11-25: for as long as it is waited for here). */
+	onProgress?: (params: unknown) => void;
 }
 
 /** What awaitTask takes from the call's options (the same for both protocols). */
@@ -69,23 +72,29 @@ export async function callToolAsTask(
 	const quoted = quoteToolName(name);
 	const requestOptions = (timeout: number, signal?: AbortSignal) => ({ timeout, ...(signal ? { signal } : {}) });
 	return connection.trackLegacyInput(async () => {
-		const answer = await connection
-			.request(`calling tool ${quoted} as a task`, (client) =>
-				client.request(
-					{ method: 'tools/call', params: { name, arguments: args, task: taskRequestMetadata(options.maxWaitMs) } },
-					AS_SENT,
-					requestOptions(options.timeoutMs, options.signal),
-				),
-			)
-			.catch((error: unknown) => {
-				// Stopped before the server named the task: there is no id to cancel (the client told the
-				// server the request was cancelled; a server that made the task anyway lets it expire).
-				if (!options.signal?.aborted) throw error;
-				throw new McpAgentError(`The call of tool ${quoted} was stopped before the server created its task`, { code: 'cancelled', cause: error });
-			});
-		if (isPlainResult(answer)) return answer as Record<string, unknown>;
-		const created = parseTaskState(name, answer, 'tools/call');
-		return awaitTask(created, legacyTaskChannel(connection, name, options), waitOptions(name, options, '2025-11-25'));
+		// The call's progress token stays the task's (SEP-1686): routed here while the task is waited for.
+		const progress = options.onProgress ? connection.routeTaskProgress?.(options.onProgress) : undefined;
+		try {
+			const answer = await connection
+				.request(`calling tool ${quoted} as a task`, (client) =>
+					client.request(
+						{ method: 'tools/call', params: { name, arguments: args, task: taskRequestMetadata(options.maxWaitMs), ...(progress ? { _meta: { progressToken: progress.token } } : {}) } },
+						AS_SENT,
+						requestOptions(options.timeoutMs, options.signal),
+					),
+				)
+				.catch((error: unknown) => {
+					// Stopped before the server named the task: there is no id to cancel (the client told the
+					// server the request was cancelled; a server that made the task anyway lets it expire).
+					if (!options.signal?.aborted) throw error;
+					throw new McpAgentError(`The call of tool ${quoted} was stopped before the server created its task`, { code: 'cancelled', cause: error });
+				});
+			if (isPlainResult(answer)) return answer as Record<string, unknown>;
+			const created = parseTaskState(name, answer, 'tools/call');
+			return await awaitTask(created, legacyTaskChannel(connection, name, options), waitOptions(name, options, '2025-11-25'));
+		} finally {
+			progress?.stop();
+		}
 	});
 }
 

@@ -149,6 +149,18 @@ describe('tasks that end badly (fixture server over stdio)', () => {
 		expect(extractToolResult('quick-task', answered.result).json.text).toBe('done: fixture');
 	});
 
+	it("the task's progress notifications (the call's token, after the task was created: SEP-1686) reach onProgress", async () => {
+		const progress: Array<{ progress: number; total?: number; message?: string }> = [];
+		const answered = await call('quick-task', { steps: 3, label: 'progress' }, { onProgress: (reported) => progress.push(reported) });
+		expect(extractToolResult('quick-task', answered.result).json.text).toBe('done: progress');
+		expect(progress.map((p) => [p.progress, p.total, p.message])).toEqual([
+			[1, 3, 'Step 1'],
+			[2, 3, 'Step 2'],
+		]);
+		// The route ends with the wait: nothing is left routed on the connection.
+		expect((connection.taskNotices as unknown as { progressRoutes: Map<string, unknown> }).progressRoutes.size).toBe(0);
+	});
+
 	it('a task the server fails gives TaskFailed naming the status and the message', async () => {
 		const error = await call('failing-task').catch((caught: unknown) => caught);
 		expect(TaskFailed.isInstance(error)).toBe(true);
