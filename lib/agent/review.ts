@@ -191,6 +191,12 @@ export function expireApproval(phase: RunToolsPhase, approvalId: string, at: str
 			setEntry(outcomes, call.id, errorOutcome(call.id, 'Approval expired: nobody approved this call within the time limit, so it was not run.', DEFAULT_OUTCOME_LIMITS));
 			return { ...call, review: { ...call.review, status: 'expired', decidedAt: at, reason: 'approval expired' }, ...(call.input?.status === 'pending' ? { input: { ...call.input, status: 'expired' as const } } : {}) };
 		}
+		if (call.input?.status === 'pending' && call.task) {
+			// A running task's own questions: answered "cancel" with its next check (nobody chose), and
+			// the run goes on waiting for the task, which the server then finishes or ends; it is never left running unseen.
+			const responses = Object.fromEntries(Object.keys(call.input.inputRequests).map((key) => [key, { action: 'cancel' as const }]));
+			return { ...call, input: { ...call.input, status: 'expired', responses, answeredAt: at } };
+		}
 		if (call.input?.status === 'pending') {
 			setEntry(outcomes, call.id, errorOutcome(call.id, 'Input request expired: nobody answered the server\'s request for input within the time limit, so the call did not complete.', DEFAULT_OUTCOME_LIMITS));
 			return { ...call, input: { ...call.input, status: 'expired' } };

@@ -208,8 +208,9 @@ function runOne(call: PlannedCall, options: ToolRunnerOptions, run: ToolRunResul
 			...(options.signal ? { signal: options.signal } : {}),
 			...(options.tasks ? { tasks: callTaskPolicy(options.tasks, serverId, (state) => setEntry((run.tasks ??= {}), call.id, summarizeTask(state))) } : {}),
 			// A task's answers go once, with the check that follows the person's answer (the task then
-			// waited for input); later checks of the same task only poll it.
-			...(input?.status === 'answered' && (!call.task || call.task.status === 'input_required')
+			// waited for input); later checks of the same task only poll it. A task's questions nobody
+			// answered in time go as "cancel" (review.ts expireApproval).
+			...((input?.status === 'answered' || (input?.status === 'expired' && call.task && input.responses)) && (!call.task || call.task.status === 'input_required')
 				? { continuation: { inputResponses: input.responses ?? {}, ...(input.requestState !== undefined ? { requestState: input.requestState } : {}) } }
 				: {}),
 		};

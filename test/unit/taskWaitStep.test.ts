@@ -144,6 +144,33 @@ describe('a run that waits for a task, a review and an input at once', () => {
 		expect(phase(state).approval).toBeUndefined();
 	});
 
+	it("an expiry while a running task's own question waits for a person: the question is answered cancel with the next check, and the run still waits for the task (never left running unseen)", async () => {
+		let state = started();
+		state = step(state, {
+			type: 'tool_outcomes',
+			outcomes: [{ id: 'c3', isError: false, text: 'booked', images: [] }],
+			running: { c1: task('input_required') },
+			inputRequired: [{ id: 'c1', inputRequests: { seat: FORM } as never }],
+		});
+		state = open(state);
+		expect(nextEffect(state)).toMatchObject({ type: 'request_approval', calls: [{ id: 'c1' }, { id: 'c2' }], tasks: [] });
+		state = step(state, { type: 'approval_expired', approvalId: 'ap1', at: '2029-12-31T12:00:00.000Z' });
+		expect(Object.hasOwn(phase(state).outcomes, 'c1')).toBe(false);
+		expect(callOf(state, 'c1').input).toMatchObject({ status: 'expired', responses: { seat: { action: 'cancel' } } });
+		expect(nextEffect(state)).toMatchObject({ type: 'request_approval', calls: [], tasks: [{ id: 'c1' }] });
+		// The check that follows sends the cancel once (the task waited for input); the server then finishes or ends the task.
+		const call = callOf(state, 'c1');
+		const seen: Array<Record<string, unknown>> = [];
+		const connection = {
+			resumeTask: async (_name: string, _task: RunningTask, options: Record<string, unknown>) => {
+				seen.push(options);
+				return { kind: 'task_running', task: { ...task(), status: 'working' } };
+			},
+		} as unknown as McpConnection;
+		await runToolCalls([call], { connections: new Map([['srv', connection]]), concurrency: 1, timeoutMs: 1_000, limits: DEFAULT_OUTCOME_LIMITS, tasks: { mode: 'whenRequired', maxWaitMs: 60_000, handOffAfterMs: 0 } });
+		expect(seen[0]).toMatchObject({ continuation: { inputResponses: { seat: { action: 'cancel' } } } });
+	});
+
 	it("the catalog re-check on resume leaves a running task alone, even when its tool's definition changed", () => {
 		const state = waitingForAll();
 		const changed = tools.map((tool) => (tool.mcpName === 'research' ? { ...tool, fingerprint: 'sha256:changed' } : tool));
