@@ -20,6 +20,8 @@ export const AGENT_DEFAULTS = {
 	/** Progress notifications restart a tool call's timeout, up to ten times the timeout in total. */
 	resetTimeoutOnProgress: true,
 	includeTranscript: true,
+	/** The output's tool calls carry each result as the tool returned it, before Max Tool Result Characters trimmed it for the model. */
+	fullToolResults: false,
 	enableStreaming: true,
 	appendServerInstructions: false,
 	memorySaveToolCalls: false,

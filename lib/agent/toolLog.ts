@@ -33,6 +33,7 @@ export function logEntry(iteration: number, call: PlannedCall, outcome: ToolOutc
 				resultSummary: summarize(outcome),
 				durationMs: durationMs ?? 0,
 			};
+	if (outcome.trimmed) entry.resultTrimmed = { shownChars: outcome.trimmed.shown, totalChars: outcome.trimmed.total };
 	const allowance = allowanceOf(call);
 	if (allowance) entry.allowedBy = allowance;
 	if (call.refusedBy) entry.refusedBy = { ...call.refusedBy };

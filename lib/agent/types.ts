@@ -118,6 +118,8 @@ export interface ToolLogEntry {
 	isError: boolean;
 	resultSummary: string;
 	durationMs: number;
+	/** Set when the result was trimmed before it reached the model (Max Tool Result Characters): characters the model saw, of how many. */
+	resultTrimmed?: { shownChars: number; totalChars: number };
 	/** For a call that reached its tool: what let it through. */
 	allowedBy?: CallAllowance;
 	/** For a call an approval rule refused: that rule. */

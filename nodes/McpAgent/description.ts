@@ -236,6 +236,13 @@ export const agentProperties: INodeProperties[] = [
 				description: 'Whether to stream the model\'s text as it arrives when the Chat Trigger or Webhook responds by streaming',
 			},
 			{
+				displayName: 'Full Tool Results in Output',
+				name: 'fullToolResults',
+				type: 'boolean',
+				default: false, // n8n's lint wants a literal here; a test holds it equal to AGENT_DEFAULTS
+				description: 'Whether each entry of the output\'s toolCalls carries the result as the tool returned it ("result"), while the model still gets it trimmed to Max Tool Result Characters. Not kept for calls that ran before the run paused for a review.',
+			},
+			{
 				displayName: 'Include Transcript',
 				name: 'includeTranscript',
 				type: 'boolean',
