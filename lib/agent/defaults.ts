@@ -26,6 +26,10 @@ export const AGENT_DEFAULTS = {
 	appendServerInstructions: false,
 	memorySaveToolCalls: false,
 	toolChoice: 'auto',
+	/** Tool Loading: 'all' sends every tool on every turn (as before tool search existed); 'search' above toolSearchThreshold tools. */
+	toolLoading: 'all',
+	toolSearchThreshold: 30,
+	alwaysLoadedTools: '',
 	approvalTimeoutHours: 24,
 	onDrift: 'block',
 	withholdFlagged: false,

@@ -222,3 +222,12 @@ export function callUnderSearch(
 		: `The tool "${call.name}" is not loaded and cannot be: this run has loaded the most tools it may (${MAX_LOADED_TOOLS}). Use the tools you have.`;
 	return { call: { ...base, tool: { serverId: tool.serverId, serverName: tool.serverName, mcpName: tool.mcpName, fingerprint: tool.fingerprint }, arguments: call.rawArguments, rejection }, loading: next.loading };
 }
+
+/** For the node's output: the search tool's name and the tools sent at the end of the run, by provider name. */
+export function toolLoadingSummary(state: Pick<AgentState, 'tools' | 'toolLoading' | 'settings'>): { searchTool: string; alwaysLoaded: string[]; loaded: string[] } | undefined {
+	const loading = state.toolLoading;
+	if (!loading) return undefined;
+	const offered = offeredTools(state);
+	const at = offered.findIndex((tool) => tool.providerName === loading.searchTool && tool.serverId === '');
+	return { searchTool: loading.searchTool, alwaysLoaded: offered.slice(0, at).map((tool) => tool.providerName), loaded: offered.slice(at + 1).map((tool) => tool.providerName) };
+}

@@ -7,7 +7,7 @@ import { agentRunOutput, parseHistory } from '../../lib/agent/output';
 import { grantToolKey, runAgent, runStateAtFailure } from '../../lib/agent/runAgent';
 import { connectServers, systemWithInstructions, type ConnectedServers } from '../../lib/agent/servers';
 import { isServerHandle, type ServerHandle } from '../../lib/agent/serverHandle';
-import { buildRunSettings, type RawAgentOptions } from '../../lib/agent/settings';
+import { buildRunSettings, buildToolLoading, type RawAgentOptions } from '../../lib/agent/settings';
 import { createRun, nextEffect } from '../../lib/agent/step';
 import { readTaskPauseAfter, readTaskPolicy } from '../shared/taskOptions';
 import { runToolCalls, type ToolCallObserver, type ToolRunResult, type ToolRunnerOptions } from '../../lib/agent/toolRunner';
@@ -193,7 +193,7 @@ async function newRun(this: IExecuteFunctions, itemIndex: number, shared: Shared
 		approval: approvalPolicy(this, itemIndex),
 	};
 	const history = [...parseHistory(options.history), ...(memory ? await loadPriorTurns(memory) : [])];
-	return createRun({ provider: shared.provider, settings, tools: shared.catalog, userMessage, history });
+	return createRun({ provider: shared.provider, settings, tools: shared.catalog, userMessage, history, toolLoading: buildToolLoading(options) });
 }
 
 /**

@@ -356,6 +356,25 @@ describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
 		]);
 	});
 
+	it('Tool Loading "Search When More Than N Tools": the model searches, the found tool is sent from the next turn and runs', async () => {
+		scriptModel([toolUse([{ id: 's1', name: 'search_tools', input: { query: 'list files' } }]), toolUse([{ id: 'c1', name: 'list_files', input: { path: '/tmp' } }]), answer('listed')]);
+		const [done] = await run(fakeContext({ items: [{ chatInput: 'list /tmp' }], tools: [filesServer()], params: { options: { toolLoading: 'search', toolSearchThreshold: 0 } } }));
+		const sent = model.requests.map((body) => (body.tools as Array<{ name: string }>).map((tool) => tool.name));
+		expect(sent).toEqual([['search_tools'], ['search_tools', 'list_files'], ['search_tools', 'list_files']]);
+		expect(mcpCalls).toEqual([{ name: 'list_files', args: { path: '/tmp' } }]);
+		expect(done[0].json).toMatchObject({ status: 'completed', toolSearch: { searchTool: 'search_tools', alwaysLoaded: [], loaded: ['list_files'] } });
+		expect((done[0].json.toolCalls as Array<Record<string, unknown>>).map((c) => [c.tool, c.builtIn])).toEqual([
+			['search_tools', 'tool_search'],
+			['list_files', undefined],
+		]);
+
+		// The default (All Tools) sends every tool from the first turn, and no search tool.
+		scriptModel([answer('hi')]);
+		const [plain] = await run(fakeContext({ items: [{ chatInput: 'hi' }], tools: [filesServer()] }));
+		expect((model.requests[0].tools as Array<{ name: string }>).map((tool) => tool.name)).toEqual(['list_files']);
+		expect(plain[0].json).not.toHaveProperty('toolSearch');
+	});
+
 	it("stops a run when n8n cancels the execution (the editor's Stop)", async () => {
 		scriptModel([answer('never sent')]);
 		const cancel = new AbortController();
