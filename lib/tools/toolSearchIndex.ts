@@ -43,8 +43,8 @@ const MAX_QUERY_TERMS = 32;
 /** Argument names read per tool (nested objects included), and how deep. */
 const MAX_ARGUMENT_NAMES = 200;
 const MAX_SCHEMA_DEPTH = 4;
-/** Description characters read per tool (catalog descriptions are capped at 16,000 already). */
-const MAX_TEXT = 16_000;
+/** Description characters read per tool: what a search needs is in the first few thousand, and a hostile listing (2,000 tools of 16,000 characters) stays cheap to index. */
+const MAX_TEXT = 4_000;
 
 const STOPWORDS = new Set(
 	'a an and are as at be by can do does for from has have how i in into is it its me my of on or that the their them then there these this to use used uses using via was what when which will with you your'.split(' '),
@@ -55,15 +55,30 @@ const STOPWORDS = new Set(
  * kebab-case, dots, slashes) and at case changes (camelCase, HTTPServer), lower-cased, stop words
  * dropped, and stemmed lightly (stem) so "issues", "listing" and "created" meet "issue", "list", "create".
  */
-export function tokenize(text: string): string[] {
+export function tokenize(text: string, seen?: Map<string, string[]>): string[] {
 	const words: string[] = [];
 	for (const piece of text.slice(0, MAX_TEXT).match(/[\p{L}\p{N}]+/gu) ?? []) {
-		for (const part of piece.match(/\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?\p{Ll}+|\p{Lu}+|\p{L}+|\p{N}+/gu) ?? []) {
-			const word = part.toLowerCase();
-			if (word.length < 2 && !/\p{N}/u.test(word)) continue;
-			if (STOPWORDS.has(word)) continue;
-			words.push(stem(word));
+		// Descriptions repeat their words: each distinct piece is split and stemmed once per index.
+		let parts = seen?.get(piece);
+		if (!parts) {
+			parts = pieceWords(piece);
+			if (seen && seen.size < 200_000) seen.set(piece, parts);
 		}
+		for (let i = 0; i < parts.length; i++) words.push(parts[i]);
+	}
+	return words;
+}
+
+/** One run of letters and digits, split at case changes, normalized. */
+function pieceWords(piece: string): string[] {
+	const words: string[] = [];
+	// Plain lower-case words (most of any description) need no case split.
+	const parts = /^[a-z]+$/.test(piece) ? [piece] : (piece.match(/\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?\p{Ll}+|\p{Lu}+|\p{L}+|\p{N}+/gu) ?? []);
+	for (const part of parts) {
+		const word = part.toLowerCase();
+		if (word.length < 2 && !/\p{N}/u.test(word)) continue;
+		if (STOPWORDS.has(word)) continue;
+		words.push(stem(word));
 	}
 	return words;
 }
@@ -107,16 +122,15 @@ export function argumentNames(schema: unknown): string[] {
 }
 
 interface IndexedTool {
-	fields: Record<Field, Map<string, number>>;
 	lengths: Record<Field, number>;
 	/** The name as typed, lower-cased, for the exact-name match. */
 	exactName: string;
 }
 
-function counts(words: string[]): Map<string, number> {
-	const map = new Map<string, number>();
-	for (const word of words) map.set(word, (map.get(word) ?? 0) + 1);
-	return map;
+/** One tool having a word: how often, per field (in FIELDS order). */
+interface Posting {
+	tool: number;
+	counts: number[];
 }
 
 function related(queryWord: string, word: string): number {
@@ -128,36 +142,39 @@ function related(queryWord: string, word: string): number {
 /** An index over a list of tools, built once; `search` ranks them for a query. */
 export class ToolSearchIndex {
 	private readonly tools: IndexedTool[];
-	private readonly averages: Record<Field, number>;
-	/** Each vocabulary word and the tools that have it (any field). */
-	private readonly postings = new Map<string, number[]>();
+	private readonly averages: number[];
+	/** Each vocabulary word and the tools that have it, with its count per field. */
+	private readonly postings = new Map<string, Posting[]>();
 
 	constructor(tools: readonly SearchableTool[]) {
-		this.tools = tools.map((tool) => {
+		const seen = new Map<string, string[]>();
+		this.tools = tools.map((tool, index) => {
 			const words: Record<Field, string[]> = {
-				name: tokenize(tool.name),
-				title: tokenize(tool.title ?? ''),
-				args: argumentNames(tool.inputSchema).flatMap(tokenize),
-				description: tokenize(typeof tool.description === 'string' ? tool.description : ''),
+				name: tokenize(tool.name, seen),
+				title: tokenize(tool.title ?? '', seen),
+				args: argumentNames(tool.inputSchema).flatMap((name) => tokenize(name, seen)),
+				description: tokenize(typeof tool.description === 'string' ? tool.description : '', seen),
 			};
+			const own = new Map<string, Posting>();
+			FIELDS.forEach(({ field }, f) => {
+				for (const word of words[field]) {
+					let posting = own.get(word);
+					if (!posting) own.set(word, (posting = { tool: index, counts: [0, 0, 0, 0] }));
+					posting.counts[f] += 1;
+				}
+			});
+			for (const [word, posting] of own) {
+				let list = this.postings.get(word);
+				if (!list) this.postings.set(word, (list = []));
+				list.push(posting);
+			}
 			return {
-				fields: { name: counts(words.name), title: counts(words.title), args: counts(words.args), description: counts(words.description) },
 				lengths: { name: words.name.length, title: words.title.length, args: words.args.length, description: words.description.length },
 				exactName: tool.name.toLowerCase(),
 			};
 		});
-		const total = (field: Field) => this.tools.reduce((sum, tool) => sum + tool.lengths[field], 0);
 		const n = Math.max(1, this.tools.length);
-		this.averages = { name: total('name') / n || 1, title: total('title') / n || 1, args: total('args') / n || 1, description: total('description') / n || 1 };
-		this.tools.forEach((tool, index) => {
-			const seen = new Set<string>();
-			for (const { field } of FIELDS) for (const word of tool.fields[field].keys()) seen.add(word);
-			for (const word of seen) {
-				let list = this.postings.get(word);
-				if (!list) this.postings.set(word, (list = []));
-				list.push(index);
-			}
-		});
+		this.averages = FIELDS.map(({ field }) => this.tools.reduce((sum, tool) => sum + tool.lengths[field], 0) / n || 1);
 	}
 
 	get size(): number {
@@ -178,25 +195,25 @@ export class ToolSearchIndex {
 		};
 		const n = this.tools.length;
 		for (const term of terms) {
-			// The vocabulary words this query word matches, exactly or by prefix, and the tools having them.
-			const words: Array<{ word: string; weight: number }> = [];
-			const docs = new Set<number>();
+			// Per tool, the counts per field of the vocabulary words this query word matches (exactly, or by prefix at a discount).
+			const byTool = new Map<number, number[]>();
 			for (const [word, list] of this.postings) {
 				const weight = related(term, word);
 				if (weight === 0) continue;
-				words.push({ word, weight });
-				for (const index of list) docs.add(index);
+				for (const { tool, counts } of list) {
+					let sums = byTool.get(tool);
+					if (!sums) byTool.set(tool, (sums = [0, 0, 0, 0]));
+					for (let f = 0; f < 4; f++) sums[f] += counts[f] * weight;
+				}
 			}
-			if (docs.size === 0) continue;
-			const idf = Math.log(1 + (n - docs.size + 0.5) / (docs.size + 0.5));
-			for (const index of docs) {
+			if (byTool.size === 0) continue;
+			const idf = Math.log(1 + (n - byTool.size + 0.5) / (byTool.size + 0.5));
+			for (const [index, sums] of byTool) {
 				const tool = this.tools[index];
 				let tf = 0;
-				for (const { field, weight, b } of FIELDS) {
-					let count = 0;
-					for (const entry of words) count += (tool.fields[field].get(entry.word) ?? 0) * entry.weight;
-					if (count > 0) tf += (weight * count) / (1 - b + (b * tool.lengths[field]) / this.averages[field]);
-				}
+				FIELDS.forEach(({ field, weight, b }, f) => {
+					if (sums[f] > 0) tf += (weight * sums[f]) / (1 - b + (b * tool.lengths[field]) / this.averages[f]);
+				});
 				if (tf <= 0) continue;
 				const entry = hit(index);
 				entry.score += (idf * tf * (K1 + 1)) / (tf + K1);
