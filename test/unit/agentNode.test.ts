@@ -375,6 +375,30 @@ describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
 		expect(plain[0].json).not.toHaveProperty('toolSearch');
 	});
 
+	it('Tool search across a pause: a search-loaded n8n tool waits for review, and the resumed run sends the same tools', async () => {
+		const code = codeTool(fakeSubNode('Code Tool'));
+		scriptModel([
+			toolUse([{ id: 's1', name: 'search_tools', input: { query: 'arithmetic expression', limit: 1 } }]),
+			toolUse([{ id: 'c1', name: 'calculate', input: { expression: '6*7' } }]),
+			answer('42'),
+		]);
+		const params = { options: { toolLoading: 'search', toolSearchThreshold: 1 } };
+		const first = fakeContext({ items: [{ chatInput: 'compute' }], tools: [filesServer(), code], params });
+		const [, needsApproval] = await run(first);
+		expect(code.calls).toEqual([]);
+		const request = needsApproval[0].json as Record<string, any>;
+		expect(request.calls).toEqual([expect.objectContaining({ tool: 'calculate', source: 'n8n' })]);
+		const decision = signedFor(request, { kind: APPROVAL_DECISION_KIND, approvalId: request.approvalId, decidedAt: new Date().toISOString(), reviewer: 'Ana', decisions: [{ callId: 'c1', argsHash: request.calls[0].argsHash, decision: 'approve' }] });
+		const [finished] = await run(fakeContext({ items: [decision], tools: [filesServer(), code], nodeContext: first.nodeContext, params }));
+		expect(code.calls).toEqual([{ expression: '6*7' }]);
+		const sent = model.requests.map((body) => JSON.stringify(body.tools));
+		expect(JSON.parse(sent[0]).map((tool: { name: string }) => tool.name)).toEqual(['search_tools']);
+		expect(JSON.parse(sent[1]).map((tool: { name: string }) => tool.name)).toEqual(['search_tools', 'calculate']);
+		// The request after the resume (another execution, the state read back from the store) carries the same bytes.
+		expect(sent[2]).toBe(sent[1]);
+		expect(finished[0].json).toMatchObject({ status: 'completed', toolSearch: { loaded: ['calculate'] } });
+	});
+
 	it("stops a run when n8n cancels the execution (the editor's Stop)", async () => {
 		scriptModel([answer('never sent')]);
 		const cancel = new AbortController();
