@@ -141,26 +141,36 @@ function indexOf(tools: CatalogTool[]): ToolSearchIndex {
 }
 
 /**
- * One search: the catalog's best matches for the query, never a tool an approval rule refuses
- * outright (withheld tools are not in the catalog at all). Pure; loading is the caller's.
+ * One search: the catalog's best matches for the query that `accept` takes, never a tool an
+ * approval rule refuses outright (withheld tools are not in the catalog at all). Pure; loading is
+ * the caller's.
  */
-export function searchCatalog(state: { tools: CatalogTool[]; toolLoading?: ToolLoadingState; settings: { approval?: ApprovalPolicy } }, query: string, limit: number): CatalogTool[] {
+export function searchCatalog(
+	state: { tools: CatalogTool[]; toolLoading?: ToolLoadingState; settings: { approval?: ApprovalPolicy } },
+	query: string,
+	limit: number,
+	accept: (tool: CatalogTool) => boolean = () => true,
+): CatalogTool[] {
 	const tools = state.tools;
 	const searchTool = state.toolLoading?.searchTool;
-	const hits = indexOf(tools).search(query, limit, (index) => tools[index].providerName !== searchTool && searchable(tools[index], state.settings.approval));
+	const hits = indexOf(tools).search(query, limit, (index) => tools[index].providerName !== searchTool && searchable(tools[index], state.settings.approval) && accept(tools[index]));
 	return hits.map((hit) => tools[hit.index]);
 }
 
-/** The search result the model reads: each tool found, whether it is loaded now, and what a call should do next. */
-export function searchResultText(query: string, found: CatalogTool[], added: ToolKey[], over: ToolKey[]): string {
-	if (found.length === 0) return `No tool matches ${JSON.stringify(query)}. Search again with other words: what the tool acts on (issue, invoice, file) or what it does (list, create, send).`;
+/**
+ * The search result the model reads: each tool found (tools it has already are not found again, so
+ * a second search reaches further), whether it is loaded now, and the matching tools it has.
+ */
+export function searchResultText(query: string, found: CatalogTool[], over: ToolKey[], alreadyLoaded: CatalogTool[]): string {
+	const have = alreadyLoaded.length ? `\nAlready loaded and matching: ${alreadyLoaded.map((tool) => tool.providerName).join(', ')}.` : '';
+	if (found.length === 0) return `No other tool matches ${JSON.stringify(query)}. Search again with other words: what the tool acts on (issue, invoice, file) or what it does (list, create, send).${have}`;
 	const lines = found.map((tool) => {
-		const state = over.some((key) => sameKey(key, tool)) ? ' (not loaded: the run has loaded the most tools it may)' : added.some((key) => sameKey(key, tool)) ? '' : ' (already loaded)';
+		const state = over.some((key) => sameKey(key, tool)) ? ' (not loaded: the run has loaded the most tools it may)' : '';
 		const about = (tool.title ? `${tool.title}: ` : '') + (tool.description ?? '').replace(/\s+/g, ' ').trim();
 		const short = about.length > RESULT_DESCRIPTION_CHARS ? `${about.slice(0, RESULT_DESCRIPTION_CHARS)}…` : about;
 		return `- ${tool.providerName}${state}${short ? `: ${short}` : ''}`;
 	});
-	return `Found ${found.length} tool${found.length === 1 ? '' : 's'} for ${JSON.stringify(query)}; their definitions are loaded, call them from your next turn:\n${lines.join('\n')}`;
+	return `Found ${found.length} tool${found.length === 1 ? '' : 's'} for ${JSON.stringify(query)}; their definitions are loaded, call them from your next turn:\n${lines.join('\n')}${have}`;
 }
 
 /** What is wrong with a stored run's tool loading, or undefined (stateSchema.ts). */
@@ -208,9 +218,11 @@ export function callUnderSearch(
 		const validation = validateArguments(SEARCH_TOOL_SCHEMA, parsed.value);
 		if (!validation.valid) return { call: { ...searchCall, arguments: parsed.value, rejection: `Invalid arguments for tool "${call.name}": ${validation.summary}. Send { "query": "words for the tool you need" }.` }, loading };
 		const { query, limit } = parsed.value as { query: string; limit?: number };
-		const found = searchCatalog(state, query, limit ?? DEFAULT_SEARCH_RESULTS);
+		const size = limit ?? DEFAULT_SEARCH_RESULTS;
+		const found = searchCatalog(state, query, size, (tool) => !isLoaded(loading, keyOf(tool)));
+		const have = searchCatalog(state, query, size, (tool) => isLoaded(loading, keyOf(tool)));
 		const next = withLoaded(loading, found.map(keyOf));
-		return { call: { ...searchCall, arguments: parsed.value }, outcome: { id: call.id, isError: false, text: searchResultText(query, found, next.added, next.over), images: [] }, loading: next.loading };
+		return { call: { ...searchCall, arguments: parsed.value }, outcome: { id: call.id, isError: false, text: searchResultText(query, found, next.over, have), images: [] }, loading: next.loading };
 	}
 	if (!tool || !searchable(tool, state.settings.approval) || offeredTools(state).includes(tool)) return undefined;
 	// The model named a catalog tool it was not sent (a guess, an earlier conversation, a search of this same turn):

@@ -110,6 +110,18 @@ describe('a search', () => {
 		expect(names(offeredTools(tampered))).not.toContain('wire_money');
 	});
 
+	it('does not find what the model has already: the same search again reaches the next tools', () => {
+		const once = search(newRun(), 's1', 'metric dashboard', 3);
+		const twice = search(once, 's2', 'metric dashboard', 3);
+		const loaded = twice.toolLoading!.loaded.map((key) => key.mcpName);
+		expect(loaded).toHaveLength(6);
+		expect(new Set(loaded).size).toBe(6);
+		const second = JSON.stringify(twice.transcript.at(-1));
+		expect(second).toContain('- get_metric_12: ');
+		expect(second).not.toContain('- get_metric_0: ');
+		expect(second).toContain('Already loaded and matching: get_metric_0, get_metric_1, get_metric_10.');
+	});
+
 	it('rejects invalid arguments without searching', () => {
 		const after = step(newRun(), { type: 'model_turn', turn: turn([{ id: 's1', name: SEARCH_TOOL_NAME, args: { words: 'x' } }]) });
 		expect(JSON.stringify(after.transcript)).toMatch(/Invalid arguments for tool \\"search_tools\\"/);
@@ -118,8 +130,9 @@ describe('a search', () => {
 
 	it('loads at most MAX_LOADED_TOOLS tools in a run and says so', () => {
 		const state = search(newRun(), 's0', 'metric dashboard', 10);
-		// Ten found; get_metric_1 is always loaded already.
-		expect(state.toolLoading!.loaded).toHaveLength(9);
+		// Ten found besides get_metric_1, which the model has already.
+		expect(state.toolLoading!.loaded).toHaveLength(10);
+		expect(JSON.stringify(state.transcript)).toContain('Already loaded and matching: get_metric_1.');
 		const wide = { ...state, toolLoading: { ...state.toolLoading!, loaded: Array.from({ length: MAX_LOADED_TOOLS }, (_, i) => ({ serverId: 'x', mcpName: `t${i}` })) } };
 		const full = search(wide, 'last', 'list issues', 1);
 		expect(JSON.stringify(full.transcript)).toContain('list_issues (not loaded: the run has loaded the most tools it may)');
