@@ -116,3 +116,11 @@ export function judgeCall(policy: ApprovalPolicy, tool: ReviewableTool, args: un
 export function refusalText(verdict: Extract<CallVerdict, { effect: 'refuse' }>): string {
 	return `${verdict.reason} (The tool was not called: the approval rule "${verdict.by.label}" refuses this call.)`;
 }
+
+/**
+ * Whether an approval rule refuses every call of the tool, whatever its arguments (a refuse rule
+ * with no condition): such a tool is never offered by tool search, since no call of it can run.
+ */
+export function refusesEveryCall(policy: ApprovalPolicy | undefined, tool: ReviewableTool): boolean {
+	return (policy?.rules ?? []).some((rule) => rule.effect === 'refuse' && rule.when === undefined && rule.tools.some((pattern) => matchesToolPattern(pattern, tool)));
+}

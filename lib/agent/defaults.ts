@@ -20,10 +20,16 @@ export const AGENT_DEFAULTS = {
 	/** Progress notifications restart a tool call's timeout, up to ten times the timeout in total. */
 	resetTimeoutOnProgress: true,
 	includeTranscript: true,
+	/** The output's tool calls carry each result as the tool returned it, before Max Tool Result Characters trimmed it for the model. */
+	fullToolResults: false,
 	enableStreaming: true,
 	appendServerInstructions: false,
 	memorySaveToolCalls: false,
 	toolChoice: 'auto',
+	/** Tool Loading: 'all' sends every tool on every turn (as before tool search existed); 'search' above toolSearchThreshold tools. */
+	toolLoading: 'all',
+	toolSearchThreshold: 30,
+	alwaysLoadedTools: '',
 	approvalTimeoutHours: 24,
 	onDrift: 'block',
 	withholdFlagged: false,

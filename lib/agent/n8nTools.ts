@@ -145,7 +145,7 @@ export interface N8nCallResult {
 /**
  * Runs one n8n tool with arguments already validated against its schema (the tool parses them with
  * its own schema again). Never throws: a failure or a timeout becomes an error result for the model,
- * capped like every result. The tool node logs the call on itself in the editor's execution view
+ * capped at `maxChars` (0: left whole, for a caller that trims it itself, as the tool runner does). The tool node logs the call on itself in the editor's execution view
  * (n8n's tools do that when invoked).
  */
 export async function invokeN8nTool(tool: N8nTool, args: Record<string, unknown>, options: { timeoutMs: number; maxChars: number }): Promise<N8nCallResult> {

@@ -2,6 +2,7 @@ import { parseJsonParameter } from '../util/jsonParameter';
 import { configError } from '../errors';
 import { PRIOR_CONVERSATION_FORMAT } from '../providers/shared';
 import type { AgentState } from './types';
+import { toolLoadingSummary } from './toolLoading';
 
 /** The Agent node's output for one finished run. */
 export function agentRunOutput(state: AgentState, includeTranscript: boolean): Record<string, unknown> {
@@ -18,6 +19,7 @@ export function agentRunOutput(state: AgentState, includeTranscript: boolean): R
 		iterations: state.iterations,
 		usage: state.usage,
 		toolCalls: state.toolLog,
+		...(state.toolLoading ? { toolSearch: toolLoadingSummary(state) } : {}),
 		model: state.settings.model,
 		provider: state.provider,
 		...(includeTranscript ? { transcript: state.transcript } : {}),

@@ -3,6 +3,7 @@ import { isContextOverflow } from '../providers/errors';
 import type { ModelClient } from '../providers/types';
 import { EMPTY_USAGE } from '../providers/shared';
 import { nextEffect, step } from './step';
+import { offeredTools } from './toolLoading';
 import type { AgentEvent, AgentState, PlannedCall, StandingApprovalOutcome } from './types';
 import type { ToolRunResult } from './toolRunner';
 import { readGrants, isGrantRef, makeGrant, standingApprovalsToStore, type Grant, type GrantStore, type GrantScope } from './grants';
@@ -10,14 +11,15 @@ import { McpAgentError } from '../errors';
 
 export interface AgentDrivers {
 	model: ModelClient;
-	runTools(calls: PlannedCall[]): Promise<ToolRunResult>;
+	/** Runs a turn's calls; `iteration` is the turn's (ToolLogEntry.iteration), for drivers that keep what the state does not (FullResults). */
+	runTools(calls: PlannedCall[], iteration: number): Promise<ToolRunResult>;
 	/**
 	 * Checks calls whose MCP task still runs (PlannedCall.task): each gets its result, or stays
 	 * waiting with its new status. Given when the execution woke for them (the node's task wait):
 	 * each waiting task is then checked once per runAgent, never twice in a row with nothing between.
 	 * Unset: waiting tasks only pause the run.
 	 */
-	checkTasks?(calls: PlannedCall[]): Promise<ToolRunResult>;
+	checkTasks?(calls: PlannedCall[], iteration: number): Promise<ToolRunResult>;
 	/** Called after every step with the new state (persistence hooks, tests). */
 	onStep?(state: AgentState): void;
 	/**
@@ -110,7 +112,7 @@ async function runEffects(progress: { state: AgentState }, drivers: AgentDrivers
 			if (due.length > 0 && drivers.checkTasks) {
 				if (drivers.signal?.aborted) throw new RunCancelled();
 				for (const call of due) seenTasks.add(call.id);
-				state = step(state, outcomesEvent(await drivers.checkTasks(due)));
+				state = step(state, outcomesEvent(await drivers.checkTasks(due, state.iterations)));
 				progress.state = state;
 				drivers.onStep?.(state);
 				continue;
@@ -128,7 +130,7 @@ async function runEffects(progress: { state: AgentState }, drivers: AgentDrivers
 			// A forced tool choice applies until a tool has run; forcing it on every call would never let the model answer.
 			const forced = state.settings.toolChoice.type === 'required' || state.settings.toolChoice.type === 'tool';
 			const settings = forced && state.toolLog.length > 0 ? { ...state.settings, toolChoice: { type: 'auto' as const } } : state.settings;
-			const body = adapter.buildRequest(settings, state.tools, state.transcript);
+			const body = adapter.buildRequest(settings, offeredTools(state), state.transcript);
 			let response: unknown;
 			try {
 				const { onText, signal } = drivers;
@@ -143,7 +145,7 @@ async function runEffects(progress: { state: AgentState }, drivers: AgentDrivers
 			}
 			state = step(state, { type: 'model_turn', turn: adapter.parseResponse(response) });
 		} else {
-			const ran = effect.calls.length > 0 ? await drivers.runTools(effect.calls) : NO_TOOL_RUN;
+			const ran = effect.calls.length > 0 ? await drivers.runTools(effect.calls, state.iterations) : NO_TOOL_RUN;
 			for (const id of Object.keys(ran.running ?? {})) seenTasks.add(id);
 			state = step(state, outcomesEvent(ran));
 		}

@@ -2,6 +2,8 @@ import { parseJsonParameter } from '../util/jsonParameter';
 import type { RunSettings } from './types';
 import { McpAgentError } from '../errors';
 import { AGENT_DEFAULTS } from './defaults';
+import { parsePatternList } from '../tools/nameFilter';
+import type { ToolLoadingOptions } from './toolLoading';
 
 /** The Agent node's raw options, as n8n hands them over. */
 export interface RawAgentOptions {
@@ -15,6 +17,9 @@ export interface RawAgentOptions {
 	promptCaching?: boolean;
 	structuredOutputSchema?: unknown;
 	maxToolResultChars?: number;
+	toolLoading?: string;
+	toolSearchThreshold?: number;
+	alwaysLoadedTools?: string;
 }
 
 /** What to do about an Agent option that cannot be used; the message names the option. */
@@ -76,5 +81,16 @@ export function buildRunSettings(model: string, system: string | undefined, raw:
 		promptCaching: raw.promptCaching ?? AGENT_DEFAULTS.promptCaching,
 		...(structuredOutput ? { structuredOutput } : {}),
 		maxToolResultChars: positiveInteger(raw.maxToolResultChars, AGENT_DEFAULTS.maxToolResultChars, 'Max Tool Result Characters'),
+	};
+}
+
+/** Tool Loading, Tool Search Threshold and Always Loaded Tools as the run uses them (lib/agent/toolLoading.ts). */
+export function buildToolLoading(raw: RawAgentOptions): ToolLoadingOptions {
+	const mode = raw.toolLoading ?? AGENT_DEFAULTS.toolLoading;
+	if (mode !== 'all' && mode !== 'search') throw new SettingsError(`Unknown Tool Loading "${mode}"`);
+	return {
+		mode,
+		threshold: positiveInteger(raw.toolSearchThreshold, AGENT_DEFAULTS.toolSearchThreshold, 'Tool Search Threshold', true),
+		alwaysLoaded: parsePatternList(raw.alwaysLoadedTools ?? AGENT_DEFAULTS.alwaysLoadedTools),
 	};
 }

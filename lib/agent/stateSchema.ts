@@ -2,6 +2,7 @@ import { McpAgentError } from '../errors';
 import type { AgentState } from './types';
 import { isJsonObject } from '../util/jsonObject';
 import { isRunningTask } from '../mcp/toolTask';
+import { toolLoadingProblem } from './toolLoading';
 
 /**
  * The schema version of a stored AgentState. A paused run can wait a day and be resumed by a newer
@@ -9,7 +10,7 @@ import { isRunningTask } from '../mcp/toolTask';
  * checked on load: an older version is migrated step by step, a newer one is refused.
  *
  * Released versions: 1 (0.1.0 and since; later fields are optional additions: userMessage, a call's
- * `input`, a tool's `source`). When a change is not an optional addition, raise AGENT_STATE_VERSION,
+ * `input`, a tool's `source`, the run's `toolLoading`). When a change is not an optional addition, raise AGENT_STATE_VERSION,
  * add the migration from the previous version below, and keep a fixture of the old format under
  * test/fixtures/state/ (test/unit/storedStateFixtures.test.ts resumes each of them).
  */
@@ -67,6 +68,8 @@ function shapeProblem(state: Record<string, unknown>): string | undefined {
 	for (const field of ['tools', 'transcript', 'toolLog'] as const) if (!Array.isArray(state[field])) return `no ${field} list`;
 	if (typeof state.iterations !== 'number') return 'no iteration count';
 	if (!isJsonObject(state.usage)) return 'no usage';
+	const loading = toolLoadingProblem(state.toolLoading);
+	if (loading) return loading;
 	const phase = state.phase;
 	if (!isJsonObject(phase)) return 'no phase';
 	if (phase.name === 'call_model' || phase.name === 'finished') return undefined;

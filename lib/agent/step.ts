@@ -12,6 +12,7 @@ import { logEntry } from './toolLog';
 import { setEntry } from './ownEntry';
 import { applyGrants, recordStandingApprovals } from './grants';
 import { AGENT_STATE_VERSION } from './stateSchema';
+import { callUnderSearch, initialToolLoading, offeredTools, type ToolLoadingOptions } from './toolLoading';
 import type { AgentEffect, AgentEvent, AgentState, PlannedCall, RunSettings, RunStatus, ToolInputNeeded, ToolLogEntry, RunToolsPhase } from './types';
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome, Usage } from '../providers/modelTypes';
 import type { RunningTask } from '../mcp/toolTask';
@@ -30,9 +31,12 @@ export interface RunInit {
 	tools: CatalogTool[];
 	userMessage: string;
 	history?: unknown[];
+	/** Tool Loading (absent: every tool on every turn). */
+	toolLoading?: ToolLoadingOptions;
 }
 
 export function createRun(init: RunInit): AgentState {
+	const toolLoading = initialToolLoading(init.tools, init.toolLoading, init.settings);
 	return {
 		version: AGENT_STATE_VERSION,
 		provider: init.provider,
@@ -45,6 +49,7 @@ export function createRun(init: RunInit): AgentState {
 		userMessage: init.userMessage,
 		phase: { name: 'call_model' },
 		lastText: '',
+		...(toolLoading ? { toolLoading } : {}),
 	};
 }
 
@@ -241,13 +246,22 @@ function afterModelTurn(previous: AgentState, turn: ModelTurn): AgentState {
 	}
 	if (turn.toolCalls.length > 0 && (turn.stop === 'tool_use' || turn.stop === 'end_turn' || turn.stop === 'other')) {
 		const ambiguous = ambiguousIds(turn.toolCalls);
+		// Tool search answers its own calls here (no server), and loads what it finds for the next turns.
+		let loading = state.toolLoading;
+		const outcomes: Record<string, ToolOutcome> = {};
 		const calls = turn.toolCalls.map((call, index): PlannedCall => {
 			const rejection = ambiguous.has(call.id) ? ambiguousId(call.id) : index >= MAX_TOOL_CALLS_PER_TURN ? tooManyCalls(index) : undefined;
-			return rejection ? { id: call.id, providerName: call.name, arguments: call.rawArguments, rejection } : planCall(state, call);
+			if (rejection) return { id: call.id, providerName: call.name, arguments: call.rawArguments, rejection };
+			const searched = loading ? callUnderSearch(state, loading, call, toolByProviderName(state.tools, call.name)) : undefined;
+			if (!searched) return planCall(state, call);
+			loading = searched.loading;
+			if (searched.outcome) setEntry(outcomes, call.id, searched.outcome);
+			return searched.call;
 		});
-		const phase: RunToolsPhase = { name: 'run_tools', calls, assistantText: turn.text, outcomes: {}, durations: {}, decidedApprovals: [] };
-		// A call that was not rejected is still to run: `state` is this step's own new object, so it takes the phase.
-		if (calls.some((call) => !call.rejection)) {
+		if (loading !== state.toolLoading) state.toolLoading = loading;
+		const phase: RunToolsPhase = { name: 'run_tools', calls, assistantText: turn.text, outcomes, durations: {}, decidedApprovals: [] };
+		// A call that was neither rejected nor answered is still to run: `state` is this step's own new object, so it takes the phase.
+		if (calls.some((call) => !call.rejection && !Object.hasOwn(outcomes, call.id))) {
 			state.phase = phase;
 			return state;
 		}
@@ -333,8 +347,10 @@ function planCall(state: AgentState, call: ModelTurn['toolCalls'][number]): Plan
 	const base = { id: call.id, providerName: call.name };
 	const tool = toolByProviderName(state.tools, call.name);
 	if (!tool) {
-		const names = state.tools.map((t) => t.providerName);
-		return { ...base, arguments: call.rawArguments, rejection: `Unknown tool "${call.name}". Available tools: ${names.join(', ') || '(none)'}.` };
+		// The tools the model was sent (with tool search, not the whole catalog: it may be thousands).
+		const names = offeredTools(state).map((t) => t.providerName);
+		const search = state.toolLoading ? ` Search with "${state.toolLoading.searchTool}" for other tools.` : '';
+		return { ...base, arguments: call.rawArguments, rejection: `Unknown tool "${call.name}". Available tools: ${names.join(', ') || '(none)'}.${search}` };
 	}
 	const where = { serverId: tool.serverId, serverName: tool.serverName, mcpName: tool.mcpName, fingerprint: tool.fingerprint };
 	const parsed = adapterFor(state.provider).parseArguments(call.rawArguments);

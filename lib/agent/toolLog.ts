@@ -33,6 +33,8 @@ export function logEntry(iteration: number, call: PlannedCall, outcome: ToolOutc
 				resultSummary: summarize(outcome),
 				durationMs: durationMs ?? 0,
 			};
+	if (call.builtIn) entry.builtIn = call.builtIn;
+	if (outcome.trimmed) entry.resultTrimmed = { shownChars: outcome.trimmed.shown, totalChars: outcome.trimmed.total };
 	const allowance = allowanceOf(call);
 	if (allowance) entry.allowedBy = allowance;
 	if (call.refusedBy) entry.refusedBy = { ...call.refusedBy };
@@ -70,7 +72,8 @@ export function logEntry(iteration: number, call: PlannedCall, outcome: ToolOutc
  * approval rule or standing approval the call carries, else the node's policy.
  */
 export function allowanceOf(call: PlannedCall): CallAllowance | undefined {
-	if (call.rejection !== undefined) return undefined;
+	// The Agent's own tool search reaches no tool: nothing was let through.
+	if (call.rejection !== undefined || call.builtIn) return undefined;
 	const review = call.review;
 	if (review) {
 		if (review.status !== 'approved' && review.status !== 'edited') return undefined;

@@ -3,7 +3,7 @@ import { checkToolOutput } from '../mcp/toolOutput';
 import { setEntry } from './ownEntry';
 import { outputSchemaKey } from './servers';
 import { mapWithConcurrency } from '../util/mapWithConcurrency';
-import { errorOutcome, toolOutcomeFromMcp, type OutcomeLimits } from './toolOutcome';
+import { trimOutcome, untrimmedOutcomeFromMcp, type OutcomeLimits } from './toolOutcome';
 import { invokeN8nTool, type N8nToolIndex } from './n8nTools';
 import type { InteractiveCallOptions, InteractiveToolCallOutcome } from '../mcp/inputRequests';
 import type { PlannedCall, ToolInputNeeded } from './types';
@@ -27,6 +27,11 @@ export interface ToolRunnerOptions {
 	concurrency: number;
 	timeoutMs: number;
 	limits: OutcomeLimits;
+	/**
+	 * Full Tool Results in Output: each call's text before it is trimmed for the model goes to
+	 * ToolRunResult.fullResults, for the node's output item only (never into the run's state).
+	 */
+	keepFullResults?: boolean;
 	/** From connectServers(): the output schemas to check results against. */
 	outputSchemas?: Map<string, Record<string, unknown>>;
 	/** How a call reaches the server; defaults to the connection's interactive call (tests inject fakes). */
@@ -84,6 +89,8 @@ export interface ToolRunResult {
 	tasks?: Record<string, TaskSummary>;
 	/** Calls whose task still runs after the wait in place (tasks.handOffAfterMs), by call id (absent when none). */
 	running?: Record<string, RunningTask>;
+	/** With keepFullResults: each finished call's text as the tool returned it, before trimming, by call id. */
+	fullResults?: Record<string, string>;
 }
 
 /**
@@ -174,26 +181,30 @@ function runObserved(call: PlannedCall, options: ToolRunnerOptions, run: ToolRun
 function runOne(call: PlannedCall, options: ToolRunnerOptions, run: ToolRunResult, watch?: (progress: ToolProgress) => void): Promise<ToolOutcome | undefined> {
 	const durations = run.durations;
 	const started = performance.now();
-	const done = (outcome: ToolOutcome): ToolOutcome => {
+	// Every outcome is trimmed here, once, for the model; the full text is kept only when asked.
+	const done = (untrimmed: ToolOutcome): ToolOutcome => {
 		setEntry(durations, call.id, Math.round(performance.now() - started));
-		return outcome;
+		if (options.keepFullResults) setEntry((run.fullResults ??= {}), call.id, untrimmed.text);
+		return trimOutcome(untrimmed, options.limits.maxChars);
 	};
-	const failed = (error: unknown): ToolOutcome => {
-		const message = error instanceof Error ? error.message : String(error);
-		return done(errorOutcome(call.id, `The tool call failed: ${message}`, options.limits));
+	const error = (text: string): ToolOutcome => ({ id: call.id, isError: true, text, images: [] });
+	const failed = (reason: unknown): ToolOutcome => {
+		const message = reason instanceof Error ? reason.message : String(reason);
+		return done(error(`The tool call failed: ${message}`));
 	};
 	try {
-		if (!call.tool) return Promise.resolve(done(errorOutcome(call.id, call.rejection ?? 'Unknown tool.', options.limits)));
+		if (!call.tool) return Promise.resolve(done(error(call.rejection ?? 'Unknown tool.')));
 		const n8nSource = options.n8nTools?.get(call.tool.serverId);
 		if (n8nSource) {
 			const tool = n8nSource.get(call.tool.mcpName);
-			if (!tool) return Promise.resolve(done(errorOutcome(call.id, `The n8n tool "${call.tool.mcpName}" is no longer connected through "${call.tool.serverName}".`, options.limits)));
-			return invokeN8nTool(tool, call.arguments as Record<string, unknown>, { timeoutMs: options.timeoutMs, maxChars: options.limits.maxChars }).then((result) =>
+			if (!tool) return Promise.resolve(done(error(`The n8n tool "${call.tool.mcpName}" is no longer connected through "${call.tool.serverName}".`)));
+			// Untrimmed (maxChars 0): done() trims it like every other result.
+			return invokeN8nTool(tool, call.arguments as Record<string, unknown>, { timeoutMs: options.timeoutMs, maxChars: 0 }).then((result) =>
 				done({ id: call.id, isError: result.isError, text: result.text, images: [] }),
 			);
 		}
 		const connection = options.connections.get(call.tool.serverId);
-		if (!connection) return Promise.resolve(done(errorOutcome(call.id, `Server "${call.tool.serverName}" is not connected.`, options.limits)));
+		if (!connection) return Promise.resolve(done(error(`Server "${call.tool.serverName}" is not connected.`)));
 		const { mcpName, serverId } = call.tool;
 		// A retry after a person answered the server's input requests: their answers and the server's state go back.
 		const input = call.input;
@@ -234,16 +245,16 @@ function runOne(call: PlannedCall, options: ToolRunnerOptions, run: ToolRunResul
 				const result = outcome.result;
 				try {
 					if (callTool === injected) checkToolOutput({ name: mcpName, outputSchema: options.outputSchemas?.get(outputSchemaKey(serverId, mcpName)) }, result);
-				} catch (error) {
+				} catch (reason) {
 					// Explained as every other server error is ("MCP server … returned an error while calling tool …").
-					return failed(typeof connection.explain === 'function' ? connection.explain(error, `calling tool "${mcpName}"`) : error);
+					return failed(typeof connection.explain === 'function' ? connection.explain(reason, `calling tool "${mcpName}"`) : reason);
 				}
-				return done(withNotes(toolOutcomeFromMcp(call.id, result, options.limits), (outcome as { notes?: unknown }).notes));
-			} catch (error) {
-				return failed(error);
+				return done(withNotes(untrimmedOutcomeFromMcp(call.id, result, options.limits), (outcome as { notes?: unknown }).notes));
+			} catch (reason) {
+				return failed(reason);
 			}
 		}, failed);
-	} catch (error) {
-		return Promise.resolve(failed(error));
+	} catch (reason) {
+		return Promise.resolve(failed(reason));
 	}
 }

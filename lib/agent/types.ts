@@ -87,6 +87,8 @@ export interface PlannedCall {
 	arguments: unknown;
 	/** Set when the call must not reach a server: the reason goes back to the model as an error result. */
 	rejection?: string;
+	/** The Agent's own tool (tool search): answered inside the loop, never sent to a server. */
+	builtIn?: 'tool_search';
 	/** The approval rule that refused the call (its rejection says why). */
 	refusedBy?: RuleRef;
 	/** The approval rule or standing approval (grant) that let the call run without review; absent: the node's policy (or a person, see review). */
@@ -118,6 +120,10 @@ export interface ToolLogEntry {
 	isError: boolean;
 	resultSummary: string;
 	durationMs: number;
+	/** The Agent's own tool search (no server): its result names the tools it loaded. */
+	builtIn?: 'tool_search';
+	/** Set when the result was trimmed before it reached the model (Max Tool Result Characters): characters the model saw, of how many. */
+	resultTrimmed?: { shownChars: number; totalChars: number };
 	/** For a call that reached its tool: what let it through. */
 	allowedBy?: CallAllowance;
 	/** For a call an approval rule refused: that rule. */
@@ -148,6 +154,24 @@ export interface ToolLogEntry {
 	progress?: ToolProgress;
 	/** When the call ran as an MCP task: the server's task id, its last status and status message. */
 	task?: TaskSummary;
+}
+
+/** A catalog tool by what does not change between listings: its source and its MCP name. */
+export interface ToolKey {
+	serverId: string;
+	mcpName: string;
+}
+
+/** The run's tool loading, when the model searches for tools (absent: every tool on every turn; lib/agent/toolLoading.ts). */
+export interface ToolLoadingState {
+	/** "search": the package's own search tool, for every provider. */
+	strategy: 'search';
+	/** The search tool's provider name, fixed for the run (a catalog tool may already have the usual one). */
+	searchTool: string;
+	/** Tools sent from the first turn: the builder's Always Loaded Tools and the Tool Choice tool. */
+	always: ToolKey[];
+	/** Tools loaded by search (or by a call naming them), in the order they were loaded. */
+	loaded: ToolKey[];
 }
 
 /** The model's settings plus the loop's own limits and the approval policy. */
@@ -202,6 +226,8 @@ export interface AgentState {
 	lastText: string;
 	/** Images passed to the model so far in this run (absent: none yet, or a state saved before this was counted). */
 	imagesSent?: { count: number; bytes: number };
+	/** Tool search: the tools the model is sent besides the always-loaded ones (absent: every catalog tool on every turn). */
+	toolLoading?: ToolLoadingState;
 }
 
 /** The phase of a run whose tool calls are being run or reviewed. */

@@ -59,6 +59,8 @@ export interface ToolOutcome {
 	isError: boolean;
 	text: string;
 	images: ToolImage[];
+	/** Set when the text was trimmed for the model (Max Tool Result Characters): characters shown, of how many. */
+	trimmed?: { shown: number; total: number };
 }
 
 /** What the model said in one turn, normalized by the provider adapter. */

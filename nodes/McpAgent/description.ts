@@ -222,6 +222,14 @@ export const agentProperties: INodeProperties[] = [
 		default: {},
 		options: [
 			{
+				displayName: 'Always Loaded Tools',
+				name: 'alwaysLoadedTools',
+				type: 'string',
+				default: agentDefault('alwaysLoadedTools'),
+				placeholder: 'e.g. GitHub/list_issues, get_*',
+				description: 'With Tool Loading "Search When More Than N Tools": tools the model gets from the first turn without searching, as server/tool patterns (as in Require Approval For), separated by commas',
+			},
+			{
 				displayName: 'Append Server Instructions',
 				name: 'appendServerInstructions',
 				type: 'boolean',
@@ -234,6 +242,13 @@ export const agentProperties: INodeProperties[] = [
 				type: 'boolean',
 				default: true, // n8n's lint wants a literal here; a test holds it equal to AGENT_DEFAULTS
 				description: 'Whether to stream the model\'s text as it arrives when the Chat Trigger or Webhook responds by streaming',
+			},
+			{
+				displayName: 'Full Tool Results in Output',
+				name: 'fullToolResults',
+				type: 'boolean',
+				default: false, // n8n's lint wants a literal here; a test holds it equal to AGENT_DEFAULTS
+				description: 'Whether each entry of the output\'s toolCalls carries the result as the tool returned it ("result"), while the model still gets it trimmed to Max Tool Result Characters. Not kept for calls that ran before the run paused for a review.',
 			},
 			{
 				displayName: 'Include Transcript',
@@ -368,6 +383,28 @@ export const agentProperties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				description: 'The tool the model must call when Tool Choice is "A Specific Tool"',
+			},
+			{
+				displayName: 'Tool Loading',
+				name: 'toolLoading',
+				type: 'options',
+				default: agentDefault('toolLoading'),
+				options: [
+					{ name: 'All Tools', value: 'all', description: 'Every tool goes to the model on every turn' },
+					{
+						name: 'Search When More Than N Tools',
+						value: 'search',
+						description: 'Above Tool Search Threshold tools, the model starts with Always Loaded Tools and a search tool, and loads the tools it finds; found tools are reviewed and pinned like any other',
+					},
+				],
+			},
+			{
+				displayName: 'Tool Search Threshold',
+				name: 'toolSearchThreshold',
+				type: 'number',
+				default: agentDefault('toolSearchThreshold'),
+				typeOptions: { minValue: 0 },
+				description: 'With Tool Loading "Search When More Than N Tools": N, counted over every connected server and n8n tool',
 			},
 		],
 	},

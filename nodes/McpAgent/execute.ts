@@ -7,13 +7,14 @@ import { agentRunOutput, parseHistory } from '../../lib/agent/output';
 import { grantToolKey, runAgent, runStateAtFailure } from '../../lib/agent/runAgent';
 import { connectServers, systemWithInstructions, type ConnectedServers } from '../../lib/agent/servers';
 import { isServerHandle, type ServerHandle } from '../../lib/agent/serverHandle';
-import { buildRunSettings, type RawAgentOptions } from '../../lib/agent/settings';
+import { buildRunSettings, buildToolLoading, type RawAgentOptions } from '../../lib/agent/settings';
 import { createRun, nextEffect } from '../../lib/agent/step';
 import { readTaskPauseAfter, readTaskPolicy } from '../shared/taskOptions';
-import { runToolCalls, type ToolCallObserver, type ToolRunnerOptions } from '../../lib/agent/toolRunner';
+import { runToolCalls, type ToolCallObserver, type ToolRunResult, type ToolRunnerOptions } from '../../lib/agent/toolRunner';
 import { progressText, throttleProgress, type ToolProgress } from '../../lib/mcp/progress';
 import type { ToolOutcome } from '../../lib/providers/modelTypes';
 import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
+import { FullResults } from '../../lib/agent/fullResults';
 import type { AgentState } from '../../lib/agent/types';
 import type { CatalogTool } from '../../lib/providers/modelTypes';
 import { isApprovalDecision, isApprovalRequest } from '../../lib/approvals/approvalRequest';
@@ -56,6 +57,7 @@ export interface AgentOptions extends RawAgentOptions {
 	taskPauseAfter?: number;
 	enableStreaming?: boolean;
 	memorySaveToolCalls?: boolean;
+	fullToolResults?: boolean;
 }
 
 /** What the tools input supplies: MCP Server sub-nodes and n8n tool nodes. */
@@ -192,7 +194,7 @@ async function newRun(this: IExecuteFunctions, itemIndex: number, shared: Shared
 		approval: approvalPolicy(this, itemIndex),
 	};
 	const history = [...parseHistory(options.history), ...(memory ? await loadPriorTurns(memory) : [])];
-	return createRun({ provider: shared.provider, settings, tools: shared.catalog, userMessage, history });
+	return createRun({ provider: shared.provider, settings, tools: shared.catalog, userMessage, history, toolLoading: buildToolLoading(options) });
 }
 
 /**
@@ -432,13 +434,19 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 				// A resumed run needs the memory only to save its exchange at the end.
 				const memory = action.kind === 'continue' ? undefined : await memoryFor(this, itemIndex);
 				const initial = action.kind === 'continue' ? action.state : await newRun.call(this, itemIndex, shared, memory);
-				const toolRunnerOptions = toolRunnerOptionsFor(shared, observer, options, initial, cancelSignal);
+				// Full Tool Results in Output: the untrimmed texts stay here, for this item's output only.
+				const fullResults = (options.fullToolResults ?? AGENT_DEFAULTS.fullToolResults) ? new FullResults() : undefined;
+				const toolRunnerOptions = { ...toolRunnerOptionsFor(shared, observer, options, initial, cancelSignal), ...(fullResults ? { keepFullResults: true } : {}) };
+				const kept = (iteration: number) => (ran: ToolRunResult) => {
+					fullResults?.keep(iteration, ran.fullResults);
+					return ran;
+				};
 				streaming = streamsResponse(this, options);
 				if (streaming) sendChunk(this, 'begin', itemIndex);
 				const final = await runAgent(initial, {
 					model,
-					runTools: (calls) => runToolCalls(calls, toolRunnerOptions),
-					checkTasks: (calls) => runToolCalls(calls, taskCheckOptions(toolRunnerOptions)),
+					runTools: (calls, iteration) => runToolCalls(calls, toolRunnerOptions).then(kept(iteration)),
+					checkTasks: (calls, iteration) => runToolCalls(calls, taskCheckOptions(toolRunnerOptions)).then(kept(iteration)),
 					grants: grantDriver(this, async () => {
 						// A grant would let a call through: its definition is checked against a listing made now,
 						// not a kept connection's listing of up to a minute ago (a rug pull in between).
@@ -457,6 +465,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 					continue;
 				}
 				const json = agentRunOutput(final, options.includeTranscript ?? AGENT_DEFAULTS.includeTranscript);
+				if (fullResults) json.toolCalls = fullResults.attachTo(final.toolLog);
 				if (shared.withheld.length) json.withheldTools = shared.withheld;
 				const memoryProblem = await saveToMemory(this, itemIndex, memory, action.kind === 'continue', final, options);
 				if (memoryProblem) json.memoryError = memoryProblem;

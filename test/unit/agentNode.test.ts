@@ -40,6 +40,7 @@ jest.mock('../../lib/agent/servers', () => {
 						const onProgress = options.onProgress as (p: unknown) => void;
 						for (let i = 1; i <= 50; i++) onProgress({ progress: i, total: 50, message: `scanning ${i}` });
 					}
+					if ((args as { path?: string }).path === '/big') return { kind: 'result', result: { content: [{ type: 'text', text: `big:${'x'.repeat(600)}:end` }] } };
 					if ((args as { path?: string }).path === '/denied') return { kind: 'result', result: { isError: true, content: [{ type: 'text', text: 'permission denied' }] } };
 					const tasks = options.tasks as { handOffAfterMs?: number; onStatus?: (state: unknown) => void } | undefined;
 					if ((args as { path?: string }).path === '/long' && tasks?.handOffAfterMs !== undefined) {
@@ -318,6 +319,84 @@ describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
 			['Code Tool', 'calculate', 'approved'],
 		]);
 		expect(second.logs).toEqual([expect.stringMatching(/tool calculate on Code Tool \(approved by Ana at [^)]+\): ok in \d+ ms/)]);
+	});
+
+	it('Full Tool Results in Output: the item carries the untrimmed result, the model and the stored run the trimmed one', async () => {
+		scriptModel([toolUse([{ id: 'b1', name: 'list_files', input: { path: '/big' } }]), answer('big it is')]);
+		const options = { maxToolResultChars: 100, fullToolResults: true };
+		const [done] = await run(fakeContext({ items: [{ chatInput: 'read the big one' }], tools: [filesServer()], params: { options } }));
+		const [entry] = done[0].json.toolCalls as Array<Record<string, unknown>>;
+		expect(entry.result).toBe(`big:${'x'.repeat(600)}:end`);
+		expect(entry.resultTrimmed).toEqual({ shownChars: 100, totalChars: 608 });
+		const sent = JSON.stringify(model.requests[1].messages);
+		expect(sent).toContain('you see the first 100 of 608 characters');
+		expect(sent).not.toContain(':end');
+		expect(JSON.stringify(done[0].json.transcript)).not.toContain(':end');
+
+		// Off (the default): no result on the entry, the same trimmed copy for the model.
+		scriptModel([toolUse([{ id: 'b1', name: 'list_files', input: { path: '/big' } }]), answer('big it is')]);
+		const [plain] = await run(fakeContext({ items: [{ chatInput: 'read the big one' }], tools: [filesServer()], params: { options: { maxToolResultChars: 100 } } }));
+		expect((plain[0].json.toolCalls as Array<Record<string, unknown>>)[0]).not.toHaveProperty('result');
+	});
+
+	it('Full Tool Results in Output across a pause: a call that ran before it says its full text was not kept', async () => {
+		const code = codeTool(fakeSubNode('Code Tool'));
+		scriptModel([toolUse([{ id: 'c1', name: 'list_files', input: { path: '/big' } }, { id: 'c2', name: 'calculate', input: { expression: '6*7' } }]), answer('42')]);
+		const params = { options: { maxToolResultChars: 100, fullToolResults: true } };
+		const first = fakeContext({ items: [{ chatInput: 'compute' }], tools: [filesServer(), code], params });
+		const [, needsApproval] = await run(first);
+		const request = needsApproval[0].json as Record<string, any>;
+		expect(JSON.stringify(first.nodeContext)).not.toContain(':end');
+		const decision = signedFor(request, { kind: APPROVAL_DECISION_KIND, approvalId: request.approvalId, decidedAt: new Date().toISOString(), reviewer: 'Ana', decisions: [{ callId: 'c2', argsHash: request.calls[0].argsHash, decision: 'approve' }] });
+		const [finished] = await run(fakeContext({ items: [decision], tools: [filesServer(), code], nodeContext: first.nodeContext, params }));
+		const entries = finished[0].json.toolCalls as Array<Record<string, unknown>>;
+		expect(entries.map((e) => [e.tool, e.result, typeof e.resultNotKept])).toEqual([
+			['list_files', undefined, 'string'],
+			['calculate', '42', 'undefined'],
+		]);
+	});
+
+	it('Tool Loading "Search When More Than N Tools": the model searches, the found tool is sent from the next turn and runs', async () => {
+		scriptModel([toolUse([{ id: 's1', name: 'search_tools', input: { query: 'list files' } }]), toolUse([{ id: 'c1', name: 'list_files', input: { path: '/tmp' } }]), answer('listed')]);
+		const [done] = await run(fakeContext({ items: [{ chatInput: 'list /tmp' }], tools: [filesServer()], params: { options: { toolLoading: 'search', toolSearchThreshold: 0 } } }));
+		const sent = model.requests.map((body) => (body.tools as Array<{ name: string }>).map((tool) => tool.name));
+		expect(sent).toEqual([['search_tools'], ['search_tools', 'list_files'], ['search_tools', 'list_files']]);
+		expect(mcpCalls).toEqual([{ name: 'list_files', args: { path: '/tmp' } }]);
+		expect(done[0].json).toMatchObject({ status: 'completed', toolSearch: { searchTool: 'search_tools', alwaysLoaded: [], loaded: ['list_files'] } });
+		expect((done[0].json.toolCalls as Array<Record<string, unknown>>).map((c) => [c.tool, c.builtIn])).toEqual([
+			['search_tools', 'tool_search'],
+			['list_files', undefined],
+		]);
+
+		// The default (All Tools) sends every tool from the first turn, and no search tool.
+		scriptModel([answer('hi')]);
+		const [plain] = await run(fakeContext({ items: [{ chatInput: 'hi' }], tools: [filesServer()] }));
+		expect((model.requests[0].tools as Array<{ name: string }>).map((tool) => tool.name)).toEqual(['list_files']);
+		expect(plain[0].json).not.toHaveProperty('toolSearch');
+	});
+
+	it('Tool search across a pause: a search-loaded n8n tool waits for review, and the resumed run sends the same tools', async () => {
+		const code = codeTool(fakeSubNode('Code Tool'));
+		scriptModel([
+			toolUse([{ id: 's1', name: 'search_tools', input: { query: 'arithmetic expression', limit: 1 } }]),
+			toolUse([{ id: 'c1', name: 'calculate', input: { expression: '6*7' } }]),
+			answer('42'),
+		]);
+		const params = { options: { toolLoading: 'search', toolSearchThreshold: 1 } };
+		const first = fakeContext({ items: [{ chatInput: 'compute' }], tools: [filesServer(), code], params });
+		const [, needsApproval] = await run(first);
+		expect(code.calls).toEqual([]);
+		const request = needsApproval[0].json as Record<string, any>;
+		expect(request.calls).toEqual([expect.objectContaining({ tool: 'calculate', source: 'n8n' })]);
+		const decision = signedFor(request, { kind: APPROVAL_DECISION_KIND, approvalId: request.approvalId, decidedAt: new Date().toISOString(), reviewer: 'Ana', decisions: [{ callId: 'c1', argsHash: request.calls[0].argsHash, decision: 'approve' }] });
+		const [finished] = await run(fakeContext({ items: [decision], tools: [filesServer(), code], nodeContext: first.nodeContext, params }));
+		expect(code.calls).toEqual([{ expression: '6*7' }]);
+		const sent = model.requests.map((body) => JSON.stringify(body.tools));
+		expect(JSON.parse(sent[0]).map((tool: { name: string }) => tool.name)).toEqual(['search_tools']);
+		expect(JSON.parse(sent[1]).map((tool: { name: string }) => tool.name)).toEqual(['search_tools', 'calculate']);
+		// The request after the resume (another execution, the state read back from the store) carries the same bytes.
+		expect(sent[2]).toBe(sent[1]);
+		expect(finished[0].json).toMatchObject({ status: 'completed', toolSearch: { loaded: ['calculate'] } });
 	});
 
 	it("stops a run when n8n cancels the execution (the editor's Stop)", async () => {

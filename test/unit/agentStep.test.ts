@@ -529,7 +529,7 @@ describe('approval expiry in the state logic (issue 10, point 7)', () => {
 		const denied = step(capped, { type: 'approval_decided', approvalId: 'ap1', decisions: [{ ...approve, decision: 'deny', reason }], decidedAt: '2026-01-01T12:00:00Z' });
 		const transcript = JSON.stringify(denied.transcript);
 		expect(transcript).toContain('A person reviewing this call denied it, so it was not run. Reason: no. no.');
-		expect(transcript).toContain('[truncated: showing 300 of');
+		expect(transcript).toContain('[trimmed by the agent: you see the first 300 of');
 		expect(transcript).not.toContain(reason);
 	});
 

@@ -206,7 +206,7 @@ describe('the tool runner\'s n8n executor', () => {
 		const limits = { timeoutMs: 50, maxChars: 100 };
 		const long = await invokeN8nTool(tool('t', z.object({}), () => 'x'.repeat(500)), {}, limits);
 		expect(long).toMatchObject({ isError: false });
-		expect(long.text).toContain('[truncated: showing 100 of 500 characters]');
+		expect(long.text).toContain('[trimmed by the agent: you see the first 100 of 500 characters');
 		const failing = await invokeN8nTool(tool('t', z.object({}), () => { throw new Error('sandbox exploded'); }), {}, limits);
 		expect(failing).toEqual({ isError: true, text: 'The tool call failed: sandbox exploded' });
 		const slow = await invokeN8nTool(tool('t', z.object({}), () => new Promise(() => undefined)), {}, limits);
