@@ -132,7 +132,7 @@ async function follow(entry: WatchedTask, options: TaskWatchOptions): Promise<Se
 	}
 	let last: TaskState | undefined;
 	const stopped = new AbortController();
-	const probe = probeExecution(options, stopped);
+	const stopProbing = probeExecution(options, stopped);
 	try {
 		// Stop a poll interval short of the deadline: cancelling at the limit is the check's, which says so to the model.
 		const handOffAfterMs = Math.max(0, entry.task.deadline - Date.now() - entry.task.pollIntervalMs);
@@ -149,29 +149,39 @@ async function follow(entry: WatchedTask, options: TaskWatchOptions): Promise<Se
 		if (stopped.signal.aborted) return undefined;
 		return { error, ...(last ? { last } : {}) };
 	} finally {
-		if (probe) clearInterval(probe);
+		stopProbing();
 		await lease.release().catch(() => undefined);
 	}
 }
 
-/** Asks options.gone now and then while a task is followed; aborts `stopped` once it says yes. */
-function probeExecution(options: TaskWatchOptions, stopped: AbortController): NodeJS.Timeout | undefined {
+/**
+ * Asks options.gone now and then while a task is followed (one question at a time, the next a
+ * period after the last answer); aborts `stopped` once it says yes. Returns the way to stop asking.
+ */
+function probeExecution(options: TaskWatchOptions, stopped: AbortController): () => void {
 	const { gone } = options;
-	if (!gone) return undefined;
-	let asking = false;
-	const timer = setInterval(() => {
-		if (asking || stopped.signal.aborted) return;
-		asking = true;
-		gone()
-			.then((isGone) => {
-				if (isGone) stopped.abort();
-			})
-			// Not reachable now (n8n restarting, busy): ask again next time.
-			.catch(() => undefined)
-			.finally(() => (asking = false));
-	}, options.probeEveryMs ?? PROBE_EVERY_MS);
-	timer.unref();
-	return timer;
+	if (!gone) return () => undefined;
+	let timer: NodeJS.Timeout | undefined;
+	let ended = false;
+	const next = () => {
+		timer = setTimeout(() => {
+			gone()
+				.then((isGone) => {
+					if (isGone) stopped.abort();
+				})
+				// Not reachable now (n8n restarting, busy): ask again next time.
+				.catch(() => undefined)
+				.finally(() => {
+					if (!ended && !stopped.signal.aborted) next();
+				});
+		}, options.probeEveryMs ?? PROBE_EVERY_MS);
+		timer.unref();
+	};
+	next();
+	return () => {
+		ended = true;
+		if (timer) clearTimeout(timer);
+	};
 }
 
 async function wakeWithRetries(wake: () => Promise<boolean>): Promise<void> {

@@ -51,7 +51,7 @@ const { REPO } = require('../lib/everything');
 const { startScriptedLlm } = require('../lib/scriptedLlm');
 const { startRedis, startPostgres, redisCommand } = require('../lib/services');
 const { startInbox } = require('./inbox');
-const { CREDENTIALS, approvalWorkflow } = require('./workflows');
+const { CREDENTIALS, approvalWorkflow, callToolTaskWorkflow } = require('./workflows');
 const { plan, call, finalResults, reviewPage, decide, submitForm, decisionForm, grantsOnPage, revokeForm, pageText } = require('./review');
 const { startModernTasksHttp } = require('../lib/modernServer');
 
@@ -63,6 +63,7 @@ const { node24Bin: NODE24_BIN, n8nBin: N8N_BIN } = resolveN8n();
 const COUNTER_SERVER = path.join(REPO, 'test', 'fixtures', 'counter-server.js');
 const CASE = 'queue';
 const TASK_CASE = 'queuetask';
+const CALL_TASK_CASE = 'queuecalltask';
 const WAIT_LIST = 'bull:jobs:wait'; // n8n's Bull queue "jobs" with the default prefix "bull"
 
 const ctx = { everPgids: new Set() };
@@ -302,12 +303,15 @@ async function setUp() {
 	fs.writeFileSync(path.join(ctx.dir, 'credentials.json'), JSON.stringify(credentials(), null, 2));
 	const flow = approvalWorkflow({ name: CASE, inboxUrl: ctx.inbox.url });
 	const taskFlow = approvalWorkflow({ name: TASK_CASE, inboxUrl: ctx.inbox.url, requireApprovalFor: 'none', server: CREDENTIALS.modernTasksHttp, serverName: 'Reports', connection: 'http', options: { taskPauseAfter: 1, maxTaskWait: 600 } });
-	fs.writeFileSync(path.join(ctx.dir, 'workflows.json'), JSON.stringify([flow, taskFlow], null, 2));
+	const callTaskFlow = callToolTaskWorkflow({ name: CALL_TASK_CASE, inboxUrl: ctx.inbox.url, server: CREDENTIALS.modernTasksHttp });
+	fs.writeFileSync(path.join(ctx.dir, 'workflows.json'), JSON.stringify([flow, taskFlow, callTaskFlow], null, 2));
 	step('importing credentials and the workflows into PostgreSQL (n8n CLI)');
 	await cliTracked(['import:credentials', `--input=${path.join(ctx.dir, 'credentials.json')}`]);
 	await cliTracked(['import:workflow', `--input=${path.join(ctx.dir, 'workflows.json')}`]);
 	await cliTracked(['publish:workflow', `--id=${flow.id}`]);
 	await cliTracked(['publish:workflow', `--id=${taskFlow.id}`]);
+	await cliTracked(['publish:workflow', `--id=${callTaskFlow.id}`]);
+	ctx.callTaskWorkflowId = callTaskFlow.id;
 
 	step(`starting n8n main on ${ctx.main.baseUrl}`);
 	await startTracked(ctx.main);
@@ -435,6 +439,29 @@ e2e('a run waiting for an MCP task: its worker is gone, another worker completes
 	assert.equal(done.status, 'completed', JSON.stringify(done).slice(0, 600));
 	assert.equal(finalResults(done)[0].text, 'report: queue-task');
 	assert.deepEqual([done.toolCalls[0].task.taskId, done.toolCalls[0].task.status], [taskId, 'completed']);
+	await waitForStatus(executionId, 'success');
+	assert.match(ctx.worker.logTail(400), new RegExp(`Worker started execution ${executionId} \\(job`), 'the new worker must have run the continuation');
+	const delivered = lines(ctx.modernTasks.logFile).filter((line) => line.startsWith(`delivered ${taskId} `));
+	assert.equal(delivered.length, 1, `the task server handed out the result of ${taskId} ${delivered.length} times`);
+}, 400000);
+
+// Issue 29: the same for MCP Call Tool's Pause Long Tasks (Task Running -> MCP Approval -> back).
+e2e('MCP Call Tool waiting for an MCP task: its worker is gone, another worker completes it, the result handed out once', async () => {
+	const response = await ctx.main.trigger(`agent-${CALL_TASK_CASE}`, { args: { seconds: 15, label: 'queue-call-task' } });
+	assert.equal(response.status, 200, JSON.stringify(response.body));
+	const pending = await ctx.inbox.next('pending', CALL_TASK_CASE);
+	assert.deepEqual([pending.source, pending.calls, pending.tasks.length], ['mcpCallTool', [], 1], JSON.stringify(pending).slice(0, 400));
+	const { taskId } = pending.tasks[0];
+	const executionId = String(await ctx.postgres.query(`SELECT id FROM execution_entity WHERE "workflowId" = '${ctx.callTaskWorkflowId}' ORDER BY id DESC LIMIT 1`));
+	await waitForStatus(executionId, 'waiting', 30000);
+	assert.match(ctx.worker.logTail(400), new RegExp(`Worker started execution ${executionId} \\(job`), 'the call up to the pause must have run on the worker');
+	await replaceWorker({ userFolder: newWorkerFolder('worker-call-task') });
+	let status;
+	const done = await waitFor(`the Result item of execution ${executionId}`, async () => {
+		status = await executionStatus(executionId);
+		return ctx.inbox.pending('done', CALL_TASK_CASE).length > 0 && ctx.inbox.next('done', CALL_TASK_CASE);
+	}, { timeoutMs: 180000, intervalMs: 500, failIf: () => ['crashed', 'error', 'canceled'].includes(status) && `execution ${executionId} ended as "${status}"` });
+	assert.deepEqual([done.tool, done.isError, done.text], ['timed_task', false, 'report: queue-call-task'], JSON.stringify(done).slice(0, 400));
 	await waitForStatus(executionId, 'success');
 	assert.match(ctx.worker.logTail(400), new RegExp(`Worker started execution ${executionId} \\(job`), 'the new worker must have run the continuation');
 	const delivered = lines(ctx.modernTasks.logFile).filter((line) => line.startsWith(`delivered ${taskId} `));
