@@ -498,7 +498,7 @@ function withDeadline<T>(pending: Promise<T>, ms: number, timers: TaskTimers, st
 		const handle = timers.setTimeout(() => {
 			resolve(OVER);
 			stop.abort();
-		}, ms);
+		}, Math.max(0, ms));
 		pending.then(
 			(value) => {
 				timers.clearTimeout(handle);
@@ -531,7 +531,8 @@ function sleep(ms: number, timers: TaskTimers, signal: AbortSignal, onWake?: (wa
 			timers.clearTimeout(handle);
 			resolve(false);
 		};
-		handle = timers.setTimeout(done, ms);
+		// A check made past the deadline (a wake that came late) has nothing left to sleep.
+		handle = timers.setTimeout(done, Math.max(0, ms));
 		signal.addEventListener('abort', onAbort, { once: true });
 		onWake?.(() => {
 			if (early) return;

@@ -10,6 +10,7 @@ import type { CatalogTool, ModelTurn } from '../../lib/providers/modelTypes';
 import { hashArguments } from '../../lib/agent/argumentHash';
 import { boundArgsHash } from '../../lib/agent/review';
 import { openStore, savePausedRun, takePausedRun } from '../../lib/approvals/pausedRuns';
+import { toolUseTurn } from '../support/modelTurns';
 
 const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false };
 const tools: CatalogTool[] = [
@@ -30,13 +31,7 @@ const FORM = {
 };
 const URL_REQUEST = { method: 'elicitation/create', params: { mode: 'url', message: 'Sign in to pay', url: 'https://pay.example.com/x', elicitationId: 'e1' } };
 
-const turn = (calls: Array<{ id: string; name: string; args: unknown }>): ModelTurn => ({
-	transcriptItems: [{ role: 'assistant', content: calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.args })) }],
-	text: 'Booking.',
-	toolCalls: calls.map((c) => ({ id: c.id, name: c.name, rawArguments: c.args })),
-	stop: 'tool_use',
-	usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
-});
+const turn = (calls: Array<{ id: string; name: string; args: unknown }>): ModelTurn => toolUseTurn(calls, 'Booking.');
 
 function started(calls = [{ id: 'c1', name: 'book', args: { path: 'LIS' } }]): AgentState {
 	const state = createRun({

@@ -16,6 +16,7 @@ import { toolSchemaToJsonSchema } from '../../lib/agent/zodSchema';
 import { validateArguments } from '../../lib/tools/argumentValidator';
 import { riskBadges } from '../../lib/approvals/riskBadges';
 import { buildApprovalRequest } from '../../lib/approvals/approvalRequest';
+import { toolUseTurn } from '../support/modelTurns';
 
 /** A LangChain StructuredTool as n8n hands it over: invoke parses with the zod schema, then runs. */
 function tool(name: string, schema: unknown, run: (args: unknown) => unknown, node = name): N8nTool & { calls: unknown[] } {
@@ -113,13 +114,7 @@ const SETTINGS: RunSettings = {
 	approval: { mode: 'notReadOnly', listed: [], alwaysAsk: [], neverAsk: [] },
 };
 
-const turn = (calls: Array<{ id: string; name: string; args: unknown }>): ModelTurn => ({
-	transcriptItems: [{ role: 'assistant', content: calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.args })) }],
-	text: '',
-	toolCalls: calls.map((c) => ({ id: c.id, name: c.name, rawArguments: c.args })),
-	stop: 'tool_use',
-	usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
-});
+const turn = (calls: Array<{ id: string; name: string; args: unknown }>): ModelTurn => toolUseTurn(calls);
 
 describe('n8n tools in the catalog', () => {
 	const mcpSide = buildCatalog([{ id: 'Files', name: 'Files', tools: [{ name: 'search', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }], trustAnnotations: true }]).tools;

@@ -7,6 +7,7 @@ import { integrityProblem } from '../../lib/approvals/reviewerAccess';
 import { buildApprovalRequest, type ApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { renderReviewPage, fieldName } from '../../lib/approvals/reviewPage';
 import { parseReviewSubmission } from '../../lib/approvals/reviewSubmission';
+import { toolUseTurn } from '../support/modelTurns';
 
 const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false };
 const tools: CatalogTool[] = [
@@ -14,13 +15,7 @@ const tools: CatalogTool[] = [
 	{ providerName: 'read_file', mcpName: 'read_file', serverId: 'fs', serverName: 'fs', description: 'Reads', inputSchema: schema, annotations: { readOnlyHint: true }, annotationsTrusted: true, fingerprint: 'sha256:bbb' },
 ];
 
-const turn = (calls: Array<{ id: string; name: string; args: unknown }>): ModelTurn => ({
-	transcriptItems: [{ role: 'assistant', content: calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.args })) }],
-	text: 'I will clean up.',
-	toolCalls: calls.map((c) => ({ id: c.id, name: c.name, rawArguments: c.args })),
-	stop: 'tool_use',
-	usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
-});
+const turn = (calls: Array<{ id: string; name: string; args: unknown }>): ModelTurn => toolUseTurn(calls, 'I will clean up.', { inputTokens: 10, outputTokens: 5 });
 
 function pausedRun(): AgentState {
 	let state = createRun({

@@ -15,6 +15,7 @@ import { nextTaskWake, taskWaitExpiry, MAX_TASK_WAKE_MS, MIN_TASK_WAKE_MS } from
 import { runToolCalls } from '../../lib/agent/toolRunner';
 import { DEFAULT_OUTCOME_LIMITS } from '../../lib/agent/toolOutcome';
 import type { McpConnection } from '../../lib/mcp/connection';
+import { toolUseTurn } from '../support/modelTurns';
 
 const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false };
 const tools: CatalogTool[] = [
@@ -24,13 +25,7 @@ const tools: CatalogTool[] = [
 ];
 const FORM = { method: 'elicitation/create', params: { message: 'Which seat?', requestedSchema: { type: 'object', properties: { seat: { type: 'string' } }, required: ['seat'] } } };
 
-const turn = (calls: Array<{ id: string; name: string; args: unknown }>): ModelTurn => ({
-	transcriptItems: [{ role: 'assistant', content: calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.args })) }],
-	text: 'Working.',
-	toolCalls: calls.map((c) => ({ id: c.id, name: c.name, rawArguments: c.args })),
-	stop: 'tool_use',
-	usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
-});
+const turn = (calls: Array<{ id: string; name: string; args: unknown }>): ModelTurn => toolUseTurn(calls, 'Working.');
 
 function started(): AgentState {
 	const state = createRun({

@@ -16,6 +16,7 @@ import type { ApiProviderId, ModelClient } from '../../lib/providers/types';
 import type { CatalogTool, ModelTurn } from '../../lib/providers/modelTypes';
 import type { ToolDefinition } from '../../lib/tools/toolDefinition';
 import { fingerprintTool } from '../../lib/tools/fingerprint';
+import { toolUseTurn } from '../support/modelTurns';
 
 const object = (properties: Record<string, unknown> = {}) => ({ type: 'object', properties });
 const readOnly = { readOnlyHint: true };
@@ -55,13 +56,7 @@ function newRun(provider: ApiProviderId = 'anthropic', options: ToolLoadingOptio
 	return createRun({ provider, settings: SETTINGS, tools, userMessage: 'help', toolLoading: options });
 }
 
-const turn = (calls: Array<{ id: string; name: string; args: unknown }>): ModelTurn => ({
-	transcriptItems: [{ role: 'assistant', content: calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.args })) }],
-	text: '',
-	toolCalls: calls.map((c) => ({ id: c.id, name: c.name, rawArguments: c.args })),
-	stop: 'tool_use',
-	usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
-});
+const turn = (calls: Array<{ id: string; name: string; args: unknown }>): ModelTurn => toolUseTurn(calls);
 const names = (tools: CatalogTool[]) => tools.map((tool) => tool.providerName);
 const search = (state: AgentState, id: string, query: string, limit?: number) => step(state, { type: 'model_turn', turn: turn([{ id, name: SEARCH_TOOL_NAME, args: { query, ...(limit ? { limit } : {}) } }]) });
 

@@ -417,6 +417,30 @@ e2e('decided while no worker runs: main only queues the continuation; a worker s
 	assert.equal(await redisListLength(WAIT_LIST), 0);
 }, 400000);
 
+/**
+ * A waiting execution whose worker is then replaced: another worker runs its continuation to
+ * success. Returns the item the case's inbox got on "done".
+ */
+async function doneOnAnotherWorker(caseName, executionId, workerFolder) {
+	await waitForStatus(executionId, 'waiting', 30000);
+	assert.match(ctx.worker.logTail(400), new RegExp(`Worker started execution ${executionId} \\(job`), 'the run up to the pause must have run on the worker');
+	await replaceWorker({ userFolder: newWorkerFolder(workerFolder) });
+	let status;
+	const done = await waitFor(`the done item of execution ${executionId}`, async () => {
+		status = await executionStatus(executionId);
+		return ctx.inbox.pending('done', caseName).length > 0 && ctx.inbox.next('done', caseName);
+	}, { timeoutMs: 180000, intervalMs: 500, failIf: () => ['crashed', 'error', 'canceled'].includes(status) && `execution ${executionId} ended as "${status}"` });
+	await waitForStatus(executionId, 'success');
+	assert.match(ctx.worker.logTail(400), new RegExp(`Worker started execution ${executionId} \\(job`), 'the new worker must have run the continuation');
+	return done;
+}
+
+/** The task server handed out the task's result exactly once (its log). */
+function assertDeliveredOnce(taskId) {
+	const delivered = lines(ctx.modernTasks.logFile).filter((line) => line.startsWith(`delivered ${taskId} `));
+	assert.equal(delivered.length, 1, `the task server handed out the result of ${taskId} ${delivered.length} times`);
+}
+
 // Issue 29: the worker that paused a run for an MCP task is gone (and its in-memory follow-up of the
 // task with it); main's wait tracker wakes the execution and a new worker installation checks the
 // task on a connection of its own, fetches the result once, and the model answers with it.
@@ -428,21 +452,11 @@ e2e('a run waiting for an MCP task: its worker is gone, another worker completes
 	assert.equal(pending.tasks.length, 1, JSON.stringify(pending).slice(0, 400));
 	const { taskId } = pending.tasks[0];
 	const executionId = executionIdOf(pending.reviewUrl);
-	await waitForStatus(executionId, 'waiting', 30000);
-	assert.match(ctx.worker.logTail(400), new RegExp(`Worker started execution ${executionId} \\(job`), 'the run up to the pause must have run on the worker');
-	await replaceWorker({ userFolder: newWorkerFolder('worker-task') });
-	let status;
-	const done = await waitFor(`the done item of execution ${executionId}`, async () => {
-		status = await executionStatus(executionId);
-		return ctx.inbox.pending('done', TASK_CASE).length > 0 && ctx.inbox.next('done', TASK_CASE);
-	}, { timeoutMs: 180000, intervalMs: 500, failIf: () => ['crashed', 'error', 'canceled'].includes(status) && `execution ${executionId} ended as "${status}"` });
+	const done = await doneOnAnotherWorker(TASK_CASE, executionId, 'worker-task');
 	assert.equal(done.status, 'completed', JSON.stringify(done).slice(0, 600));
 	assert.equal(finalResults(done)[0].text, 'report: queue-task');
 	assert.deepEqual([done.toolCalls[0].task.taskId, done.toolCalls[0].task.status], [taskId, 'completed']);
-	await waitForStatus(executionId, 'success');
-	assert.match(ctx.worker.logTail(400), new RegExp(`Worker started execution ${executionId} \\(job`), 'the new worker must have run the continuation');
-	const delivered = lines(ctx.modernTasks.logFile).filter((line) => line.startsWith(`delivered ${taskId} `));
-	assert.equal(delivered.length, 1, `the task server handed out the result of ${taskId} ${delivered.length} times`);
+	assertDeliveredOnce(taskId);
 }, 400000);
 
 // Issue 29: the same for MCP Call Tool's Pause Long Tasks (Task Running -> MCP Approval -> back).
@@ -453,19 +467,9 @@ e2e('MCP Call Tool waiting for an MCP task: its worker is gone, another worker c
 	assert.deepEqual([pending.source, pending.calls, pending.tasks.length], ['mcpCallTool', [], 1], JSON.stringify(pending).slice(0, 400));
 	const { taskId } = pending.tasks[0];
 	const executionId = String(await ctx.postgres.query(`SELECT id FROM execution_entity WHERE "workflowId" = '${ctx.callTaskWorkflowId}' ORDER BY id DESC LIMIT 1`));
-	await waitForStatus(executionId, 'waiting', 30000);
-	assert.match(ctx.worker.logTail(400), new RegExp(`Worker started execution ${executionId} \\(job`), 'the call up to the pause must have run on the worker');
-	await replaceWorker({ userFolder: newWorkerFolder('worker-call-task') });
-	let status;
-	const done = await waitFor(`the Result item of execution ${executionId}`, async () => {
-		status = await executionStatus(executionId);
-		return ctx.inbox.pending('done', CALL_TASK_CASE).length > 0 && ctx.inbox.next('done', CALL_TASK_CASE);
-	}, { timeoutMs: 180000, intervalMs: 500, failIf: () => ['crashed', 'error', 'canceled'].includes(status) && `execution ${executionId} ended as "${status}"` });
+	const done = await doneOnAnotherWorker(CALL_TASK_CASE, executionId, 'worker-call-task');
 	assert.deepEqual([done.tool, done.isError, done.text], ['timed_task', false, 'report: queue-call-task'], JSON.stringify(done).slice(0, 400));
-	await waitForStatus(executionId, 'success');
-	assert.match(ctx.worker.logTail(400), new RegExp(`Worker started execution ${executionId} \\(job`), 'the new worker must have run the continuation');
-	const delivered = lines(ctx.modernTasks.logFile).filter((line) => line.startsWith(`delivered ${taskId} `));
-	assert.equal(delivered.length, 1, `the task server handed out the result of ${taskId} ${delivered.length} times`);
+	assertDeliveredOnce(taskId);
 }, 400000);
 
 require('./queueGrantCases')(e2e, ctx, { plan, call, finalResults, reviewPage, submitForm, decisionForm, grantsOnPage, revokeForm, pageText, startTracked, lines, step, CASE, N8nWorker, newWorkerFolder });
