@@ -107,4 +107,25 @@ describe('task-wait benchmark statistics', () => {
 		expect(markdown).toContain('| 1.50 − 1.00 = 0.50 MiB (medians without the idle baselines: 10.50 MiB) | met |');
 		expect(renderTaskWait({})).toBe('');
 	});
+
+	it('the memory target is a cost: a wait lighter than the Wait node is met, one more than 1 MiB heavier is missed', () => {
+		const MiB = 1024 * 1024;
+		const withTaskRss = (taskMiB: number) => {
+			const rssAt = (i: number) => (i < 10 ? 200 : i < 30 ? 206 : i < 40 ? 200 : taskMiB) * MiB;
+			const rows = Array.from({ length: 60 }, (_, i) => ({ t: i * 1000, cpuMs: i, rss: rssAt(i) }));
+			return analyseTaskWait({
+				taskSeconds: 600, taskPauseAfterSeconds: 60, fixturePollIntervalMs: 1000, sampleIntervalMs: 1000, taskWatchInBuild: true, order: [], samples: rows,
+				phases: {
+					idleBeforeWaitNode: { fromMs: 0, toMs: 9000 },
+					waitNode: { window: { fromMs: 10_000, toMs: 29_000 }, endedAt: 29_000, finishedAt: 29_040 },
+					idleBeforeTask: { fromMs: 30_000, toMs: 39_000 },
+					task: { window: { fromMs: 40_000, toMs: 59_000 }, inPlaceWindow: { fromMs: 38_000, toMs: 40_000 }, endedAt: 50_000, finishedAt: 50_500, polls: [] },
+				},
+			}).rss;
+		};
+		// The Wait node adds 6 MiB over its idle phase; a task that adds nothing is 6 MiB lighter.
+		expect(withTaskRss(200)).toMatchObject({ taskMinusWaitNode: -6 * MiB, met: true });
+		expect(withTaskRss(207)).toMatchObject({ taskMinusWaitNode: 1 * MiB, met: true });
+		expect(withTaskRss(208)).toMatchObject({ taskMinusWaitNode: 2 * MiB, met: false });
+	});
 });
