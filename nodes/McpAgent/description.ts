@@ -19,7 +19,19 @@ export const agentProperties: INodeProperties[] = [
 			{ name: 'Anthropic (Messages API)', value: 'anthropic' },
 			{ name: 'OpenAI (Chat Completions, Also Compatible Servers)', value: 'openaiChat' },
 			{ name: 'OpenAI (Responses API)', value: 'openaiResponses' },
+			{
+				name: 'Chat Model (Connected Sub-Node)',
+				value: 'chatModel',
+				description: "Any of n8n's Chat Model nodes (Google Gemini, Ollama, Mistral, Bedrock, Azure OpenAI…) on a Chat Model input",
+			},
 		],
+	},
+	{
+		displayName: 'Connect a Chat Model node (one that can call tools) to the "Chat Model" input: it sets the model, its credential and its options. Tools, review and pinning work as with the built-in providers.',
+		name: 'chatModelNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { provider: ['chatModel'] } },
 	},
 	{
 		displayName: 'Model',
@@ -27,6 +39,7 @@ export const agentProperties: INodeProperties[] = [
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
 		required: true,
+		displayOptions: { hide: { provider: ['chatModel'] } },
 		modes: [
 			{
 				displayName: 'From List',
