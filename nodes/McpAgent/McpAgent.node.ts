@@ -4,7 +4,7 @@ import { createModelClient } from '../../lib/providers/clients';
 import type { ProviderId } from '../../lib/providers/types';
 import { agentProperties } from './description';
 import { executeAgent } from './execute';
-import { providerConnection, providerCredentials } from './providerCredential';
+import { CREDENTIAL_KIND_PARAMETER, DEFAULT_CREDENTIAL_KIND, providerConnection, providerCredentials, type CredentialKind } from './providerCredential';
 import { AGENT_INPUTS } from './chatModelInput';
 
 export class McpAgent implements INodeType {
@@ -35,7 +35,8 @@ export class McpAgent implements INodeType {
 				const provider = this.getNodeParameter('provider', 'anthropic') as ProviderId;
 				// The Chat Model sub-node picks its own model (the Model parameter is hidden then).
 				if (provider === 'chatModel') return { results: [] };
-				const client = createModelClient(await providerConnection(this, provider, { maxRetries: 1, timeoutMs: 30_000 }));
+				const kind = this.getNodeParameter(CREDENTIAL_KIND_PARAMETER, DEFAULT_CREDENTIAL_KIND) as CredentialKind;
+				const client = createModelClient(await providerConnection(this, provider, kind, { maxRetries: 1, timeoutMs: 30_000 }));
 				const needle = (filter ?? '').toLowerCase();
 				const models = (await client.listModels()).filter((m) => !needle || m.id.toLowerCase().includes(needle) || m.name?.toLowerCase().includes(needle));
 				return { results: models.map((m) => ({ name: m.name ? `${m.name} (${m.id})` : m.id, value: m.id })) };

@@ -2,7 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { createModelClient } from '../../lib/providers/clients';
 import type { ModelClient, ProviderId } from '../../lib/providers/types';
 import { connectedChatModel } from './chatModelInput';
-import { providerConnection } from './providerCredential';
+import { CREDENTIAL_KIND_PARAMETER, DEFAULT_CREDENTIAL_KIND, providerConnection, type CredentialKind } from './providerCredential';
 
 /** The model a run talks to: a built-in provider's API client, or a connected Chat Model sub-node's model. */
 export interface AgentModel {
@@ -16,5 +16,6 @@ export async function agentModel(context: IExecuteFunctions, provider: ProviderI
 		const { client, modelId } = await connectedChatModel(context);
 		return { client, modelId };
 	}
-	return { client: createModelClient(await providerConnection(context, provider, extra)) };
+	const kind = context.getNodeParameter(CREDENTIAL_KIND_PARAMETER, 0, DEFAULT_CREDENTIAL_KIND) as CredentialKind;
+	return { client: createModelClient(await providerConnection(context, provider, kind, extra)) };
 }

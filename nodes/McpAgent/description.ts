@@ -27,6 +27,18 @@ export const agentProperties: INodeProperties[] = [
 		],
 	},
 	{
+		displayName: 'Credential Type',
+		name: 'providerCredential',
+		type: 'options',
+		noDataExpression: true,
+		default: 'mcpAgent',
+		displayOptions: { show: { provider: ['anthropic', 'openaiChat', 'openaiResponses'] } },
+		options: [
+			{ name: 'MCP Agent Credential', value: 'mcpAgent', description: 'MCP Agent: Anthropic API or MCP Agent: OpenAI API (base URL; OpenAI organization and project)' },
+			{ name: 'Predefined Anthropic or OpenAI Credential', value: 'n8n', description: "The Anthropic or OpenAI credential of n8n itself, the one n8n's Anthropic, OpenAI and Chat Model nodes use, as it is (base URL, organization, one custom header)" },
+		],
+	},
+	{
 		displayName: 'Connect a Chat Model node (one that can call tools) to the "Chat Model" input: it sets the model, its credential and its options. Tools, review and pinning work as with the built-in providers.',
 		name: 'chatModelNotice',
 		type: 'notice',
