@@ -270,6 +270,40 @@ describe('a run through a connected Chat Model sub-node', () => {
 	});
 });
 
+describe('beside the built-in providers', () => {
+	it('a built-in provider never asks n8n for the Chat Model input (n8n throws for an input the node does not have)', async () => {
+		const context = fakeContext({ items: [{ chatInput: 'hi' }], model: chatModel([finalAnswer('never')]), params: { provider: 'anthropic', model: 'claude-test' }, continueOnFail: true });
+		const [done] = await run(context);
+		expect(context.inputReads).not.toContain('ai_languageModel');
+		// The fake context refuses credential reads: the built-in provider did read its credential.
+		expect(done[0].json.error).toMatch(/reads no credential/);
+	});
+
+	it('the model list is empty for a Chat Model sub-node (it picks its own model) and reads no credential', async () => {
+		const context = {
+			getNodeParameter: (name: string, fallback: unknown) => (name === 'provider' ? 'chatModel' : fallback),
+			getCredentials: async () => {
+				throw new Error('no credential');
+			},
+		};
+		await expect(new McpAgent().methods.listSearch.searchModels.call(context as never)).resolves.toEqual({ results: [] });
+	});
+
+	it('a run paused with the Chat Model provider and resumed after a switch to a built-in one is refused, saying why', async () => {
+		const first = fakeContext({ items: [{ chatInput: 'Weather in Lisbon?' }], model: chatModel([toolCall('call_1', { city: 'Lisbon' })]) });
+		const [, needsApproval] = await run(first);
+		const request = needsApproval[0].json as Json;
+		const decision = signedDecision(
+			{ kind: APPROVAL_DECISION_KIND, approvalId: request.approvalId, decidedAt: new Date().toISOString(), reviewer: 'Ana', decisions: [{ callId: 'call_1', argsHash: request.calls[0].argsHash, decision: 'approve' }] },
+			reviewTokenInUrl(request.reviewUrl) as string,
+		);
+		const context = fakeContext({ items: [decision], model: undefined, nodeContext: first.nodeContext, params: { provider: 'openaiChat', model: 'gpt-test' }, continueOnFail: true });
+		context.getCredentials = async () => ({ apiKey: 'sk-test' }) as never;
+		const [done] = await run(context);
+		expect(done[0].json.error).toMatch(/paused while the Agent's Provider was Chat Model \(Connected Sub-Node\); it is now OpenAI/);
+	});
+});
+
 describe('a missing or unusable Chat Model sub-node is refused before anything runs', () => {
 	it('nothing connected: a NodeOperationError saying which input to connect', async () => {
 		const tool = weatherTool();
