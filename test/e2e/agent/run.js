@@ -17,7 +17,7 @@ const { startScriptedLlm } = require('../lib/scriptedLlm');
 const { startModernHttp, startModernTasksHttp, MODERN_SERVER } = require('../lib/modernServer');
 const taskWaitCases = require('./taskWaitCases');
 const { startInbox } = require('./inbox');
-const { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, listingFreezeWorkflow, leakWorkflow } = require('./workflows');
+const { CREDENTIALS, approvalWorkflow, threeServerWorkflow, chatModelWorkflow, manualWorkflow, freezeWorkflow, listingFreezeWorkflow, leakWorkflow } = require('./workflows');
 const hardeningCases = require('./hardeningCases');
 const inputCases = require('./inputCases');
 const ruleCases = require('./ruleCases');
@@ -68,6 +68,8 @@ function credentials() {
 	return [
 		{ ...CREDENTIALS.anthropic, type: 'mcpAgentAnthropicApi', data: { apiKey: 'sk-ant-e2e-fake', baseUrl: ctx.llm.anthropicBaseUrl } },
 		{ ...CREDENTIALS.openai, type: 'mcpAgentOpenAiApi', data: { apiKey: 'sk-e2e-fake', baseUrl: ctx.llm.openAiBaseUrl, organization: '', project: '' } },
+		// Issue 30: n8n's own OpenAI credential, for its OpenAI Chat Model node.
+		{ ...CREDENTIALS.n8nOpenAi, type: 'openAiApi', data: { apiKey: 'sk-e2e-fake', organizationId: '', url: ctx.llm.openAiBaseUrl, header: false } },
 		stdio(CREDENTIALS.counter, [COUNTER_SERVER], `COUNTER_FILE=${ctx.counterFile}`),
 		stdio(CREDENTIALS.counterDrift, [COUNTER_SERVER], `COUNTER_FILE=${ctx.driftCounterFile}\nCOUNTER_DESCRIPTION_FILE=${ctx.driftDescriptionFile}`),
 		// Issue 28.3: standing approvals on the three-field transfer tool, whose description a file can change.
@@ -96,6 +98,7 @@ function workflows() {
 	return [
 		threeServerWorkflow({ name: 'three', provider: 'anthropic' }),
 		threeServerWorkflow({ name: 'threeresponses', provider: 'openaiResponses' }),
+		chatModelWorkflow({ name: 'chatmodel', credential: CREDENTIALS.n8nOpenAi }),
 		manualWorkflow({ name: 'manual', provider: 'openaiChat', plan: JSON.parse(MANUAL_PLAN()) }),
 		approvalWorkflow({ name: 'review', inboxUrl }),
 		approvalWorkflow({ name: 'reviewchat', inboxUrl, provider: 'openaiChat' }),
@@ -167,6 +170,7 @@ after(async () => {
 const e2e = reportingTest((name) => `\n[e2e agent] ${name} failed; n8n log tail:\n${ctx.n8n?.logTail(60)}\n`);
 
 require('./agentCases')(e2e, ctx, { plan, call, finalResults, MANUAL_PLAN });
+require('./chatModelCases')(e2e, ctx, { plan, call, finalResults });
 require('./approvalCases')(e2e, ctx, { plan, call, finalResults, reviewPage, decide, assertRecorded, fieldName, nextMessage, latestError, counterLabels, latestStatus, ownerSession, OWNER });
 hardeningCases(e2e, ctx, { plan, call, finalResults, nextMessage, counterLabels, latestStatus, latestError });
 inputCases(e2e, ctx, { plan, call, finalResults, reviewPage, assertRecorded, fieldName, inputFieldName, browserForm, submitForm, nextMessage, latestStatus, latestError, ownerSession, credentials });

@@ -5,6 +5,8 @@
 const CREDENTIALS = {
 	anthropic: { id: 'e2eFakeAnthropic001', name: 'Fake Anthropic' },
 	openai: { id: 'e2eFakeOpenAi000001', name: 'Fake OpenAI' },
+	// Issue 30: n8n's own OpenAI credential type (openAiApi), for its OpenAI Chat Model node.
+	n8nOpenAi: { id: 'e2eN8nOpenAiApi0001', name: "n8n's OpenAI (fake)" },
 	counter: { id: 'e2eCounterStdio0001', name: 'Counter (stdio)' },
 	counterDrift: { id: 'e2eCounterDrift0001', name: 'Counter with changing description' },
 	counterGrant: { id: 'e2eCounterGrant0001', name: 'Counter for standing approvals' },
@@ -123,6 +125,41 @@ function threeServerWorkflow({ name, provider }) {
 	return { id: id(name), name: `E2E agent: ${name}`, active: false, settings: { executionOrder: 'v1' }, nodes, connections };
 }
 
+/**
+ * Webhook (answers with the last node's items) -> MCP Agent with Provider "Chat Model (Connected
+ * Sub-Node)" and n8n's own OpenAI Chat Model node (Chat Completions, n8n's openAiApi credential
+ * pointed at the scripted LLM) on its Chat Model input; one Everything server, no approval (issue 30).
+ */
+function chatModelWorkflow({ name, credential }) {
+	const nodes = [
+		{ id: `${name}-hook`, name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2.1, position: [0, 0], webhookId: `${id(name)}-hook`, parameters: { httpMethod: 'POST', path: `agent-${name}`, responseMode: 'lastNode', responseData: 'allEntries', options: {} } },
+		{
+			id: `${name}-agent`,
+			name: 'MCP Agent',
+			type: 'n8n-nodes-mcp-agent.mcpAgent',
+			typeVersion: 1,
+			position: [300, 0],
+			parameters: { provider: 'chatModel', userMessage: '={{ $json.body.plan }}', systemPrompt: 'You are a test agent.', requireApprovalFor: 'none', options: { maxIterations: 5 } },
+		},
+		{
+			id: `${name}-model`,
+			name: 'OpenAI Chat Model',
+			type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+			typeVersion: 1.2,
+			position: [200, 250],
+			parameters: { model: { __rl: true, mode: 'id', value: 'fake-model' }, options: { maxRetries: 0 } },
+			credentials: { openAiApi: credential },
+		},
+		serverNode('Everything', CREDENTIALS.everythingStdio, 'stdio', 400),
+	];
+	const connections = {
+		Webhook: { main: [[{ node: 'MCP Agent', type: 'main', index: 0 }]] },
+		'OpenAI Chat Model': { ai_languageModel: [[{ node: 'MCP Agent', type: 'ai_languageModel', index: 0 }]] },
+		Everything: { ai_tool: [[{ node: 'MCP Agent', type: 'ai_tool', index: 0 }]] },
+	};
+	return { id: id(name), name: `E2E agent: ${name}`, active: false, settings: { executionOrder: 'v1' }, nodes, connections };
+}
+
 /** Manual Trigger -> Set (the plan) -> MCP Agent: the scheduled-style run, executed with `n8n execute`. */
 function manualWorkflow({ name, provider, plan }) {
 	const base = threeServerWorkflow({ name, provider });
@@ -236,4 +273,4 @@ function leakWorkflow({ name }) {
 	return { id: id(name), name: `E2E agent: ${name}`, active: false, settings: { executionOrder: 'v1' }, nodes, connections };
 }
 
-module.exports = { CREDENTIALS, approvalWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, listingFreezeWorkflow, leakWorkflow, workflowId: id };
+module.exports = { CREDENTIALS, approvalWorkflow, threeServerWorkflow, chatModelWorkflow, manualWorkflow, freezeWorkflow, listingFreezeWorkflow, leakWorkflow, workflowId: id };
