@@ -125,7 +125,10 @@ function idOf(value: unknown): string {
 
 /**
  * Usage from `usage_metadata` (LangChain's input_tokens include cache reads and writes; here they
- * are split out as the other adapters do), else the older `response_metadata.tokenUsage`.
+ * are split out as the other adapters do). A model that fills only `response_metadata` (older or
+ * third-party chat model classes) is read from what its API sent there: LangChain's older
+ * `tokenUsage`, the API's own `usage` (Anthropic's input/output tokens, OpenAI's prompt/completion
+ * tokens, Bedrock's inputTokens/outputTokens), or Ollama's prompt_eval_count / eval_count.
  */
 function usageOf(message: Record<string, unknown>, metadata: Record<string, unknown>): ModelTurn['usage'] {
 	if (isJsonObject(message.usage_metadata)) {
@@ -140,8 +143,24 @@ function usageOf(message: Record<string, unknown>, metadata: Record<string, unkn
 			cacheWriteTokens: cacheWrite,
 		};
 	}
-	const legacy = isJsonObject(metadata.tokenUsage) ? metadata.tokenUsage : {};
-	return { inputTokens: numberOr0(legacy.promptTokens), outputTokens: numberOr0(legacy.completionTokens), cacheReadTokens: 0, cacheWriteTokens: 0 };
+	const counts = (input: unknown, output: unknown, cacheRead: unknown = 0, cacheWrite: unknown = 0): ModelTurn['usage'] => ({
+		inputTokens: numberOr0(input),
+		outputTokens: numberOr0(output),
+		cacheReadTokens: numberOr0(cacheRead),
+		cacheWriteTokens: numberOr0(cacheWrite),
+	});
+	if (isJsonObject(metadata.tokenUsage)) return counts(metadata.tokenUsage.promptTokens, metadata.tokenUsage.completionTokens);
+	if (isJsonObject(metadata.usage)) {
+		const usage = metadata.usage;
+		// Anthropic's input_tokens leave the cache out already; OpenAI's prompt_tokens include its cached ones.
+		if (usage.input_tokens !== undefined || usage.output_tokens !== undefined) return counts(usage.input_tokens, usage.output_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens);
+		if (usage.prompt_tokens !== undefined || usage.completion_tokens !== undefined) {
+			const cached = numberOr0(isJsonObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details.cached_tokens : 0);
+			return counts(Math.max(0, numberOr0(usage.prompt_tokens) - cached), usage.completion_tokens, cached);
+		}
+		return counts(usage.inputTokens, usage.outputTokens);
+	}
+	return counts(metadata.prompt_eval_count, metadata.eval_count);
 }
 
 /** A Chat Model sub-node of n8n, driven through LangChain's chat model interface (chatModelClient.ts). */

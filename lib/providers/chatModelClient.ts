@@ -39,6 +39,16 @@ export function assertToolCallingModel(model: unknown, nodeName: string): assert
 	}
 }
 
+/**
+ * The model's name as a LangChain chat model holds it (`model`; older releases `modelName`), for the
+ * run's settings and output. Undefined when it names none (the caller names the sub-node instead).
+ */
+export function chatModelName(model: object): string | undefined {
+	const fields = model as { model?: unknown; modelName?: unknown };
+	for (const value of [fields.model, fields.modelName]) if (typeof value === 'string' && value.trim()) return value.trim();
+	return undefined;
+}
+
 /** LangChain's tool_choice values that its chat models share: "any" is OpenAI's "required", Anthropic's and Gemini's "any". */
 function langChainToolChoice(choice: NeutralToolChoice | undefined): string | undefined {
 	if (choice === undefined || choice === 'auto') return undefined;

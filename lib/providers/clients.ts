@@ -14,6 +14,8 @@ export interface ProviderConnection {
 	baseUrl?: string;
 	organization?: string;
 	project?: string;
+	/** Headers sent with every request (n8n's own OpenAI and Anthropic credentials may add one); their values are secrets. */
+	headers?: Record<string, string>;
 	/** Retries for 429 and 5xx, with the SDKs' exponential backoff (honouring retry-after). */
 	maxRetries: number;
 	timeoutMs: number;
@@ -48,10 +50,10 @@ const cachedClients = new Map<string, ModelClient>();
 
 /**
  * The cache key of a connection: a keyed digest of everything the SDK client is built from (provider,
- * key, base URL, organization, project, retries, timeout), never the API key in readable form.
+ * key, base URL, organization, project, retries, timeout, headers), never the API key in readable form.
  */
 export function modelClientCacheKey(connection: ProviderConnection): string {
-	const parts = [connection.provider, connection.apiKey, connection.baseUrl ?? '', connection.organization ?? '', connection.project ?? '', String(connection.maxRetries), String(connection.timeoutMs)];
+	const parts = [connection.provider, connection.apiKey, connection.baseUrl ?? '', connection.organization ?? '', connection.project ?? '', String(connection.maxRetries), String(connection.timeoutMs), connection.headers ?? {}];
 	return cacheKeyDigest.of(JSON.stringify(parts));
 }
 
@@ -92,7 +94,8 @@ export function buildModelClient(connection: ProviderConnection): ModelClient {
 		throw new McpAgentError('The Chat Model provider has no API client of its own: it drives the model of a connected Chat Model sub-node', { code: 'config', description: REPORT_A_BUG });
 	}
 	const label = LABEL[connection.provider];
-	const redactor = createRedactor(providerSecrets(connection));
+	// A custom header's value is as secret as the key (it often is one: a gateway's token).
+	const redactor = createRedactor([...providerSecrets(connection), ...Object.values(connection.headers ?? {})]);
 	const explained = (error: unknown): Error => {
 		const result = explainProviderError(error, label, redactor);
 		// Keep what context-overflow detection upstream reads (code and the error body), with the
@@ -186,6 +189,7 @@ export function buildModelClient(connection: ProviderConnection): ModelClient {
 				maxRetries: connection.maxRetries,
 				timeout: connection.timeoutMs,
 				fetch: modelFetch(connection.fetch, reading),
+				...(connection.headers ? { defaultHeaders: connection.headers } : {}),
 			});
 		const client = anthropic('whole');
 		const streaming = anthropic('stream');
@@ -211,6 +215,7 @@ export function buildModelClient(connection: ProviderConnection): ModelClient {
 			maxRetries: connection.maxRetries,
 			timeout: connection.timeoutMs,
 			fetch: modelFetch(connection.fetch, reading),
+			...(connection.headers ? { defaultHeaders: connection.headers } : {}),
 		});
 	const client = openAi('whole');
 	const streaming = openAi('stream');

@@ -12,5 +12,5 @@ export const PROVIDER_NAMES: Readonly<Record<ProviderId, string>> = {
 	anthropic: 'Anthropic (Messages API)',
 	openaiChat: 'OpenAI (Chat Completions)',
 	openaiResponses: 'OpenAI (Responses API)',
-	chatModel: 'Chat Model (sub-node)',
+	chatModel: 'Chat Model (Connected Sub-Node)',
 };

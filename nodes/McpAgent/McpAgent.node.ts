@@ -4,7 +4,8 @@ import { createModelClient } from '../../lib/providers/clients';
 import type { ProviderId } from '../../lib/providers/types';
 import { agentProperties } from './description';
 import { executeAgent } from './execute';
-import { providerConnection, providerCredentials } from './providerCredential';
+import { CREDENTIAL_KIND_PARAMETER, DEFAULT_CREDENTIAL_KIND, providerConnection, providerCredentials, type CredentialKind } from './providerCredential';
+import { AGENT_INPUTS } from './chatModelInput';
 
 export class McpAgent implements INodeType {
 	description: INodeTypeDescription = {
@@ -14,14 +15,11 @@ export class McpAgent implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{ $parameter["provider"] }}',
-		description: 'Run an LLM agent (Anthropic or OpenAI) over the tools of MCP servers and n8n tool nodes, with human review',
+		description: 'Run an LLM agent (Anthropic, OpenAI, or any n8n Chat Model) over the tools of MCP servers and n8n tool nodes, with human review',
 		defaults: { name: 'MCP Agent' },
-		inputs: [
-			NodeConnectionTypes.Main,
-			// MCP Server sub-nodes and n8n's tool nodes alike (the connection type is the same).
-			{ type: NodeConnectionTypes.AiTool, displayName: 'Tools', required: true },
-			{ type: NodeConnectionTypes.AiMemory, displayName: 'Memory', maxConnections: 1, required: false },
-		],
+		// Main, Tools (MCP Server sub-nodes and n8n's tool nodes alike: the connection type is the same),
+		// Memory, and a Chat Model input when the Provider is a connected Chat Model sub-node.
+		inputs: AGENT_INPUTS,
 		outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main],
 		outputNames: ['Done', 'Needs Approval'],
 		// Not a tool for n8n's AI Agent: n8n's tool version of a node drops its inputs, and this node's
@@ -35,7 +33,10 @@ export class McpAgent implements INodeType {
 		listSearch: {
 			async searchModels(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 				const provider = this.getNodeParameter('provider', 'anthropic') as ProviderId;
-				const client = createModelClient(await providerConnection(this, provider, { maxRetries: 1, timeoutMs: 30_000 }));
+				// The Chat Model sub-node picks its own model (the Model parameter is hidden then).
+				if (provider === 'chatModel') return { results: [] };
+				const kind = this.getNodeParameter(CREDENTIAL_KIND_PARAMETER, DEFAULT_CREDENTIAL_KIND) as CredentialKind;
+				const client = createModelClient(await providerConnection(this, provider, kind, { maxRetries: 1, timeoutMs: 30_000 }));
 				const needle = (filter ?? '').toLowerCase();
 				const models = (await client.listModels()).filter((m) => !needle || m.id.toLowerCase().includes(needle) || m.name?.toLowerCase().includes(needle));
 				return { results: models.map((m) => ({ name: m.name ? `${m.name} (${m.id})` : m.id, value: m.id })) };

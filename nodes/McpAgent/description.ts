@@ -19,7 +19,31 @@ export const agentProperties: INodeProperties[] = [
 			{ name: 'Anthropic (Messages API)', value: 'anthropic' },
 			{ name: 'OpenAI (Chat Completions, Also Compatible Servers)', value: 'openaiChat' },
 			{ name: 'OpenAI (Responses API)', value: 'openaiResponses' },
+			{
+				name: 'Chat Model (Connected Sub-Node)',
+				value: 'chatModel',
+				description: "Any of n8n's Chat Model nodes (Google Gemini, Ollama, Mistral, Bedrock, Azure OpenAI…) on a Chat Model input",
+			},
 		],
+	},
+	{
+		displayName: 'Credential Type',
+		name: 'providerCredential',
+		type: 'options',
+		noDataExpression: true,
+		default: 'mcpAgent',
+		displayOptions: { show: { provider: ['anthropic', 'openaiChat', 'openaiResponses'] } },
+		options: [
+			{ name: 'MCP Agent Credential', value: 'mcpAgent', description: 'MCP Agent: Anthropic API or MCP Agent: OpenAI API (base URL; OpenAI organization and project)' },
+			{ name: 'Predefined Anthropic or OpenAI Credential', value: 'n8n', description: "The Anthropic or OpenAI credential of n8n itself, the one n8n's Anthropic, OpenAI and Chat Model nodes use, as it is (base URL, organization, one custom header)" },
+		],
+	},
+	{
+		displayName: 'Connect a Chat Model node (one that can call tools) to the "Chat Model" input: it sets the model, its credential and its options. Tools, review and pinning work as with the built-in providers.',
+		name: 'chatModelNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { provider: ['chatModel'] } },
 	},
 	{
 		displayName: 'Model',
@@ -27,6 +51,7 @@ export const agentProperties: INodeProperties[] = [
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
 		required: true,
+		displayOptions: { hide: { provider: ['chatModel'] } },
 		modes: [
 			{
 				displayName: 'From List',

@@ -27,9 +27,8 @@ import { allowanceOf, allowanceText } from '../../lib/agent/toolLog';
 import type { ApprovalPolicy } from '../../lib/agent/policy';
 import { readApprovalRules, type RawRuleEntry } from '../../lib/agent/approvalRulesInput';
 import { parsePatternList } from '../../lib/tools/nameFilter';
-import { createModelClient, type ProviderConnection } from '../../lib/providers/clients';
 import type { ModelClient, ProviderId } from '../../lib/providers/types';
-import { providerConnection } from './providerCredential';
+import { agentModel, type AgentModel } from './agentModel';
 import { inputProvenance, type ResumeProvenance } from './inputProvenance';
 import { approvalNodeFollows } from '../shared/approvalWiring';
 import { pauseForReview, reissueRequest, type HandedOut } from './pauseForReview';
@@ -156,6 +155,8 @@ interface Shared {
 	withheld: WithheldEntry[];
 	n8nTools: N8nToolIndex;
 	model: ModelClient;
+	/** The model a Chat Model sub-node names (new runs record it instead of the hidden Model parameter). */
+	modelId?: string;
 	provider: ProviderId;
 	store: PausedRunStore;
 	prompts: Prompts;
@@ -187,7 +188,7 @@ async function newRun(this: IExecuteFunctions, itemIndex: number, shared: Shared
 	if (!userMessage.trim()) {
 		throw new NodeOperationError(this.getNode(), 'User Message is empty', { itemIndex, description: 'Set User Message to the text the agent should work on, e.g. {{ $json.chatInput }}.' });
 	}
-	const modelId = String(this.getNodeParameter('model', itemIndex, '', { extractValue: true }) ?? '');
+	const modelId = shared.modelId ?? String(this.getNodeParameter('model', itemIndex, '', { extractValue: true }) ?? '');
 	const system = shared.prompts.systemPrompt(itemIndex);
 	const settings = {
 		...buildRunSettings(modelId, options.appendServerInstructions ? systemWithInstructions(system, shared.servers.instructions) : system, options),
@@ -373,13 +374,13 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 	let sources: ToolSources;
 	let n8nCatalog: ReturnType<typeof buildN8nToolCatalog>;
 	let store: PausedRunStore;
-	let connection: Promise<ProviderConnection>;
+	let modelReady: Promise<AgentModel>;
 	try {
 		// First: a store from a newer release of the package fails every item before anything connects.
 		store = openStore(this.getContext('node') as Record<string, unknown>);
-		// The provider credential and the MCP Server sub-nodes' own credentials are separate database
-		// reads: they overlap. A tools error still comes first (every item fails with it).
-		connection = awaitedLater(providerConnection(this, provider, { maxRetries: firstOptions.maxRetries ?? AGENT_DEFAULTS.maxRetries, timeoutMs: 10 * 60_000 }));
+		// The provider credential (or the Chat Model sub-node) and the MCP Server sub-nodes' own
+		// credentials are separate reads: they overlap. A tools error still comes first (every item fails with it).
+		modelReady = awaitedLater(agentModel(this, provider, { maxRetries: firstOptions.maxRetries ?? AGENT_DEFAULTS.maxRetries, timeoutMs: 10 * 60_000 }));
 		sources = await collectToolSources(this);
 		n8nCatalog = buildN8nToolCatalog(sources.n8nTools, catalogOptions(approvalOptions, false));
 		// A resumed run re-checks approved calls against the server's current definitions: list fresh,
@@ -396,12 +397,20 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 	// n8n's Stop (n8n 1.x has no cancel signal on every version: then runs end by their timeouts).
 	const cancelSignal = typeof this.getExecutionCancelSignal === 'function' ? this.getExecutionCancelSignal() : undefined;
 	try {
-		const model = createModelClient(await connection);
+		let ready: AgentModel;
+		try {
+			ready = await modelReady;
+		} catch (error) {
+			// A missing or unusable Chat Model sub-node, like a missing credential, fails every item (the servers close below).
+			return [failEveryItem(this, error), []];
+		}
+		const model = ready.client;
 		const shared: Shared = {
 			servers,
 			...mergedTools(servers, n8nCatalog),
 			n8nTools: n8nCatalog.index,
 			model,
+			...(ready.modelId !== undefined ? { modelId: ready.modelId } : {}),
 			provider,
 			store,
 			prompts: promptReaders(this),

@@ -246,6 +246,37 @@ describe('chatModel adapter: usage and stop reasons', () => {
 	});
 
 	it.each([
+		['Anthropic usage', { usage: { input_tokens: 12, output_tokens: 3, cache_read_input_tokens: 40, cache_creation_input_tokens: 8 } }, [12, 3, 40, 8]],
+		['OpenAI usage', { usage: { prompt_tokens: 50, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 30 } } }, [20, 4, 30, 0]],
+		['Bedrock usage', { usage: { inputTokens: 9, outputTokens: 2 } }, [9, 2, 0, 0]],
+		['Ollama counts', { prompt_eval_count: 33, eval_count: 5, done_reason: 'stop' }, [33, 5, 0, 0]],
+		['nothing', { finish_reason: 'stop' }, [0, 0, 0, 0]],
+	])('without usage_metadata, reads %s from response_metadata', (_name, metadata, [inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens]) => {
+		expect(chatModel.parseResponse({ content: 'x', response_metadata: metadata }).usage).toEqual({ inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens });
+		// usage_metadata, when there, wins.
+		expect(chatModel.parseResponse({ content: 'x', response_metadata: metadata, usage_metadata: { input_tokens: 1, output_tokens: 1 } }).usage.inputTokens).toBe(1);
+	});
+
+	it('a streamed answer reports the usage its chunks add up to, and response_metadata usage when they carry none', async () => {
+		const summed = await chatModelAnswerFromChunks(
+			(async function* () {
+				yield { content: 'a', usage_metadata: { input_tokens: 20, output_tokens: 1, total_tokens: 21, input_token_details: { cache_read: 5 } } };
+				yield { content: 'b', usage_metadata: { input_tokens: 0, output_tokens: 6, total_tokens: 6 }, response_metadata: { stop_reason: 'end_turn' } };
+			})(),
+			() => undefined,
+		);
+		expect(chatModel.parseResponse(summed).usage).toEqual({ inputTokens: 15, outputTokens: 7, cacheReadTokens: 5, cacheWriteTokens: 0 });
+		const fromMetadata = await chatModelAnswerFromChunks(
+			(async function* () {
+				yield { content: 'a' };
+				yield { content: '', response_metadata: { done_reason: 'stop', prompt_eval_count: 11, eval_count: 2 } };
+			})(),
+			() => undefined,
+		);
+		expect(chatModel.parseResponse(fromMetadata).usage).toEqual({ inputTokens: 11, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 });
+	});
+
+	it.each([
 		[{ finish_reason: 'stop' }, 'end_turn'],
 		[{ finish_reason: 'length' }, 'max_tokens'],
 		[{ finish_reason: 'content_filter' }, 'refusal'],

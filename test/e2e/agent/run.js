@@ -17,7 +17,7 @@ const { startScriptedLlm } = require('../lib/scriptedLlm');
 const { startModernHttp, startModernTasksHttp, MODERN_SERVER } = require('../lib/modernServer');
 const taskWaitCases = require('./taskWaitCases');
 const { startInbox } = require('./inbox');
-const { CREDENTIALS, approvalWorkflow, callToolTaskWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, listingFreezeWorkflow, leakWorkflow } = require('./workflows');
+const { CREDENTIALS, approvalWorkflow, callToolTaskWorkflow, threeServerWorkflow, chatModelWorkflow, n8nCredentialWorkflow, manualWorkflow, freezeWorkflow, listingFreezeWorkflow, leakWorkflow } = require('./workflows');
 const hardeningCases = require('./hardeningCases');
 const inputCases = require('./inputCases');
 const ruleCases = require('./ruleCases');
@@ -68,6 +68,11 @@ function credentials() {
 	return [
 		{ ...CREDENTIALS.anthropic, type: 'mcpAgentAnthropicApi', data: { apiKey: 'sk-ant-e2e-fake', baseUrl: ctx.llm.anthropicBaseUrl } },
 		{ ...CREDENTIALS.openai, type: 'mcpAgentOpenAiApi', data: { apiKey: 'sk-e2e-fake', baseUrl: ctx.llm.openAiBaseUrl, organization: '', project: '' } },
+		// Issue 30: n8n's own OpenAI credential, for its OpenAI Chat Model node.
+		{ ...CREDENTIALS.n8nOpenAi, type: 'openAiApi', data: { apiKey: 'sk-e2e-fake', organizationId: '', url: ctx.llm.openAiBaseUrl, header: false } },
+		{ ...CREDENTIALS.n8nOllama, type: 'ollamaApi', data: { baseUrl: ctx.llm.hostUrl, apiKey: '' } },
+		{ ...CREDENTIALS.n8nGemini, type: 'googlePalmApi', data: { host: ctx.llm.hostUrl, apiKey: 'gemini-e2e-fake' } },
+		{ ...CREDENTIALS.n8nAnthropic, type: 'anthropicApi', data: { apiKey: 'sk-ant-n8n-e2e-fake', url: ctx.llm.anthropicBaseUrl, header: true, headerName: 'X-E2E-Gateway', headerValue: 'gw-e2e-value' } },
 		stdio(CREDENTIALS.counter, [COUNTER_SERVER], `COUNTER_FILE=${ctx.counterFile}`),
 		stdio(CREDENTIALS.counterDrift, [COUNTER_SERVER], `COUNTER_FILE=${ctx.driftCounterFile}\nCOUNTER_DESCRIPTION_FILE=${ctx.driftDescriptionFile}`),
 		// Issue 28.3: standing approvals on the three-field transfer tool, whose description a file can change.
@@ -96,9 +101,15 @@ function workflows() {
 	return [
 		threeServerWorkflow({ name: 'three', provider: 'anthropic' }),
 		threeServerWorkflow({ name: 'threeresponses', provider: 'openaiResponses' }),
+		chatModelWorkflow({ name: 'chatmodel', credential: CREDENTIALS.n8nOpenAi }),
+		chatModelWorkflow({ name: 'chatmodelanthropic', credential: CREDENTIALS.n8nAnthropic, model: 'anthropic' }),
+		chatModelWorkflow({ name: 'chatmodelollama', credential: CREDENTIALS.n8nOllama, model: 'ollama' }),
+		chatModelWorkflow({ name: 'chatmodelgemini', credential: CREDENTIALS.n8nGemini, model: 'gemini' }),
+		n8nCredentialWorkflow({ name: 'n8ncredential', credential: CREDENTIALS.n8nAnthropic }),
 		manualWorkflow({ name: 'manual', provider: 'openaiChat', plan: JSON.parse(MANUAL_PLAN()) }),
 		approvalWorkflow({ name: 'review', inboxUrl }),
 		approvalWorkflow({ name: 'reviewchat', inboxUrl, provider: 'openaiChat' }),
+		approvalWorkflow({ name: 'reviewchatmodel', inboxUrl, chatModel: CREDENTIALS.n8nOpenAi }),
 		approvalWorkflow({ name: 'multi', inboxUrl, splitPlans: true }),
 		approvalWorkflow({ name: 'expiry', inboxUrl, approvalOptions: { timeoutHours: 0.001 } }),
 		approvalWorkflow({ name: 'hostile', inboxUrl, requireApprovalFor: 'all' }),
@@ -168,6 +179,7 @@ after(async () => {
 const e2e = reportingTest((name) => `\n[e2e agent] ${name} failed; n8n log tail:\n${ctx.n8n?.logTail(60)}\n`);
 
 require('./agentCases')(e2e, ctx, { plan, call, finalResults, MANUAL_PLAN });
+require('./chatModelCases')(e2e, ctx, { plan, call, finalResults, reviewPage, decide, assertRecorded, counterLabels });
 require('./approvalCases')(e2e, ctx, { plan, call, finalResults, reviewPage, decide, assertRecorded, fieldName, nextMessage, latestError, counterLabels, latestStatus, ownerSession, OWNER });
 hardeningCases(e2e, ctx, { plan, call, finalResults, nextMessage, counterLabels, latestStatus, latestError });
 inputCases(e2e, ctx, { plan, call, finalResults, reviewPage, assertRecorded, fieldName, inputFieldName, browserForm, submitForm, nextMessage, latestStatus, latestError, ownerSession, credentials });

@@ -5,6 +5,11 @@
 const CREDENTIALS = {
 	anthropic: { id: 'e2eFakeAnthropic001', name: 'Fake Anthropic' },
 	openai: { id: 'e2eFakeOpenAi000001', name: 'Fake OpenAI' },
+	// Issue 30: n8n's own OpenAI credential type (openAiApi), for its OpenAI Chat Model node.
+	n8nOpenAi: { id: 'e2eN8nOpenAiApi0001', name: "n8n's OpenAI (fake)" },
+	n8nAnthropic: { id: 'e2eN8nAnthropicApi1', name: "n8n's Anthropic (fake)" },
+	n8nOllama: { id: 'e2eN8nOllamaApi0001', name: "n8n's Ollama (fake)" },
+	n8nGemini: { id: 'e2eN8nGooglePalm001', name: "n8n's Google Gemini (fake)" },
 	counter: { id: 'e2eCounterStdio0001', name: 'Counter (stdio)' },
 	counterDrift: { id: 'e2eCounterDrift0001', name: 'Counter with changing description' },
 	counterGrant: { id: 'e2eCounterGrant0001', name: 'Counter for standing approvals' },
@@ -55,8 +60,10 @@ function post(name, url, y) {
  * (the Wait node, then a Set node that makes the POSTed body the item: anyone who can reach the
  * Wait node's URL writes the item the Agent gets).
  * The one MCP Server sub-node is named serverName and uses `server` over `connection` (stdio or http).
+ * chatModel (a credential of n8n's openAiApi type): Provider "Chat Model (Connected Sub-Node)" with
+ * n8n's OpenAI Chat Model node on the Agent's Chat Model input, instead of a built-in provider.
  */
-function approvalWorkflow({ name, inboxUrl, provider = 'anthropic', requireApprovalFor = 'notReadOnly', approvalOptions = {}, server = CREDENTIALS.counter, serverName = 'Counter', connection = 'stdio', approval = 'mcp', waitMethod = 'POST', splitPlans = false, options = {}, approvalParameters = {}, approvalRules }) {
+function approvalWorkflow({ name, inboxUrl, chatModel, provider = chatModel ? 'chatModel' : 'anthropic', requireApprovalFor = 'notReadOnly', approvalOptions = {}, server = CREDENTIALS.counter, serverName = 'Counter', connection = 'stdio', approval = 'mcp', waitMethod = 'POST', splitPlans = false, options = {}, approvalParameters = {}, approvalRules }) {
 	const nodes = [
 		{ id: `${name}-hook`, name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2.1, position: [0, 0], webhookId: `${id(name)}-hook`, parameters: { httpMethod: 'POST', path: `agent-${name}`, responseMode: 'onReceived', options: {} } },
 		{
@@ -66,7 +73,7 @@ function approvalWorkflow({ name, inboxUrl, provider = 'anthropic', requireAppro
 			typeVersion: 1,
 			position: [300, 0],
 			parameters: { provider, model: { __rl: true, mode: 'id', value: 'fake-model' }, userMessage: splitPlans ? '={{ $json.plan }}' : '={{ $json.body.plan }}', requireApprovalFor, approvalOptions, options, ...(approvalRules ? { approvalRules } : {}) },
-			credentials: providerCredential(provider),
+			...(chatModel ? {} : { credentials: providerCredential(provider) }),
 		},
 		serverNode(serverName, server, connection, 250),
 		post('Report', `${inboxUrl}/done/${name}`, -150),
@@ -77,6 +84,10 @@ function approvalWorkflow({ name, inboxUrl, provider = 'anthropic', requireAppro
 		[serverName]: { ai_tool: [[{ node: 'MCP Agent', type: 'ai_tool', index: 0 }]] },
 		Approval: { main: [[{ node: 'MCP Agent', type: 'main', index: 0 }]] },
 	};
+	if (chatModel) {
+		nodes.push(openAiChatModelNode(name, chatModel, [200, 400]));
+		connections['OpenAI Chat Model'] = { ai_languageModel: [[{ node: 'MCP Agent', type: 'ai_languageModel', index: 0 }]] };
+	}
 	if (approval === 'waitset') {
 		nodes.push({ id: `${name}-set`, name: 'Body to item', type: 'n8n-nodes-base.set', typeVersion: 3.4, position: [900, 400], parameters: { mode: 'raw', jsonOutput: '={{ JSON.stringify($json.body) }}', options: {} } });
 		connections.Approval = { main: [[{ node: 'Body to item', type: 'main', index: 0 }]] };
@@ -148,6 +159,86 @@ function threeServerWorkflow({ name, provider }) {
 		Everything: { ai_tool: [[{ node: 'MCP Agent', type: 'ai_tool', index: 0 }]] },
 		EverythingHttp: { ai_tool: [[{ node: 'MCP Agent', type: 'ai_tool', index: 0 }]] },
 		Files: { ai_tool: [[{ node: 'MCP Agent', type: 'ai_tool', index: 0 }]] },
+	};
+	return { id: id(name), name: `E2E agent: ${name}`, active: false, settings: { executionOrder: 'v1' }, nodes, connections };
+}
+
+/** n8n's OpenAI Chat Model node (1.2: Chat Completions on n8n 1.x and 2.x alike), its model the scripted LLM's. */
+function openAiChatModelNode(name, credential, position) {
+	return {
+		id: `${name}-model`,
+		name: 'OpenAI Chat Model',
+		type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+		typeVersion: 1.2,
+		position,
+		parameters: { model: { __rl: true, mode: 'id', value: 'fake-model' }, options: { maxRetries: 0 } },
+		credentials: { openAiApi: credential },
+	};
+}
+
+/** n8n's Anthropic Chat Model node (1.3, on n8n 1.x and 2.x alike): Anthropic Messages to the scripted LLM. */
+function anthropicChatModelNode(name, credential, position) {
+	return {
+		id: `${name}-model`,
+		name: 'Anthropic Chat Model',
+		type: '@n8n/n8n-nodes-langchain.lmChatAnthropic',
+		typeVersion: 1.3,
+		position,
+		parameters: { model: { __rl: true, mode: 'id', value: 'fake-model' }, options: {} },
+		credentials: { anthropicApi: credential },
+	};
+}
+
+/** n8n's Ollama Chat Model node: Ollama's own /api/chat (streamed NDJSON) to the scripted LLM. */
+function ollamaChatModelNode(name, credential, position) {
+	return { id: `${name}-model`, name: 'Ollama Chat Model', type: '@n8n/n8n-nodes-langchain.lmChatOllama', typeVersion: 1, position, parameters: { model: 'fake-model', options: {} }, credentials: { ollamaApi: credential } };
+}
+
+/** n8n's Google Gemini Chat Model node (1: the model by name), its credential's host the scripted LLM. */
+function geminiChatModelNode(name, credential, position) {
+	return { id: `${name}-model`, name: 'Google Gemini Chat Model', type: '@n8n/n8n-nodes-langchain.lmChatGoogleGemini', typeVersion: 1, position, parameters: { modelName: 'models/fake-model', options: {} }, credentials: { googlePalmApi: credential } };
+}
+
+const CHAT_MODEL_NODES = { openai: openAiChatModelNode, anthropic: anthropicChatModelNode, ollama: ollamaChatModelNode, gemini: geminiChatModelNode };
+
+/**
+ * Webhook (answers with the last node's items) -> MCP Agent with the built-in Anthropic provider
+ * reading n8n's own anthropicApi credential (Credential Type "Predefined"); one Everything server.
+ */
+function n8nCredentialWorkflow({ name, credential }) {
+	const base = chatModelWorkflow({ name, credential });
+	base.nodes = base.nodes.filter((node) => node.name !== 'OpenAI Chat Model');
+	delete base.connections['OpenAI Chat Model'];
+	const agent = base.nodes.find((node) => node.name === 'MCP Agent');
+	Object.assign(agent.parameters, { provider: 'anthropic', providerCredential: 'n8n', model: { __rl: true, mode: 'id', value: 'fake-model' } });
+	agent.credentials = { anthropicApi: credential };
+	return base;
+}
+
+/**
+ * Webhook (answers with the last node's items) -> MCP Agent with Provider "Chat Model (Connected
+ * Sub-Node)" and n8n's own OpenAI Chat Model node (Chat Completions, n8n's openAiApi credential
+ * pointed at the scripted LLM) on its Chat Model input; one Everything server, no approval (issue 30).
+ */
+function chatModelWorkflow({ name, credential, model = 'openai' }) {
+	const modelNode = CHAT_MODEL_NODES[model](name, credential, [200, 250]);
+	const nodes = [
+		{ id: `${name}-hook`, name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2.1, position: [0, 0], webhookId: `${id(name)}-hook`, parameters: { httpMethod: 'POST', path: `agent-${name}`, responseMode: 'lastNode', responseData: 'allEntries', options: {} } },
+		{
+			id: `${name}-agent`,
+			name: 'MCP Agent',
+			type: 'n8n-nodes-mcp-agent.mcpAgent',
+			typeVersion: 1,
+			position: [300, 0],
+			parameters: { provider: 'chatModel', userMessage: '={{ $json.body.plan }}', systemPrompt: 'You are a test agent.', requireApprovalFor: 'none', options: { maxIterations: 5 } },
+		},
+		modelNode,
+		serverNode('Everything', CREDENTIALS.everythingStdio, 'stdio', 400),
+	];
+	const connections = {
+		Webhook: { main: [[{ node: 'MCP Agent', type: 'main', index: 0 }]] },
+		[modelNode.name]: { ai_languageModel: [[{ node: 'MCP Agent', type: 'ai_languageModel', index: 0 }]] },
+		Everything: { ai_tool: [[{ node: 'MCP Agent', type: 'ai_tool', index: 0 }]] },
 	};
 	return { id: id(name), name: `E2E agent: ${name}`, active: false, settings: { executionOrder: 'v1' }, nodes, connections };
 }
@@ -265,4 +356,4 @@ function leakWorkflow({ name }) {
 	return { id: id(name), name: `E2E agent: ${name}`, active: false, settings: { executionOrder: 'v1' }, nodes, connections };
 }
 
-module.exports = { CREDENTIALS, approvalWorkflow, callToolTaskWorkflow, threeServerWorkflow, manualWorkflow, freezeWorkflow, listingFreezeWorkflow, leakWorkflow, workflowId: id };
+module.exports = { CREDENTIALS, approvalWorkflow, callToolTaskWorkflow, threeServerWorkflow, chatModelWorkflow, n8nCredentialWorkflow, manualWorkflow, freezeWorkflow, listingFreezeWorkflow, leakWorkflow, workflowId: id };

@@ -1,6 +1,7 @@
 'use strict';
 // A wire-compatible fake LLM for end-to-end runs (Anthropic Messages, OpenAI Chat Completions and
-// Responses, and their model lists) on 127.0.0.1. It keeps no state between requests: the plan
+// Responses, and their model lists; Ollama's /api/chat, streamed as NDJSON as Ollama streams it;
+// Gemini's generateContent) on 127.0.0.1. It keeps no state between requests: the plan
 // comes from the user's message, and how far the run got comes from the transcript the real SDK
 // sends back, exactly as a real, stateless provider API sees it.
 //
@@ -68,6 +69,22 @@ const views = {
 		const round = input.filter((i, index) => i.type === 'function_call' && (index === 0 || input[index - 1].type !== 'function_call')).length;
 		return { plan: planFrom(firstUser ? textOf(firstUser.content) : ''), round: calls.size === 0 ? 0 : round, results, toolNames: (body.tools ?? []).map((t) => t.name) };
 	},
+	// Gemini's generateContent: contents of parts; tool results are functionResponse parts, in whatever role the client puts them.
+	gemini(body) {
+		const contents = body.contents ?? [];
+		const firstUser = contents.find((c) => c.role === 'user' && (c.parts ?? []).some((p) => typeof p.text === 'string'));
+		const results = [];
+		for (const c of contents) {
+			for (const part of c.parts ?? []) {
+				if (!part.functionResponse) continue;
+				const response = part.functionResponse.response;
+				const text = typeof response === 'string' ? response : JSON.stringify(response);
+				results.push({ id: part.functionResponse.id ?? part.functionResponse.name, isError: /Error:/.test(text), text });
+			}
+		}
+		const toolNames = (body.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((d) => d.name));
+		return { plan: planFrom(firstUser ? firstUser.parts.map((p) => p.text ?? '').join('') : ''), round: contents.filter((c) => c.role === 'model').length, results, toolNames };
+	},
 };
 
 function decide(view) {
@@ -101,6 +118,26 @@ function responsesReply(decision, body) {
 	return { id: 'resp_fake', object: 'response', created_at: 0, model: body.model, status: 'completed', output, usage: { input_tokens: 11, output_tokens: 7, total_tokens: 18 } };
 }
 
+/** Ollama's /api/chat answer, streamed as NDJSON lines (the client asks with stream: true): the message, then the final counts. */
+function ollamaReply(decision, body, res) {
+	const created_at = new Date(0).toISOString();
+	const message = decision.calls
+		? { role: 'assistant', content: '', tool_calls: decision.calls.map((c) => ({ function: { name: c.name, arguments: c.args } })) }
+		: { role: 'assistant', content: decision.text };
+	const lines = [
+		{ model: body.model, created_at, message, done: false },
+		{ model: body.model, created_at, message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 11, eval_count: 7 },
+	];
+	if (body.stream === false) return json(res, 200, { ...lines[1], message });
+	res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+	res.end(lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+}
+
+function geminiReply(decision) {
+	const parts = decision.calls ? decision.calls.map((c) => ({ functionCall: { name: c.name, args: c.args } })) : [{ text: decision.text }];
+	return { candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 11, candidatesTokenCount: 7, totalTokenCount: 18 } };
+}
+
 async function startScriptedLlm({ port = 0 } = {}) {
 	const requests = [];
 	const server = http.createServer(async (req, res) => {
@@ -110,10 +147,13 @@ async function startScriptedLlm({ port = 0 } = {}) {
 				return json(res, 200, { object: 'list', data: [{ id: 'fake-model', object: 'model', type: 'model', display_name: 'Fake Model', created_at: '2026-01-01T00:00:00Z', created: 0, owned_by: 'test' }], has_more: false, first_id: 'fake-model', last_id: 'fake-model' });
 			}
 			const body = await readBody(req);
-			requests.push({ url, body });
+			requests.push({ url, body, headers: req.headers });
 			if (url.endsWith('/v1/messages')) return json(res, 200, anthropicReply(decide(views.anthropic(body)), body));
 			if (url.endsWith('/chat/completions')) return json(res, 200, chatReply(decide(views.chat(body)), body));
 			if (url.endsWith('/responses')) return json(res, 200, responsesReply(decide(views.responses(body)), body));
+			// Ollama's own API: messages and tools in the OpenAI chat shape.
+			if (url === '/api/chat') return ollamaReply(decide(views.chat(body)), body, res);
+			if (url.endsWith(':generateContent')) return json(res, 200, geminiReply(decide(views.gemini(body))));
 			json(res, 404, { error: { message: `no route ${url}` } });
 		} catch (error) {
 			json(res, 500, { error: { message: String(error && error.message) } });
@@ -125,6 +165,8 @@ async function startScriptedLlm({ port = 0 } = {}) {
 		port: actualPort,
 		anthropicBaseUrl: `http://127.0.0.1:${actualPort}`,
 		openAiBaseUrl: `http://127.0.0.1:${actualPort}/v1`,
+		// Ollama's and Gemini's clients add their own paths (/api/chat, /v1beta/models/...).
+		hostUrl: `http://127.0.0.1:${actualPort}`,
 		requests,
 		close: () => new Promise((resolve) => server.close(() => resolve())),
 	};
