@@ -9,6 +9,9 @@ const { spawnGroup, stopGroup, sleep } = require('./processes');
 const { waitFor } = require('./net');
 const { installedN8nVersion, n8nMajor, cliArgsFor } = require('./n8nVersion');
 
+/** Connection failures before n8n read the request (a refused connect, a kept-alive socket it had closed). */
+const CONNECTION_NOT_USED = new Set(['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET']);
+
 class N8n {
 	constructor({ node24Bin, n8nBin, userFolder, port, brokerPort, logFile, runMarker, extraEnv = {} }) {
 		Object.assign(this, { node24Bin, n8nBin, userFolder, port, brokerPort, logFile, runMarker, extraEnv });
@@ -120,18 +123,27 @@ class N8n {
 
 	/**
 	 * POST to a production webhook and return { status, body }. Published workflows register
-	 * their webhooks shortly after readiness, so a 404 is retried for a while.
+	 * their webhooks shortly after readiness, so a 404 is retried for a while; so is a connection
+	 * n8n refused or closed before it read the request (n8n 1.x, while it activates workflows,
+	 * closes kept-alive sockets: the request never reached a workflow).
 	 */
 	async trigger(webhookPath, payload = {}, { timeoutMs = 120000, notFoundRetryMs = 20000 } = {}) {
 		const url = `${this.baseUrl}/webhook/${webhookPath}`;
 		const deadline = Date.now() + notFoundRetryMs;
 		for (;;) {
-			const response = await fetch(url, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify(payload),
-				signal: AbortSignal.timeout(timeoutMs),
-			});
+			let response;
+			try {
+				response = await fetch(url, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify(payload),
+					signal: AbortSignal.timeout(timeoutMs),
+				});
+			} catch (error) {
+				if (!CONNECTION_NOT_USED.has(error?.cause?.code) || Date.now() >= deadline) throw error;
+				await sleep(500);
+				continue;
+			}
 			const text = await response.text();
 			if (response.status === 404 && Date.now() < deadline) {
 				await sleep(500);
