@@ -22,6 +22,7 @@ const hardeningCases = require('./hardeningCases');
 const inputCases = require('./inputCases');
 const ruleCases = require('./ruleCases');
 const grantCases = require('./grantCases');
+const toolSearchCases = require('./toolSearchCases');
 const { plan, call, finalResults, reviewPage, decide, assertRecorded, fieldName, inputFieldName, browserForm, submitForm, nextMessage, decisionForm, grantsOnPage, revokeForm } = require('./review');
 const { latestFinishedExecution } = require('../lib/executions');
 const { latestExecutionStatus } = require('../lib/executionStatuses');
@@ -91,6 +92,8 @@ function credentials() {
 		{ ...CREDENTIALS.modernHttp, type: 'mcpServerHttpApi', data: { url: ctx.modern.url, transport: 'streamableHttp', authentication: 'none', trustAnnotations: false, connectTimeout: 30000, requestTimeout: 60000 } },
 		stdio(CREDENTIALS.legacyStdio, [LEGACY_SERVER, 'stdio']),
 		{ ...CREDENTIALS.modernTasksHttp, type: 'mcpServerHttpApi', data: { url: ctx.modernTasks.url, transport: 'streamableHttp', authentication: 'none', trustAnnotations: false, connectTimeout: 30000, requestTimeout: 60000 } },
+		// Issue 31: a 1,003-tool server for tool search.
+		...toolSearchCases.credentials(stdio, ctx),
 	];
 }
 
@@ -130,6 +133,7 @@ function workflows() {
 		...['calltask', 'calltaskrestart', 'calltaskstop'].map((name) => callToolTaskWorkflow({ name, inboxUrl, server: CREDENTIALS.modernTasksHttp })),
 		...ruleCases.workflows(approvalWorkflow, inboxUrl),
 		...grantCases.workflows(approvalWorkflow, inboxUrl, CREDENTIALS.counterGrant),
+		...toolSearchCases.workflows(approvalWorkflow, inboxUrl),
 	];
 }
 
@@ -185,6 +189,7 @@ hardeningCases(e2e, ctx, { plan, call, finalResults, nextMessage, counterLabels,
 inputCases(e2e, ctx, { plan, call, finalResults, reviewPage, assertRecorded, fieldName, inputFieldName, browserForm, submitForm, nextMessage, latestStatus, latestError, ownerSession, credentials });
 ruleCases(e2e, ctx, { plan, call, finalResults, reviewPage, decide, assertRecorded, counterLabels, latestError });
 grantCases(e2e, ctx, { plan, call, finalResults, reviewPage, assertRecorded, submitForm, decisionForm, grantsOnPage, revokeForm, counterLabels, latestError });
+toolSearchCases(e2e, ctx, { plan, call, finalResults, reviewPage, decide, assertRecorded });
 require('./browserCases')(e2e, ctx, { plan, call, finalResults, reviewPage, counterLabels, latestStatus });
 taskWaitCases(e2e, ctx, { plan, call, finalResults, latestStatus, reviewPage, browserForm, submitForm, assertRecorded, inputFieldName, ownerSession });
 require('./agentCases').credentialTests(e2e, ctx, { credentials, ownerSession });

@@ -87,10 +87,20 @@ const views = {
 	},
 };
 
+/**
+ * A planned tool name of "$found" is the first tool the latest search result lists ("- name: ..."
+ * lines, lib/agent/toolLoading.ts), so a plan can call what a search found without naming it.
+ */
+function toolName(planned, view) {
+	if (planned !== '$found') return planned;
+	const last = view.results.at(-1);
+	return (last && /^- ([^\s:(]+)/m.exec(last.text)?.[1]) ?? '$nothing-found';
+}
+
 function decide(view) {
 	const calls = view.plan.rounds[view.round];
 	if (calls && calls.length) {
-		return { calls: calls.map((c, i) => ({ id: `call_${view.round}_${i}`, name: c.tool, args: c.args ?? {} })) };
+		return { calls: calls.map((c, i) => ({ id: `call_${view.round}_${i}`, name: toolName(c.tool, view), args: c.args ?? {} })) };
 	}
 	return { text: `FINAL ${JSON.stringify(view.results)}` };
 }
