@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isRunningTask, type RunningTask } from '../mcp/toolTask';
 import { isJsonObject } from '../util/jsonObject';
 import { APPROVAL_REQUEST_KIND, isApprovalRequest, type ApprovalRequest, type RequestOrigin } from './approvalRequest';
-import { taskWaitSummaries, taskWakeAt, tasksExpiry } from './taskWait';
+import { taskWaitSummaries, taskWaitView, taskWakeAt, tasksExpiry } from './taskWait';
 
 /**
  * MCP Call Tool's durable task wait. An item whose call became an MCP task that still runs after
@@ -47,15 +47,7 @@ export function callToolTaskWaitItem(
 	where: { server: string; itemIndex: number; origin: RequestOrigin; wakeHash?: string; now: number },
 ): CallToolTaskWaitItem {
 	const { task } = wait;
-	const view = {
-		callId: `item-${where.itemIndex}`,
-		server: where.server,
-		tool: wait.tool,
-		taskId: task.taskId,
-		status: task.status,
-		...(task.statusMessage ? { statusMessage: task.statusMessage } : {}),
-		waitsUntil: new Date(task.deadline).toISOString(),
-	};
+	const view = taskWaitView(`item-${where.itemIndex}`, where.server, wait.tool, task);
 	const wakeAt = taskWakeAt([task], where.now) ?? where.now;
 	return {
 		kind: APPROVAL_REQUEST_KIND,

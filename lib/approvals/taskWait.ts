@@ -37,18 +37,20 @@ export function wakesOneOf(secret: unknown, requests: Array<{ taskWakeHash?: unk
 
 export function taskWaitViews(state: AgentState): TaskWaitView[] {
 	if (state.phase.name !== 'run_tools') return [];
-	return waitingTasks(state.phase).map((call) => {
-		const task = call.task as NonNullable<PlannedCall['task']>;
-		return {
-			callId: call.id,
-			server: call.tool?.serverName ?? '',
-			tool: call.tool?.mcpName ?? call.providerName,
-			taskId: task.taskId,
-			status: task.status,
-			...(task.statusMessage ? { statusMessage: task.statusMessage } : {}),
-			waitsUntil: new Date(task.deadline).toISOString(),
-		};
-	});
+	return waitingTasks(state.phase).map((call) => taskWaitView(call.id, call.tool?.serverName ?? '', call.tool?.mcpName ?? call.providerName, call.task as RunningTask));
+}
+
+/** A running task as an item shows it (the Agent's calls, MCP Call Tool's items). */
+export function taskWaitView(callId: string, server: string, tool: string, task: RunningTask): TaskWaitView {
+	return {
+		callId,
+		server,
+		tool,
+		taskId: task.taskId,
+		status: task.status,
+		...(task.statusMessage ? { statusMessage: task.statusMessage } : {}),
+		waitsUntil: new Date(task.deadline).toISOString(),
+	};
 }
 
 /**

@@ -31,6 +31,7 @@ import type { ModelClient, ProviderId } from '../../lib/providers/types';
 import { agentModel, type AgentModel } from './agentModel';
 import { inputProvenance, type ResumeProvenance } from './inputProvenance';
 import { approvalNodeFollows } from '../shared/approvalWiring';
+import { executionIdOf } from '../shared/pausedExecution';
 import { pauseForReview, reissueRequest, type HandedOut } from './pauseForReview';
 import type { ApprovalOptions } from './approvalOptions';
 import { errorItem, failEveryItem, failItem, toNodeError } from '../shared/nodeErrors';
@@ -415,7 +416,7 @@ export async function executeAgent(this: IExecuteFunctions): Promise<INodeExecut
 			store,
 			prompts: promptReaders(this),
 			provenance: inputProvenance(this, hasPausedRuns(store)),
-			executionId: typeof this.getExecutionId === 'function' ? this.getExecutionId() : undefined,
+			executionId: executionIdOf(this),
 			canPauseForTasks: approvalNodeFollows(this),
 		};
 		if (isWiredStraightBack(items.map((item) => item.json as Record<string, unknown>), { store, now: new Date(), fromApprovalNode: shared.provenance.fromApprovalNode })) {

@@ -7,10 +7,9 @@ import type { AgentState, OpenApproval, PlannedCall, RunToolsPhase } from '../..
 import { nextTaskWake, taskWaitExpiry, taskWaitSummaries, taskWaitViews } from '../../lib/approvals/taskWait';
 import { buildApprovalRequest } from '../../lib/approvals/approvalRequest';
 import { reissuePausedRun, restorePausedRun, savePausedRun, type PausedRun, type PausedRunStore } from '../../lib/approvals/pausedRuns';
-import { requestOrigin } from '../../lib/approvals/requestOrigin';
+import { requestOriginOf, resumeUrlOf } from '../shared/pausedExecution';
 import type { ItemAction } from '../../lib/approvals/resumeContext';
 import { newReviewToken, reviewLink, type ReviewLink } from '../../lib/approvals/reviewToken';
-import { nodeOf } from '../shared/nodeOf';
 import type { ApprovalOptions } from './approvalOptions';
 
 /**
@@ -49,7 +48,7 @@ export function pauseForReview(context: IExecuteFunctions, itemIndex: number, fi
 	const approval = { id: randomUUID(), requestedAt: new Date(now).toISOString(), expiresAt: new Date(expiresAt).toISOString() };
 	const paused = step(final, { type: 'approval_opened', approval });
 	// A new secret per approval: the token goes only into reviewUrl; the store keeps its hash.
-	const url = resumeUrl(context, itemIndex);
+	const url = resumeUrlOf(context, itemIndex);
 	const link = reviewLink(url);
 	savePausedRun(here.store, approval.id, paused, approval.requestedAt, link.reviewTokenHash, here.executionId, link.decisionKey);
 	// Nothing is saved to memory while the run waits: the exchange is saved once, when it finishes.
@@ -76,7 +75,7 @@ export interface ReopenedApproval {
 /** The run paused again under its open approval, with its new state (the tasks' new status, results gathered meanwhile). */
 function pauseAgain(context: IExecuteFunctions, itemIndex: number, final: AgentState, here: PausedRunsHere, reopened: ReopenedApproval): HandedOut {
 	const approval = (final.phase as RunToolsPhase).approval as OpenApproval;
-	const url = resumeUrl(context, itemIndex);
+	const url = resumeUrlOf(context, itemIndex);
 	const link = reviewLink(url, { reviewUrl: reopened.previousReviewUrl, reviewTokenHash: reopened.run.reviewTokenHash });
 	restorePausedRun(here.store, approval.id, { ...reopened.run, state: final });
 	reissuePausedRun(here.store, approval.id, link.reviewTokenHash, here.executionId, link.decisionKey);
@@ -88,7 +87,7 @@ export function reissueRequest(context: IExecuteFunctions, itemIndex: number, ac
 	const { state } = action.run;
 	const approval = state.phase.name === 'run_tools' ? state.phase.approval : undefined;
 	if (!approval) throw new NodeOperationError(context.getNode(), `The paused run of approval ${action.approvalId} has no open approval`, { itemIndex });
-	const link = reviewLink(resumeUrl(context, itemIndex), { reviewUrl: action.previousReviewUrl, reviewTokenHash: action.run.reviewTokenHash });
+	const link = reviewLink(resumeUrlOf(context, itemIndex), { reviewUrl: action.previousReviewUrl, reviewTokenHash: action.run.reviewTokenHash });
 	reissuePausedRun(here.store, action.approvalId, link.reviewTokenHash, here.executionId, link.decisionKey);
 	return { item: approvalRequestItem(context, itemIndex, state, approval, link, action.notice), approvalId: action.approvalId };
 }
@@ -97,7 +96,7 @@ export function reissueRequest(context: IExecuteFunctions, itemIndex: number, ac
 function approvalRequestItem(context: IExecuteFunctions, itemIndex: number, state: AgentState, approval: OpenApproval, link: ReviewLink, notice?: string): INodeExecutionData {
 	// Calls waiting for review and calls whose server asked for input: one item carries both.
 	const calls = state.phase.name === 'run_tools' ? awaitingPerson(state.phase) : [];
-	const origin = { ...requestOrigin(context.getWorkflow().name, nodeOf(context).name, context.getMode()), ...(nodeOf(context).id ? { nodeId: nodeOf(context).id } : {}) };
+	const origin = requestOriginOf(context);
 	// The decision key stays in the node context: only the URL and the secret's hash go out.
 	const { reviewUrl, reviewTokenHash } = link;
 	const request = buildApprovalRequest(state, approval, calls, { ...(reviewUrl ? { reviewUrl } : {}), reviewTokenHash, origin, ...(notice ? { notice } : {}) });
@@ -121,6 +120,3 @@ function waitingNotice(calls: number, tasks: number): string {
 	return `Waiting for ${[review, running].filter(Boolean).join(' and for ')} before I can continue.`;
 }
 
-function resumeUrl(context: IExecuteFunctions, itemIndex: number): string | undefined {
-	return String(context.evaluateExpression('{{ $execution.resumeUrl }}', itemIndex) ?? '') || undefined;
-}

@@ -1,7 +1,5 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { watchTasks } from '../../lib/agent/taskWatch';
-import { sharedPool } from '../../lib/mcp/pool/sharedPool';
-import { executionGoneAt, wakeAtResumeUrl } from '../shared/resumeUrlWake';
+import { executionIdOf, followPausedTasks } from '../shared/pausedExecution';
 import { AGENT_DEFAULTS } from '../../lib/agent/defaults';
 import type { ServerHandle } from '../../lib/agent/serverHandle';
 import type { HandedOut } from './pauseForReview';
@@ -12,7 +10,7 @@ import type { HandedOut } from './pauseForReview';
  * process is gone or cannot reach the resume URL.
  */
 export function watchPausedTasks(context: IExecuteFunctions, handedOut: HandedOut[], handles: ServerHandle[], options: { toolTimeout?: number }): void {
-	const executionId = typeof context.getExecutionId === 'function' ? context.getExecutionId() : undefined;
+	const executionId = executionIdOf(context);
 	if (!executionId) return;
 	const configs = new Map(handles.map((handle) => [handle.name, handle.config]));
 	for (const { taskWake } of handedOut) {
@@ -21,16 +19,7 @@ export function watchPausedTasks(context: IExecuteFunctions, handedOut: HandedOu
 			const config = call.tool && configs.get(call.tool.serverId);
 			return config && call.task && call.tool ? [{ server: call.tool.serverId, config, tool: call.tool.mcpName, task: call.task }] : [];
 		});
-		const { secret, resumeUrl } = taskWake;
-		watchTasks({
-			executionId,
-			tasks,
-			pool: sharedPool(),
-			timeoutMs: options.toolTimeout ?? AGENT_DEFAULTS.toolTimeoutMs,
-			wake: wakeAtResumeUrl(resumeUrl, secret),
-			// n8n's Stop on the waiting execution: the task is cancelled on the server.
-			gone: executionGoneAt(resumeUrl),
-		});
+		followPausedTasks(executionId, taskWake, tasks, options.toolTimeout ?? AGENT_DEFAULTS.toolTimeoutMs);
 	}
 }
 

@@ -1,17 +1,15 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { callToolTaskWaitItem, newTaskWaitId, readStoredTaskWait, type CallToolTaskWaitItem, type StoredTaskWait } from '../../lib/approvals/callToolTaskWait';
-import { requestOrigin } from '../../lib/approvals/requestOrigin';
 import { newReviewToken } from '../../lib/approvals/reviewToken';
 import { taskWakeDue } from '../../lib/approvals/taskWait';
-import { takeWatchedOutcome, watchTasks } from '../../lib/agent/taskWatch';
+import { takeWatchedOutcome } from '../../lib/agent/taskWatch';
 import type { McpConnection } from '../../lib/mcp/connection';
 import type { McpLease } from '../../lib/mcp/pool/connectionPool';
-import { sharedPool } from '../../lib/mcp/pool/sharedPool';
 import type { InteractiveToolCallOutcome } from '../../lib/mcp/inputRequests';
 import { approvalNodeFollows, inputFromApprovalNode } from '../shared/approvalWiring';
 import { nodeOf } from '../shared/nodeOf';
-import { executionGoneAt, wakeAtResumeUrl } from '../shared/resumeUrlWake';
+import { executionIdOf, followPausedTasks, requestOriginOf, resumeUrlOf } from '../shared/pausedExecution';
 import { readTaskPauseAfter } from '../shared/taskOptions';
 
 /**
@@ -83,9 +81,9 @@ export function waitOfReturnedItem(context: IExecuteFunctions, request: CallTool
 	return wait;
 }
 
-/** The outcome this process already followed the task to (see watchPausedCalls), taken once. */
+/** The outcome this process already followed the task to (see pauseItems), taken once. */
 export function followedOutcome(context: IExecuteFunctions, wait: StoredTaskWait): Promise<InteractiveToolCallOutcome> | undefined {
-	const executionId = typeof context.getExecutionId === 'function' ? context.getExecutionId() : undefined;
+	const executionId = executionIdOf(context);
 	return executionId ? takeWatchedOutcome(executionId, nodeOf(context).name, wait.task.taskId) : undefined;
 }
 
@@ -107,9 +105,9 @@ export function pauseItems(
 ): INodeExecutionData[] {
 	if (paused.length === 0) return [];
 	const node = nodeOf(context);
-	const url = String(context.evaluateExpression('{{ $execution.resumeUrl }}', paused[0].itemIndex) ?? '') || undefined;
+	const url = resumeUrlOf(context, paused[0].itemIndex);
 	const wake = url ? newReviewToken() : undefined;
-	const origin = { ...requestOrigin(context.getWorkflow().name, node.name, context.getMode()), ...(node.id ? { nodeId: node.id } : {}) };
+	const origin = requestOriginOf(context);
 	const server = connection.config.label ?? node.name;
 	const now = Date.now();
 	const items = paused.map(({ waitId, wait, itemIndex }) => {
@@ -117,17 +115,10 @@ export function pauseItems(
 		const json = callToolTaskWaitItem(waitId, wait, { server, itemIndex, origin, now, ...(wake ? { wakeHash: wake.hash } : {}) });
 		return { json: json as unknown as IDataObject, pairedItem: { item: itemIndex } };
 	});
-	const executionId = typeof context.getExecutionId === 'function' ? context.getExecutionId() : undefined;
+	const executionId = executionIdOf(context);
 	if (url && wake && executionId) {
-		watchTasks({
-			executionId,
-			tasks: paused.map(({ wait }) => ({ server: node.name, config: connection.config, tool: wait.tool, task: wait.task })),
-			pool: sharedPool(),
-			timeoutMs: options.timeout && options.timeout > 0 ? options.timeout : FOLLOW_UP_TIMEOUT_MS,
-			wake: wakeAtResumeUrl(url, wake.token),
-			// n8n's Stop on the waiting execution: the task is cancelled on the server.
-			gone: executionGoneAt(url),
-		});
+		const tasks = paused.map(({ wait }) => ({ server: node.name, config: connection.config, tool: wait.tool, task: wait.task }));
+		followPausedTasks(executionId, { resumeUrl: url, secret: wake.token }, tasks, options.timeout && options.timeout > 0 ? options.timeout : FOLLOW_UP_TIMEOUT_MS);
 	}
 	return items;
 }

@@ -36,6 +36,16 @@ function providerCredential(provider) {
 	return provider === 'anthropic' ? { mcpAgentAnthropicApi: CREDENTIALS.anthropic } : { mcpAgentOpenAiApi: CREDENTIALS.openai };
 }
 
+/** The case's trigger: POST /webhook/agent-<case>, answering at once (or with the last node's items). */
+function caseWebhook(name, response = { responseMode: 'onReceived' }) {
+	return { id: `${name}-hook`, name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2.1, position: [0, 0], webhookId: `${id(name)}-hook`, parameters: { httpMethod: 'POST', path: `agent-${name}`, ...response, options: {} } };
+}
+
+/** The case's MCP Approval node, named Approval. */
+function mcpApprovalNode(name, parameters = {}) {
+	return { id: `${name}-approval`, name: 'Approval', type: 'n8n-nodes-mcp-agent.mcpApproval', typeVersion: 1, position: [700, 400], webhookId: `${id(name)}-approval`, parameters };
+}
+
 function serverNode(name, credential, connection, y) {
 	const key = connection === 'http' ? 'mcpServerHttpApi' : 'mcpServerStdioApi';
 	return { id: `${name}-server`, name, type: 'n8n-nodes-mcp-agent.mcpServer', typeVersion: 1, position: [300, y], parameters: { connection }, credentials: { [key]: credential } };
@@ -65,7 +75,7 @@ function post(name, url, y) {
  */
 function approvalWorkflow({ name, inboxUrl, chatModel, provider = chatModel ? 'chatModel' : 'anthropic', requireApprovalFor = 'notReadOnly', approvalOptions = {}, server = CREDENTIALS.counter, serverName = 'Counter', connection = 'stdio', approval = 'mcp', waitMethod = 'POST', splitPlans = false, options = {}, approvalParameters = {}, approvalRules }) {
 	const nodes = [
-		{ id: `${name}-hook`, name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2.1, position: [0, 0], webhookId: `${id(name)}-hook`, parameters: { httpMethod: 'POST', path: `agent-${name}`, responseMode: 'onReceived', options: {} } },
+		caseWebhook(name),
 		{
 			id: `${name}-agent`,
 			name: 'MCP Agent',
@@ -96,7 +106,7 @@ function approvalWorkflow({ name, inboxUrl, chatModel, provider = chatModel ? 'c
 	nodes.push(
 		approval === 'wait' || approval === 'waitset'
 			? { id: `${name}-wait`, name: 'Approval', type: 'n8n-nodes-base.wait', typeVersion: 1.1, position: [700, 400], webhookId: `${id(name)}-wait`, parameters: { resume: 'webhook', httpMethod: waitMethod, options: {} } }
-			: { id: `${name}-approval`, name: 'Approval', type: 'n8n-nodes-mcp-agent.mcpApproval', typeVersion: 1, position: [700, 400], webhookId: `${id(name)}-approval`, parameters: approvalParameters },
+			: mcpApprovalNode(name, approvalParameters),
 	);
 	if (splitPlans) {
 		nodes.push({ id: `${name}-split`, name: 'Plans', type: 'n8n-nodes-base.code', typeVersion: 2, position: [150, 0], parameters: { jsCode: 'return $json.body.plans.map((plan) => ({ json: { plan } }));' } });
@@ -115,7 +125,7 @@ function approvalWorkflow({ name, inboxUrl, chatModel, provider = chatModel ? 'c
  */
 function callToolTaskWorkflow({ name, inboxUrl, server, options = {} }) {
 	const nodes = [
-		{ id: `${name}-hook`, name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2.1, position: [0, 0], webhookId: `${id(name)}-hook`, parameters: { httpMethod: 'POST', path: `agent-${name}`, responseMode: 'onReceived', options: {} } },
+		caseWebhook(name),
 		{
 			id: `${name}-call`,
 			name: 'MCP Call Tool',
@@ -127,7 +137,7 @@ function callToolTaskWorkflow({ name, inboxUrl, server, options = {} }) {
 		},
 		post('Report', `${inboxUrl}/done/${name}`, -150),
 		post('Notify', `${inboxUrl}/pending/${name}`, 150),
-		{ id: `${name}-approval`, name: 'Approval', type: 'n8n-nodes-mcp-agent.mcpApproval', typeVersion: 1, position: [700, 400], webhookId: `${id(name)}-approval`, parameters: {} },
+		mcpApprovalNode(name),
 	];
 	const connections = {
 		Webhook: { main: [[{ node: 'MCP Call Tool', type: 'main', index: 0 }]] },
@@ -140,7 +150,7 @@ function callToolTaskWorkflow({ name, inboxUrl, server, options = {} }) {
 /** Webhook (answers with the last node's items) -> MCP Agent over three servers, no approval. */
 function threeServerWorkflow({ name, provider }) {
 	const nodes = [
-		{ id: `${name}-hook`, name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2.1, position: [0, 0], webhookId: `${id(name)}-hook`, parameters: { httpMethod: 'POST', path: `agent-${name}`, responseMode: 'lastNode', responseData: 'allEntries', options: {} } },
+		caseWebhook(name, { responseMode: 'lastNode', responseData: 'allEntries' }),
 		{
 			id: `${name}-agent`,
 			name: 'MCP Agent',
@@ -223,7 +233,7 @@ function n8nCredentialWorkflow({ name, credential }) {
 function chatModelWorkflow({ name, credential, model = 'openai' }) {
 	const modelNode = CHAT_MODEL_NODES[model](name, credential, [200, 250]);
 	const nodes = [
-		{ id: `${name}-hook`, name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2.1, position: [0, 0], webhookId: `${id(name)}-hook`, parameters: { httpMethod: 'POST', path: `agent-${name}`, responseMode: 'lastNode', responseData: 'allEntries', options: {} } },
+		caseWebhook(name, { responseMode: 'lastNode', responseData: 'allEntries' }),
 		{
 			id: `${name}-agent`,
 			name: 'MCP Agent',
