@@ -1,4 +1,5 @@
 import type { McpServerConfig } from '../mcp/serverConfig';
+import { storedTokenAuth, type StoredTokenAuth } from '../mcp/oauth/storedTokenAuth';
 import type { InteractiveToolCallOutcome } from '../mcp/inputRequests';
 import type { ConnectionPool } from '../mcp/pool/connectionPool';
 import type { RunningTask, TaskState } from '../mcp/toolTask';
@@ -58,12 +59,13 @@ const keyOf = (executionId: string, server: string, taskId: string) => JSON.stri
 /**
  * Follows each task until it ends or its wait would reach its deadline; the first one that ends
  * wakes the execution. A task followed already (the run paused again after a timer wake) is not
- * followed twice: its follow-up wakes with the new pause's secret. OAuth servers are not followed:
- * their tokens belong to a running execution, and this one waits (the timer wake checks them).
+ * followed twice: its follow-up wakes with the new pause's secret. A server signed in with n8n's
+ * OAuth credential is followed while its stored token lasts (followedConfig).
  */
 export function watchTasks(options: TaskWatchOptions): void {
 	for (const entry of options.tasks) {
-		if (entry.config.kind === 'http' && entry.config.auth) continue;
+		const config = followedConfig(entry.config);
+		if (!config) continue;
 		const key = keyOf(options.executionId, entry.server, entry.task.taskId);
 		const followed = watching.get(key);
 		if (followed) {
@@ -77,7 +79,7 @@ export function watchTasks(options: TaskWatchOptions): void {
 		}
 		const current = { wake: options.wake };
 		watching.set(key, current);
-		void follow(entry, options).then((value) => {
+		void follow({ ...entry, config }, options).then((value) => {
 			watching.delete(key);
 			if (!value) return;
 			// A question for a person: the woken run's check asks the server again and pauses for the person.
@@ -106,6 +108,25 @@ export function takeWatchedOutcome(
 	const { value } = entry;
 	if (value.last) onStatus?.(value.last);
 	return 'outcome' in value ? Promise.resolve(value.outcome) : Promise.reject(value.error);
+}
+
+/**
+ * The connection settings the follow-up uses; undefined when the server cannot be followed here.
+ * n8n's OAuth credential (tokens held by the host): its token may be refreshed only on behalf of
+ * a running execution, and this one waits. So the follow-up sends the stored access token as it
+ * is, on a connection of its own (never the kept one, where it would stand in for the auth of the
+ * executions using it), and gives up at the first refusal (tokenRefused): the timer wake, in a
+ * running execution, checks the task then. Client-credentials grants renew themselves and are
+ * followed as they are; an interactive session of our own (tests, conformance) is not followed.
+ */
+function followedConfig(config: McpServerConfig): McpServerConfig | undefined {
+	if (config.kind !== 'http' || !config.auth || config.auth.kind === 'client-credentials') return config;
+	if (config.auth.kind !== 'host') return undefined;
+	return { ...config, auth: storedTokenAuth(config.auth), pooling: undefined, unkeptIdentity: undefined };
+}
+
+function tokenRefused(config: McpServerConfig): boolean {
+	return config.kind === 'http' && (config.auth as Partial<StoredTokenAuth> | undefined)?.refused === true;
 }
 
 /** For tests: nothing followed, nothing kept. */
@@ -147,6 +168,8 @@ async function follow(entry: WatchedTask, options: TaskWatchOptions): Promise<Se
 	} catch (error) {
 		// Nobody to wake, nothing to keep: the task was cancelled because its execution is gone.
 		if (stopped.signal.aborted) return undefined;
+		// The stored OAuth token stopped working: not the task's failure; the timer wake's check, with a fresh token, tells.
+		if (tokenRefused(entry.config)) return undefined;
 		return { error, ...(last ? { last } : {}) };
 	} finally {
 		stopProbing();

@@ -17,9 +17,9 @@ import { failEveryItem, failItem } from '../shared/nodeErrors';
 import { toBinaryData } from '../shared/binaryData';
 import { valueAtOwnPath } from '../../lib/util/ownPath';
 import { awaitedLater } from '../../lib/util/awaitedLater';
-import { TaskFailed } from '../../lib/mcp/toolTask';
+import { TaskFailed, type TaskState } from '../../lib/mcp/toolTask';
 import { readTaskPolicy } from '../shared/taskOptions';
-import { progressText, throttleProgress } from '../../lib/mcp/progress';
+import { cleanMessage, progressText, throttleProgress } from '../../lib/mcp/progress';
 import { isCallToolTaskWait, type CallToolTaskWaitItem } from '../../lib/approvals/callToolTaskWait';
 import { followedOutcome, pausedCall, pauseItems, taskPauseFor, taskWaitsOf, waitOfReturnedItem, type PausedCall, type TaskPause } from './taskPause';
 
@@ -239,12 +239,22 @@ function callOrCheck<T extends AnsweredToolCall | HandedOffToolCall>(
 			...(reported.total !== undefined ? { total: reported.total } : {}),
 		});
 	});
+	// A task's status changes on n8n's log too: 2026-07-28 tasks have no progress notifications, their statusMessage says how they go.
+	let lastStatus = '';
+	const onTaskStatus = (state: TaskState) => {
+		const message = typeof state.statusMessage === 'string' ? cleanMessage(state.statusMessage) : '';
+		const shown = message ? `${state.status} (${message})` : state.status;
+		if (shown === lastStatus || typeof context.logger?.info !== 'function') return;
+		lastStatus = shown;
+		context.logger.info(`MCP Call Tool "${context.getNode().name}": tool ${tool.name} task ${shown}`, { tool: tool.name, itemIndex, taskStatus: state.status });
+	};
 	const taskPolicy = readTaskPolicy(options);
 	const signal = typeof context.getExecutionCancelSignal === 'function' ? context.getExecutionCancelSignal() : undefined;
 	return run({
 		timeoutMs: options.timeout && options.timeout > 0 ? options.timeout : undefined,
 		resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? true,
 		onProgress: (reported) => progress.push(reported),
+		onTaskStatus,
 		onInputRequest: options.onInputRequest === 'fail' ? 'fail' : 'decline',
 		runAsTask: taskPolicy.mode,
 		maxTaskWaitMs: taskPolicy.maxWaitMs,

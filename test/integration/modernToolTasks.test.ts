@@ -104,6 +104,18 @@ describe('MCP Call Tool on a 2026-07-28 server with the tasks extension', () => 
 		expect(item.json).toMatchObject({ tool: 'quick_task', isError: false, text: 'done: node' });
 	});
 
+	it("the task's status changes are on n8n's log, each once (2026-07-28 tasks have no progress notifications)", async () => {
+		const logs: string[] = [];
+		const logger = { info: (message: string) => logs.push(message), warn: () => undefined, debug: () => undefined, error: () => undefined };
+		await executeCallTool.call(context('quick_task', { steps: 2, label: 'logged' }, {}, { more: { logger } }));
+		expect(logs).toEqual([
+			'MCP Call Tool "MCP Call Tool": tool quick_task task working',
+			'MCP Call Tool "MCP Call Tool": tool quick_task task working (Step 1 of 2)',
+			'MCP Call Tool "MCP Call Tool": tool quick_task task working (Step 2 of 2)',
+			'MCP Call Tool "MCP Call Tool": tool quick_task task completed',
+		]);
+	});
+
 	it('"Return as Data": a failed task is an isError item with the task', async () => {
 		const [[item]] = await executeCallTool.call(context('failing_task', {}, { isErrorHandling: 'data' }));
 		expect(item.json).toMatchObject({ tool: 'failing_task', isError: true, text: expect.stringMatching(/the job exploded/), task: { status: 'failed' } });

@@ -13,7 +13,10 @@ import { poolingFor } from '../../lib/mcp/pool/poolSettings';
 import { forgetWatchedTasks, takeWatchedOutcome, watchTasks } from '../../lib/agent/taskWatch';
 import type { McpServerConfig } from '../../lib/mcp/serverConfig';
 import type { RunningTask } from '../../lib/mcp/toolTask';
-import { fixtureStdio } from '../support/servers';
+import { fixtureStdio, httpConfig, startSelfAnnouncingHttpFixture, type RunningServer } from '../support/servers';
+import { McpConnection } from '../../lib/mcp/connection';
+import { hostTokenAuth } from '../../lib/mcp/oauth/hostTokenAuth';
+import type { AuthProvider } from '@modelcontextprotocol/client';
 import { listAllTools } from '../../lib/mcp/listing';
 
 process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
@@ -171,13 +174,148 @@ describe('the task watch of a paused run', () => {
 		expect(takeWatchedOutcome('e7', 'Reports', task.taskId)).toBeUndefined();
 	}, 30_000);
 
-	it('OAuth servers are not followed (their tokens belong to a running execution): no wake, the timer and the check do it', async () => {
+	it('an interactive OAuth session of our own (tests, conformance) is not followed: no wake, the timer and the check do it', async () => {
 		posts.length = 0;
 		const task: RunningTask = { taskId: 'task-x', protocol: '2026-07-28', status: 'working', pollIntervalMs: 100, deadline: Date.now() + 60_000, limit: 'Max Task Wait (60 s)' };
-		const oauthConfig = { kind: 'http', url: 'http://127.0.0.1:1/mcp', transport: 'streamableHttp', headers: {}, auth: {} } as unknown as McpServerConfig;
+		const oauthConfig = { kind: 'http', url: 'http://127.0.0.1:1/mcp', transport: 'streamableHttp', headers: {}, auth: { kind: 'session' } } as unknown as McpServerConfig;
 		watchTasks({ executionId: 'e4', tasks: [{ server: 'OAuth', config: oauthConfig, tool: 't', task }], pool, timeoutMs: 1_000, wake: async () => true });
 		await new Promise((resolve) => setImmediate(resolve));
 		expect(takeWatchedOutcome('e4', 'OAuth', 'task-x')).toBeUndefined();
 		expect(posts).toEqual([]);
 	});
+
+});
+
+/**
+ * A server signed in with n8n's OAuth credential (tokens held by the host): the follow-up sends the
+ * stored access token as it is, never asks the paused execution's context for a refresh, and gives
+ * up at the first refusal (the timer wake's check, in a running execution, refreshes and checks).
+ * The 2026-07-28 fixture over Streamable HTTP, requiring a bearer token.
+ */
+describe('following a task of a server signed in with OAuth (host-held tokens)', () => {
+	let server: RunningServer;
+	let refused: string[] = [];
+	let pool: ConnectionPool;
+	let resume: http.Server;
+	let resumeUrl: string;
+	let wakes = 0;
+
+	beforeAll(async () => {
+		server = await startSelfAnnouncingHttpFixture('modern-task-server.js', ['http'], { BEARER_TOKEN: 'at-1' });
+		server.process.stderr?.on('data', (chunk: Buffer) => {
+			for (const match of chunk.toString().matchAll(/^refused (.+)$/gm)) refused.push(match[1]);
+		});
+		pool = new ConnectionPool({ maxSize: 2 });
+		resume = http.createServer((req, res) => {
+			req.resume();
+			req.on('end', () => {
+				wakes++;
+				res.writeHead(200).end();
+			});
+		});
+		await new Promise<void>((resolve) => resume.listen(0, '127.0.0.1', resolve));
+		resumeUrl = `http://127.0.0.1:${(resume.address() as AddressInfo).port}/webhook-waiting/2`;
+	});
+
+	afterAll(async () => {
+		forgetWatchedTasks();
+		await pool.closeAll();
+		await new Promise<void>((resolve) => resume.close(() => resolve()));
+		await server.stop();
+	});
+
+	/** The paused execution's auth: it used its token once (the call), its refreshes are counted. */
+	async function pausedExecutionAuth() {
+		let refreshes = 0;
+		const auth = hostTokenAuth({
+			initial: { access_token: 'at-1', refresh_token: 'rt-1' },
+			refresh: async () => {
+				refreshes++;
+				return { access_token: 'at-2', refresh_token: 'rt-2' };
+			},
+		});
+		await (auth.provider as AuthProvider).token();
+		return { auth, refreshes: () => refreshes };
+	}
+
+	async function startedTask(tool: string, args: Record<string, unknown>): Promise<RunningTask> {
+		const connection = await McpConnection.open(httpConfig(server.url, { headers: { authorization: 'Bearer at-1' } }));
+		try {
+			await listAllTools(connection);
+			const outcome = await connection.callToolInteractive(tool, args, { tasks: { mode: 'whenRequired', maxWaitMs: 60_000, handOffAfterMs: 0 } });
+			if (outcome.kind !== 'task_running') throw new Error(`not handed off: ${outcome.kind}`);
+			return outcome.task;
+		} finally {
+			await connection.close();
+		}
+	}
+
+	async function statusOnServer(taskId: string): Promise<string> {
+		const connection = await McpConnection.open(httpConfig(server.url, { headers: { authorization: 'Bearer at-1' } }));
+		try {
+			const outcome = await connection.callToolInteractive('task_status', { taskId });
+			if (outcome.kind !== 'result') throw new Error(outcome.kind);
+			return (outcome.result.content as Array<{ text: string }>)[0].text;
+		} finally {
+			await connection.close();
+		}
+	}
+
+	const until = async (done: () => boolean | Promise<boolean>) => {
+		for (let i = 0; i < 200 && !(await done()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+	};
+
+	it('follows it with the stored token, wakes the execution once it ended and keeps the result; nothing refreshed, no kept connection used', async () => {
+		wakes = 0;
+		const { auth, refreshes } = await pausedExecutionAuth();
+		const task = await startedTask('quick_task', { steps: 2, label: 'signed in' });
+		const config = { ...httpConfig(server.url), auth, pooling: poolingFor({ type: 'mcpServerOAuth2Api', id: 'signed-in' }, { serverUrl: server.url })! };
+		watchTasks({ executionId: 'o1', tasks: [{ server: 'Signed in', config, tool: 'quick_task', task }], pool, timeoutMs: 10_000, wake: async () => (await fetch(resumeUrl, { method: 'POST', body: '{}' })).ok });
+		await until(() => wakes > 0);
+		expect(wakes).toBe(1);
+		const outcome = await takeWatchedOutcome('o1', 'Signed in', task.taskId);
+		expect(outcome?.kind === 'result' && (outcome.result.content as Array<{ text: string }>)[0].text).toBe('done: signed in');
+		expect(refreshes()).toBe(0);
+		expect(pool.size).toBe(0);
+	}, 30_000);
+
+	it('gives up when the server refuses the stored token: no wake, no outcome kept, no refresh; the task goes on for the timer wake', async () => {
+		wakes = 0;
+		refused = [];
+		const { auth, refreshes } = await pausedExecutionAuth();
+		const task = await startedTask('endless_task', {});
+		// The token expired (or was revoked) while the execution waits.
+		await fetch(server.url.replace('/mcp', '/admin/bearer'), { method: 'POST', body: 'at-9' });
+		try {
+			watchTasks({ executionId: 'o2', tasks: [{ server: 'Signed in', config: { ...httpConfig(server.url), auth }, tool: 'endless_task', task }], pool, timeoutMs: 10_000, wake: async () => (wakes++, true) });
+			await until(() => refused.length > 0);
+			await new Promise((resolve) => setTimeout(resolve, 300));
+			expect(refused.length).toBeGreaterThan(0);
+			expect(wakes).toBe(0);
+			expect(takeWatchedOutcome('o2', 'Signed in', task.taskId)).toBeUndefined();
+			expect(refreshes()).toBe(0);
+		} finally {
+			await fetch(server.url.replace('/mcp', '/admin/bearer'), { method: 'POST', body: 'at-1' });
+		}
+		expect(await statusOnServer(task.taskId)).toBe('working');
+	}, 30_000);
+
+	it('the execution was stopped in n8n while it waited: the task of the OAuth server is cancelled too', async () => {
+		wakes = 0;
+		const { auth } = await pausedExecutionAuth();
+		const task = await startedTask('endless_task', {});
+		let probes = 0;
+		watchTasks({
+			executionId: 'o3',
+			tasks: [{ server: 'Signed in', config: { ...httpConfig(server.url), auth }, tool: 'endless_task', task }],
+			pool,
+			timeoutMs: 10_000,
+			wake: async () => (wakes++, true),
+			gone: async () => ++probes >= 2,
+			probeEveryMs: 100,
+		});
+		await until(async () => (await statusOnServer(task.taskId)) === 'cancelled');
+		expect(await statusOnServer(task.taskId)).toBe('cancelled');
+		expect(wakes).toBe(0);
+	}, 30_000);
 });
