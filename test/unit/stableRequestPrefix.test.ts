@@ -7,7 +7,7 @@
 // JSON, loaded by a fresh module registry (another worker) and given a freshly built catalog sends
 // the same bytes as the run that never stopped.
 
-import { buildCatalog, type ServerTools } from '../../lib/agent/catalog';
+import type { ServerTools } from '../../lib/agent/catalog';
 import { systemWithInstructions } from '../../lib/agent/servers';
 import type { AgentState, RunSettings } from '../../lib/agent/types';
 import type { ToolLoadingOptions } from '../../lib/agent/toolLoading';
