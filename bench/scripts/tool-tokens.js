@@ -17,7 +17,8 @@
 // Input (argv[2], JSON): {} (nothing to tune: the conversation is fixed)
 // Output (last stdout line, JSON): { tokenizer, cache: {...}, tools: {...}, runs: [{ provider, loading,
 //   turns, samples: { promptTokens: [...], cacheReadTokens, cacheWriteTokens, toolsTokens, systemTokens,
-//   messagesTokens, offeredTools }, agentUsage: {...}, agentUsagePerTurn: {...}, found: { tool: { searches, turn } } }] }
+//   messagesTokens, offeredTools }, agentUsage (the output item's usage), agentUsagePerTurn: {...},
+//   found: { tool: { searches, turn, firstNeededTurn } } }] }
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -36,6 +37,7 @@ const { DEFAULT_OUTCOME_LIMITS } = require(path.join(DIST, 'agent', 'toolOutcome
 const { buildRunSettings, buildToolLoading } = require(path.join(DIST, 'agent', 'settings.js'));
 const { systemWithInstructions } = require(path.join(DIST, 'agent', 'servers.js'));
 const { createModelClient } = require(path.join(DIST, 'providers', 'clients.js'));
+const { agentRunOutput } = require(path.join(DIST, 'agent', 'output.js'));
 
 process.env.N8N_MCP_AGENT_ALLOW_STDIO = 'true';
 
@@ -148,6 +150,12 @@ async function converse({ provider, loading, catalog, instructions, connections,
 				throw new Error(`${provider} ${loading} turn ${i + 1}: the Agent's usage (input ${perTurn.inputTokens[i]}, cache read ${perTurn.cacheReadTokens[i]}, write ${perTurn.cacheWriteTokens[i]}) is not what the fake billed (${JSON.stringify(r)})`);
 			}
 		});
+		// And its output item's `usage` (what the node returns) is the sum of those turns.
+		const output = agentRunOutput(final, false);
+		for (const key of Object.keys(perTurn)) {
+			const sum = perTurn[key].reduce((a, b) => a + b, 0);
+			if (output.usage[key] !== sum) throw new Error(`${provider} ${loading}: the output's usage.${key} is ${output.usage[key]}, the turns add up to ${sum}`);
+		}
 		const found = {};
 		requests.forEach((r, i) => {
 			const call = r.decision.call;
@@ -170,7 +178,7 @@ async function converse({ provider, loading, catalog, instructions, connections,
 			messagesTokens: requests.map((r) => r.messages),
 			offeredTools: requests.map((r) => r.offered),
 		};
-		return { provider, loading, turns: requests.length, samples, agentUsage: final.usage, agentUsagePerTurn: perTurn, found };
+		return { provider, loading, turns: requests.length, samples, agentUsage: output.usage, agentUsagePerTurn: perTurn, found };
 	} finally {
 		await fake.close();
 	}
