@@ -253,6 +253,30 @@ describe.each(APIS)('stable request prefix, %s', (api) => {
 	});
 });
 
+describe.each(APIS)('the next run of a conversation (memory), %s', (api) => {
+	test.each([
+		['All Tools', undefined],
+		['Search', SEARCH],
+	] as const)('%s: its first request repeats the first run\'s tools and system prompt byte for byte', (_name, loading) => {
+		const m = loadModules(false);
+		const first: string[] = [];
+		const finished = drive(m, approve(m, pausedRun(m, api, loading, first)), first);
+		expect(m.step.nextEffect(finished).type).toBe('finish');
+		// Chat memory gives the next run the user's message and the final answer (lib/agent/memory.ts priorTurns).
+		const remembered = [...HISTORY, { role: 'user', content: finished.userMessage }, { role: 'assistant', content: finished.lastText }];
+		const next = m.step.createRun({ provider: api as ProviderId, settings: settings(), tools: m.catalog.buildCatalog(listedServers()).tools, userMessage: 'And parcel PT-3?', history: remembered, ...(loading ? { toolLoading: loading } : {}) });
+		const second: string[] = [];
+		drive(m, next, second);
+		const a = parts(api, first[0]);
+		const b = parts(api, second[0]);
+		expect(b.system).toBe(a.system);
+		// A new run starts with no tool loaded again: its tool list is the first run's first one.
+		expect(JSON.stringify(b.tools)).toBe(JSON.stringify(a.tools));
+		// The prior conversation leads its messages as it led the first run's.
+		expect(openMessages(b.messages).startsWith(openMessages(a.messages.slice(0, HISTORY.length)))).toBe(true);
+	});
+});
+
 describe('Anthropic cache breakpoints', () => {
 	const markers = (text: string) => {
 		const body = JSON.parse(text) as Body;
