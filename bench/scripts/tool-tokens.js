@@ -118,7 +118,6 @@ async function connectServers(dir) {
 
 /** One conversation: the Agent's usage per turn (from its state after each model turn) and what the fake billed. */
 async function converse({ provider, loading, catalog, instructions, connections, servers }) {
-	const requestsBefore = { n: 0 };
 	const fake = await fakes.startTokenFake(provider, decide);
 	try {
 		const settings = buildRunSettings('bench-tool-tokens', systemWithInstructions(SYSTEM, instructions), { maxIterations: 20 });
@@ -142,7 +141,8 @@ async function converse({ provider, loading, catalog, instructions, connections,
 		if (final.phase.name !== 'finished' || final.phase.status !== 'completed') throw new Error(`${provider} ${loading}: the run ended ${JSON.stringify(final.phase).slice(0, 300)}`);
 		const ran = final.toolLog.filter((entry) => !entry.builtIn);
 		if (ran.length !== NEEDS.length || ran.some((entry) => entry.isError)) throw new Error(`${provider} ${loading}: ${ran.length} tool calls ran (${ran.filter((e) => e.isError).length} failed), expected ${NEEDS.length}`);
-		const requests = fake.requests.slice(requestsBefore.n);
+		// A fake per conversation: its requests are this conversation's turns, its cache starts empty.
+		const requests = fake.requests;
 		// The Agent's output must report what the provider billed, turn by turn.
 		requests.forEach((r, i) => {
 			const agentTotal = perTurn.inputTokens[i] + perTurn.cacheReadTokens[i] + perTurn.cacheWriteTokens[i];
