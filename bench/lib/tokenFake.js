@@ -7,7 +7,7 @@
 //              counted in 128-token steps once it reaches 1,024 tokens (prompt_tokens_details /
 //              input_tokens_details.cached_tokens).
 //   Anthropic  cache_control breakpoints: a breakpoint's prefix is written once it is at least 1,024
-//              tokens long (the minimum of Claude Sonnet and Opus models); a later request reads the
+//              tokens long (the minimum Anthropic documents for Claude Sonnet models; some models need more); a later request reads the
 //              longest written prefix ending on a block boundary at or up to 20 blocks before one of its
 //              breakpoints (cache_read_input_tokens), and writes what follows up to its last breakpoint
 //              (cache_creation_input_tokens); input_tokens is the rest.
