@@ -19,10 +19,13 @@
 //      against 50 rules and 1,000 grants in plain Node.
 //   8. The durable task wait (taskWait): a webhook-triggered execution calling a 10-minute MCP task
 //      (BENCH_TASK_SECONDS) vs n8n's Wait node as long: n8n's CPU and memory while waiting, latency.
+//   9. Tool tokens (toolTokens): a scripted conversation through the Agent's loop with a 1,000-tool
+//      server and two small ones, on Anthropic Messages, OpenAI Chat and Responses fakes that count
+//      input tokens (gpt-tokenizer) and cache reads as the providers do: All Tools vs tool search.
 //
 // Benchmarks, not tests: numbers come from one run on one machine; nothing here asserts timings.
 // Options:
-//   --only=callTool,agent,manyTools,scanListing,pausedState,warm,leanHttp,oneItem,agentN8n,approvals,taskWait   run some parts (default: all)
+//   --only=callTool,agent,manyTools,scanListing,pausedState,warm,leanHttp,oneItem,agentN8n,approvals,taskWait,toolTokens   run some parts (default: all)
 //   --variants=key,key                            Call Tool variants to run (see suites/callTool.js)
 //   --quick                                       fewer repetitions (a smoke run; numbers are rough)
 //   --profile                                     run n8n with --cpu-prof; summary in the partial folder's profile.md
@@ -50,7 +53,7 @@ const { runApprovalsSuite } = require('./suites/approvals');
 const { runTaskWaitSuite } = require('./suites/taskWait');
 const { renderTaskWait } = require('./lib/taskWaitReport');
 
-const PARTS = ['callTool', 'agent', 'manyTools', 'scanListing', 'pausedState', 'warm', 'leanHttp', 'oneItem', 'agentN8n', 'approvals', 'taskWait'];
+const PARTS = ['callTool', 'agent', 'manyTools', 'scanListing', 'pausedState', 'warm', 'leanHttp', 'oneItem', 'agentN8n', 'approvals', 'taskWait', 'toolTokens'];
 /** Measured runs of each one-execution variant (n8n, one item or one Agent run), after a warm-up. */
 const ONE_EXECUTION_REPS = { full: 60, quick: 2 };
 
@@ -203,6 +206,10 @@ async function main() {
 	if (options.only.includes('leanHttp')) {
 		log("part 6: the lean HTTP path vs the v2 client's own Streamable HTTP transport");
 		results.leanHttp = await tracked(() => runScript(n8n.node24, 'lean-transport.js', { batches: options.quick ? 6 : 40, batch: 50 }, { env: childEnv }));
+	}
+	if (options.only.includes('toolTokens')) {
+		log('part 9: input tokens and cache reads of a conversation on a 1,000-tool server, All Tools vs tool search');
+		results.toolTokens = await tracked(() => runScript(n8n.node24, 'tool-tokens.js', {}, { env: childEnv }));
 	}
 	if (options.only.includes('manyTools')) {
 		log('part 3: a server with 1,000 tools');

@@ -259,6 +259,57 @@ function deriveApprovals(approvals) {
 	return { ...approvals, workload: { ...w, timing } };
 }
 
+// ---- toolTokens: tokens with every tool sent vs tool search (scripts/tool-tokens.js) -------------------
+
+const sumOf = (values) => values.reduce((total, v) => total + v, 0);
+
+/**
+ * One conversation's figures from its per-turn samples: totals, and per turn after the first the
+ * share of the request's tool and system part that was a cache read (a read longer than that part,
+ * into the messages, counts as the whole part).
+ */
+function deriveToolTokensRun(run) {
+	const s = run.samples;
+	const head = s.toolsTokens.map((tools, i) => tools + s.systemTokens[i]);
+	const cachedShares = head.map((tokens, i) => (i === 0 ? null : Math.min(s.cacheReadTokens[i], tokens) / tokens));
+	const later = head.slice(1);
+	const laterCached = later.map((tokens, i) => Math.min(s.cacheReadTokens[i + 1], tokens));
+	let lowest = null;
+	cachedShares.forEach((share, i) => {
+		if (share !== null && (lowest === null || share < lowest.share)) lowest = { share, turn: i + 1 };
+	});
+	return {
+		...run,
+		promptTokens: sumOf(s.promptTokens),
+		promptTokensPerTurn: median(s.promptTokens),
+		cacheReadTokens: sumOf(s.cacheReadTokens),
+		cacheWriteTokens: sumOf(s.cacheWriteTokens),
+		uncachedTokens: sumOf(s.promptTokens) - sumOf(s.cacheReadTokens),
+		toolsSystemTokens: head,
+		cachedShares,
+		cachedShare: later.length ? sumOf(laterCached) / sumOf(later) : NaN,
+		lowestCachedShare: lowest,
+	};
+}
+
+/** Every conversation's figures, and per provider API search against all tools over the conversation. */
+function deriveToolTokens(part) {
+	const runs = part.runs.map(deriveToolTokensRun);
+	const providers = [...new Set(runs.map((r) => r.provider))];
+	const comparisons = providers.map((provider) => {
+		const all = runs.find((r) => r.provider === provider && r.loading === 'all');
+		const search = runs.find((r) => r.provider === provider && r.loading === 'search');
+		if (!all || !search) return { provider, ratio: NaN, uncachedRatio: NaN, perTurnRatio: NaN };
+		return {
+			provider,
+			ratio: search.promptTokens / all.promptTokens,
+			uncachedRatio: search.uncachedTokens / all.uncachedTokens,
+			perTurnRatio: search.promptTokensPerTurn / all.promptTokensPerTurn,
+		};
+	});
+	return { ...part, runs, comparisons };
+}
+
 /** The results with every derived figure recomputed from the samples they hold. */
 function deriveResults(results) {
 	const out = { ...results };
@@ -271,6 +322,7 @@ function deriveResults(results) {
 	if (out.scanListing) out.scanListing = deriveScanListing(out.scanListing);
 	if (out.oneExecution) out.oneExecution = deriveOneExecution(out.oneExecution);
 	if (out.approvals) out.approvals = deriveApprovals(out.approvals);
+	if (out.toolTokens) out.toolTokens = deriveToolTokens(out.toolTokens);
 	return out;
 }
 
@@ -290,5 +342,7 @@ module.exports = {
 	analyseOneExecution,
 	deriveOneExecution,
 	deriveApprovals,
+	deriveToolTokensRun,
+	deriveToolTokens,
 	deriveResults,
 };

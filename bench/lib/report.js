@@ -5,6 +5,7 @@ const { ARGUMENT_STYLES } = require('./argumentStyles');
 const { quantile } = require('./common');
 const { cpuPerCall, rawBaseline } = require('./targets');
 const { CALL_TOOL_ITEMS } = require('./derive');
+const { toolTokensSection } = require('./toolTokensReport');
 
 const LABELS = {
 	raw: 'Raw MCP SDK client (the limit)',
@@ -564,6 +565,7 @@ function renderMarkdown(results) {
 	if (results.leanHttp) out.push(leanHttpSection(results.leanHttp));
 	if (results.oneExecution) out.push(oneExecutionSection(results.oneExecution));
 	if (results.approvals) out.push(approvalsSection(results.approvals));
+	if (results.toolTokens) out.push(toolTokensSection(results.toolTokens));
 	if (results.callTool || results.pausedState) out.push(memorySection(results));
 	return `${out.join('\n')}\n`;
 }

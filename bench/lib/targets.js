@@ -71,6 +71,42 @@ function rawSdkComparisons(call) {
 	return rows;
 }
 
+const API_NAMES = { anthropic: 'Anthropic Messages', openaiChat: 'OpenAI Chat Completions', openaiResponses: 'OpenAI Responses' };
+const pct = (value) => (Number.isFinite(value) ? `${(value * 100).toFixed(1)}%` : 'n/a');
+const tokens = (value) => (Number.isFinite(value) ? value.toLocaleString('en') : 'n/a');
+
+/**
+ * Part 'toolTokens' (derived by deriveToolTokens): per provider API, the input tokens of the
+ * conversation with tool search against All Tools (≤ 10%), and per conversation the share of the
+ * tool and system part read from the cache on every turn after the first (≥ 90%, the lowest turn decides).
+ */
+function toolTokensTargets(part) {
+	if (!part?.comparisons) return [];
+	const targets = [];
+	for (const c of part.comparisons) {
+		const all = part.runs.find((r) => r.provider === c.provider && r.loading === 'all');
+		const search = part.runs.find((r) => r.provider === c.provider && r.loading === 'search');
+		targets.push({
+			id: `tool-tokens-search-${c.provider}`,
+			target: `Tool search on a ${tokens(part.catalogTools)}-tool Agent (${API_NAMES[c.provider] ?? c.provider}): input tokens of the conversation with search ≤ 10% of All Tools`,
+			measured: `${pct(c.ratio)} (${tokens(search?.promptTokens)} tokens in ${search?.turns ?? '?'} turns vs ${tokens(all?.promptTokens)} in ${all?.turns ?? '?'}); not read from the cache: ${pct(c.uncachedRatio)}`,
+			value: c.ratio,
+			met: Number.isFinite(c.ratio) ? c.ratio <= 0.1 : null,
+		});
+	}
+	for (const run of part.runs) {
+		const lowest = run.lowestCachedShare;
+		targets.push({
+			id: `tool-tokens-cache-${run.provider}-${run.loading}`,
+			target: `Prompt cache (${API_NAMES[run.provider] ?? run.provider}, ${run.loading === 'search' ? 'Search' : 'All Tools'}): ≥ 90% of the tool and system part a cache read on every turn after the first`,
+			measured: lowest ? `lowest ${pct(lowest.share)} (turn ${lowest.turn}); over turns 2–${run.turns}: ${pct(run.cachedShare)}` : 'n/a (one turn)',
+			value: lowest ? lowest.share : NaN,
+			met: lowest ? lowest.share >= 0.9 : null,
+		});
+	}
+	return targets;
+}
+
 /** One row per target: { id, target, measured, met } (met is null when the part did not run). */
 function evaluateTargets(results) {
 	const targets = [];
@@ -249,6 +285,7 @@ function evaluateTargets(results) {
 		}
 	}
 	targets.push(...approvalTargets(results.approvals));
+	targets.push(...toolTokensTargets(results.toolTokens));
 	return targets;
 }
 
@@ -311,4 +348,4 @@ function approvalTargets(approvals) {
 	return targets;
 }
 
-module.exports = { evaluateTargets, judgingStats, cpuPerCall, rawBaseline, rawSdkComparisons };
+module.exports = { evaluateTargets, judgingStats, cpuPerCall, rawBaseline, rawSdkComparisons, toolTokensTargets, API_NAMES };
