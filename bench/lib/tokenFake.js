@@ -54,7 +54,8 @@ function promptBlocks(api, body) {
 		const system = typeof body.system === 'string' ? [{ type: 'text', text: body.system }] : (body.system ?? []);
 		for (const entry of system) blocks.push(block('system', entry.text, Boolean(entry.cache_control)));
 		for (const message of body.messages ?? []) {
-			if (typeof message.content === 'string') blocks.push(block('messages', { role: message.role, content: message.content }));
+			// A text message is its one text block to the API (and to its cache).
+			if (typeof message.content === 'string') blocks.push(block('messages', { role: message.role, type: 'text', text: message.content }));
 			else for (const content of message.content ?? []) blocks.push(block('messages', { role: message.role, ...withoutCacheControl(content) }, Boolean(content.cache_control)));
 		}
 	} else if (api === 'openaiChat') {

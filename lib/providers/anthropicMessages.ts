@@ -41,6 +41,21 @@ function cachedAnthropicTools(tools: CatalogTool[]): Array<Record<string, unknow
 	return list;
 }
 
+/**
+ * The conversation with a moving breakpoint on its last block, so each turn reads the one before
+ * from the cache (Anthropic's pattern for multi-turn caching: the marker is not part of the cached
+ * prefix). The stored transcript is not touched; a text message becomes its one text block, which
+ * the API treats alike.
+ */
+function withConversationBreakpoint(transcript: unknown[]): unknown[] {
+	const last = transcript[transcript.length - 1] as { role?: unknown; content?: unknown } | undefined;
+	if (!last || typeof last !== 'object') return transcript;
+	const blocks = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : Array.isArray(last.content) ? last.content : undefined;
+	if (!blocks || blocks.length === 0 || !isJsonObject(blocks[blocks.length - 1])) return transcript;
+	const marked = [...blocks.slice(0, -1), { ...(blocks[blocks.length - 1] as Record<string, unknown>), cache_control: CACHE }];
+	return [...transcript.slice(0, -1), { ...last, content: marked }];
+}
+
 /** Anthropic Messages API: tool_use blocks in, tool_result blocks (with is_error) out. */
 export const anthropicMessages: ProviderAdapter = {
 	id: 'anthropic',
@@ -58,7 +73,7 @@ export const anthropicMessages: ProviderAdapter = {
 		const body: Record<string, unknown> = {
 			model: settings.model,
 			max_tokens: settings.maxOutputTokens,
-			messages: transcript,
+			messages: settings.promptCaching ? withConversationBreakpoint(transcript) : transcript,
 		};
 		if (system) body.system = [{ type: 'text', text: system, ...(settings.promptCaching ? { cache_control: CACHE } : {}) }];
 		if (toolDefs.length > 0) {

@@ -278,6 +278,13 @@ beforeEach(() => {
 	serversClosed = 0;
 });
 
+
+/** A message's text as sent: a plain string, or the one text block Prompt Caching's moving breakpoint makes of it. */
+function textOf(content: unknown): unknown {
+	if (!Array.isArray(content) || content.length !== 1 || content[0]?.type !== 'text') return content;
+	return content[0].text;
+}
+
 describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
 	it('offers both; the MCP read-only call runs, the Code Tool call waits for review, then runs after approval', async () => {
 		const codeNode = fakeSubNode('Code Tool');
@@ -769,7 +776,7 @@ describe('Memory sub-node', () => {
 		scriptModel([answer('Hello Ana.'), answer('Your name is Ana.')]);
 		await run(fakeContext({ items: [{ chatInput: 'I am Ana', sessionId: 's1' }], tools: [codeTool(fakeSubNode('Code Tool'))], memory }));
 		await run(fakeContext({ items: [{ chatInput: 'Who am I?', sessionId: 's1' }], tools: [codeTool(fakeSubNode('Code Tool'))], memory }));
-		expect(model.requests[1].messages).toEqual([
+		expect((model.requests[1].messages as Array<{ role: string; content: unknown }>).map((message) => ({ ...message, content: textOf(message.content) }))).toEqual([
 			{ role: 'user', content: 'I am Ana' },
 			{ role: 'assistant', content: 'Hello Ana.' },
 			{ role: 'user', content: 'Who am I?' },
@@ -901,7 +908,7 @@ describe('a run that fails after tool calls ran', () => {
 });
 
 describe('per-execution parameters', () => {
-	const messagesSent = () => model.requests.map((request) => (request.messages as Array<{ content: unknown }>)[0].content);
+	const messagesSent = () => model.requests.map((request) => textOf((request.messages as Array<{ content: unknown }>)[0].content));
 	const readsOf = (context: ReturnType<typeof fakeContext>, name: string) => context.parameterReads.filter(([read]) => read === name).map(([, index]) => index);
 
 	it('reads the default User Message (a ?? chain of item paths) from each item; n8n evaluates it only for an item where no path is present', async () => {

@@ -91,8 +91,24 @@ describe('Anthropic Messages adapter', () => {
 		expect(request.tools[0]).not.toHaveProperty('cache_control');
 		expect(request.tools[1].cache_control).toEqual({ type: 'ephemeral' });
 		expect(request.system).toEqual([{ type: 'text', text: 'Sys', cache_control: { type: 'ephemeral' } }]);
-		// No tools, no system: nothing to mark.
-		expect(a.buildRequest({ ...SETTINGS, promptCaching: true }, [], USER)).toEqual({ model: 'm-1', max_tokens: 321, messages: USER });
+		// No tools, no system: only the conversation's last block is marked (a text message as its one text block).
+		const marked = [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }];
+		expect(a.buildRequest({ ...SETTINGS, promptCaching: true }, [], USER)).toEqual({ model: 'm-1', max_tokens: 321, messages: marked });
+		// The transcript itself is not touched (it is stored and replayed as it is).
+		expect(USER).toEqual([{ role: 'user', content: 'hi' }]);
+	});
+
+	it('moves the conversation breakpoint to the last block of the last message on each turn', () => {
+		const transcript = [
+			{ role: 'user', content: 'hi' },
+			{ role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'echo', input: {} }] },
+			{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'a' }, { type: 'tool_result', tool_use_id: 't2', content: 'b' }] },
+		];
+		const request = a.buildRequest({ ...SETTINGS, promptCaching: true }, TOOLS, transcript) as { messages: Array<{ content: unknown }> };
+		expect(JSON.stringify(request.messages).match(/cache_control/g)).toHaveLength(1);
+		expect((request.messages[2].content as Array<Record<string, unknown>>)[1].cache_control).toEqual({ type: 'ephemeral' });
+		expect(request.messages[0].content).toBe('hi');
+		expect(a.buildRequest({ ...SETTINGS, promptCaching: false }, TOOLS, transcript).messages).toBe(transcript);
 	});
 
 	it.each([

@@ -3,7 +3,7 @@
 // providers' prompt caches. Each request's tool and system part is the previous one's, byte for
 // byte (with search, loaded tools only appended after the always-loaded tools and the search tool),
 // and the previous request's messages are a byte prefix of the next one's; Anthropic's cache_control
-// breakpoints sit on the last tool and the system prompt only. A run paused for review, stored as
+// breakpoints sit on the last tool, the system prompt and the conversation's last block only. A run paused for review, stored as
 // JSON, loaded by a fresh module registry (another worker) and given a freshly built catalog sends
 // the same bytes as the run that never stopped.
 
@@ -171,10 +171,19 @@ const stripMarker = (value: Body) => {
 	return rest;
 };
 
+/**
+ * An Anthropic message as its cache reads it: a text message is its one text block, and the moving
+ * breakpoint on the conversation's last block marks the prompt without being part of it.
+ */
+const asCached = (message: Body): Body => ({
+	...message,
+	content: (typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content).map((block: Body) => stripMarker(block)),
+});
+
 /** A request's parts as the providers' caches read them: tools, system prompt, messages. */
 function parts(api: Api, text: string): { tools: Body[]; system: string; messages: Body[] } {
 	const body = JSON.parse(text) as Body;
-	if (api === 'anthropic') return { tools: body.tools ?? [], system: JSON.stringify(body.system), messages: body.messages };
+	if (api === 'anthropic') return { tools: body.tools ?? [], system: JSON.stringify(body.system), messages: body.messages.map(asCached) };
 	if (api === 'openaiChat') return { tools: body.tools ?? [], system: JSON.stringify(body.messages[0]), messages: body.messages.slice(1) };
 	return { tools: body.tools ?? [], system: JSON.stringify(body.instructions), messages: body.input };
 }
@@ -284,14 +293,15 @@ describe('Anthropic cache breakpoints', () => {
 			tools: body.tools.map((tool: Body, i: number) => (tool.cache_control ? i : -1)).filter((i: number) => i >= 0),
 			toolCount: body.tools.length,
 			system: body.system.map((block: Body) => Boolean(block.cache_control)),
-			messages: JSON.stringify(body.messages).includes('cache_control'),
+			messages: (body.messages as Body[]).flatMap((message, m) => (Array.isArray(message.content) ? message.content.map((block: Body, b: number) => (block.cache_control ? `${m}.${b}` : '')) : [])).filter(Boolean),
+			lastBlock: `${body.messages.length - 1}.${(body.messages.at(-1).content as Body[]).length - 1}`,
 		};
 	};
 
 	test.each([
 		['All Tools', undefined],
 		['Search', SEARCH],
-	] as const)('%s, Prompt Caching on: one breakpoint on the last tool and one on the system prompt, none in the messages', (_name, loading) => {
+	] as const)('%s, Prompt Caching on: one breakpoint on the last tool, one on the system prompt and one on the conversation\'s last block', (_name, loading) => {
 		const m = loadModules(false);
 		const requests: string[] = [];
 		drive(m, approve(m, pausedRun(m, 'anthropic', loading, requests)), requests);
@@ -299,7 +309,7 @@ describe('Anthropic cache breakpoints', () => {
 			const found = markers(text);
 			expect(found.tools).toEqual([found.toolCount - 1]);
 			expect(found.system).toEqual([true]);
-			expect(found.messages).toBe(false);
+			expect(found.messages).toEqual([found.lastBlock]);
 		}
 	});
 

@@ -46,13 +46,15 @@ function textOf(content) {
 const views = {
 	anthropic(body) {
 		const messages = body.messages ?? [];
-		const firstUser = messages.find((m) => m.role === 'user' && typeof m.content === 'string');
+		// A person's message: a string, or text blocks (Prompt Caching marks the conversation's last block).
+		const personWrote = (m) => m.role === 'user' && (typeof m.content === 'string' || (Array.isArray(m.content) && m.content.length > 0 && m.content.every((b) => b.type === 'text')));
+		const firstUser = messages.find(personWrote);
 		const results = [];
 		for (const m of messages) {
 			if (m.role !== 'user' || !Array.isArray(m.content)) continue;
 			for (const block of m.content) if (block.type === 'tool_result') results.push({ id: block.tool_use_id, isError: block.is_error === true, text: textOf(block.content) });
 		}
-		return { plan: planFrom(firstUser ? firstUser.content : ''), round: messages.filter((m) => m.role === 'assistant').length, results, toolNames: (body.tools ?? []).map((t) => t.name) };
+		return { plan: planFrom(firstUser ? textOf(firstUser.content) : ''), round: messages.filter((m) => m.role === 'assistant').length, results, toolNames: (body.tools ?? []).map((t) => t.name) };
 	},
 	chat(body) {
 		const messages = body.messages ?? [];
