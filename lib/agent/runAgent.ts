@@ -3,7 +3,7 @@ import { isContextOverflow } from '../providers/errors';
 import type { ModelClient } from '../providers/types';
 import { EMPTY_USAGE } from '../providers/shared';
 import { nextEffect, step } from './step';
-import { offeredTools } from './toolLoading';
+import { nativeSearchOf, offeredTools } from './toolLoading';
 import type { AgentEvent, AgentState, PlannedCall, StandingApprovalOutcome } from './types';
 import type { ToolRunResult } from './toolRunner';
 import { readGrants, isGrantRef, makeGrant, standingApprovalsToStore, type Grant, type GrantStore, type GrantScope } from './grants';
@@ -130,7 +130,7 @@ async function runEffects(progress: { state: AgentState }, drivers: AgentDrivers
 			// A forced tool choice applies until a tool has run; forcing it on every call would never let the model answer.
 			const forced = state.settings.toolChoice.type === 'required' || state.settings.toolChoice.type === 'tool';
 			const settings = forced && state.toolLog.length > 0 ? { ...state.settings, toolChoice: { type: 'auto' as const } } : state.settings;
-			const body = adapter.buildRequest(settings, offeredTools(state), state.transcript);
+			const body = adapter.buildRequest(settings, offeredTools(state), state.transcript, nativeSearchOf(state));
 			let response: unknown;
 			try {
 				const { onText, signal } = drivers;

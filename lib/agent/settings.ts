@@ -20,6 +20,7 @@ export interface RawAgentOptions {
 	toolLoading?: string;
 	toolSearchThreshold?: number;
 	alwaysLoadedTools?: string;
+	toolSearchWith?: string;
 }
 
 /** What to do about an Agent option that cannot be used; the message names the option. */
@@ -84,11 +85,14 @@ export function buildRunSettings(model: string, system: string | undefined, raw:
 	};
 }
 
-/** Tool Loading, Tool Search Threshold and Always Loaded Tools as the run uses them (lib/agent/toolLoading.ts). */
+/** Tool Loading, Tool Search Threshold, Search With and Always Loaded Tools as the run uses them (lib/agent/toolLoading.ts). */
 export function buildToolLoading(raw: RawAgentOptions): ToolLoadingOptions {
 	const mode = raw.toolLoading ?? AGENT_DEFAULTS.toolLoading;
 	if (mode !== 'all' && mode !== 'search') throw new SettingsError(`Unknown Tool Loading "${mode}"`);
+	const searchWith = raw.toolSearchWith ?? AGENT_DEFAULTS.toolSearchWith;
+	if (searchWith !== 'provider' && searchWith !== 'package') throw new SettingsError(`Unknown Search With "${searchWith}"`);
 	return {
+		searchWith,
 		mode,
 		threshold: positiveInteger(raw.toolSearchThreshold, AGENT_DEFAULTS.toolSearchThreshold, 'Tool Search Threshold', true),
 		alwaysLoaded: parsePatternList(raw.alwaysLoadedTools ?? AGENT_DEFAULTS.alwaysLoadedTools),

@@ -8,11 +8,11 @@ import { judgeCall, refusalText, type CallVerdict } from './approvalRules';
 import { hashReviewedCall } from './argumentHash';
 import { applyDecisions, awaitingPerson, expireApproval, refreshCatalog, shownIdentity } from './review';
 import { answerActions, startInputRound } from './callInput';
-import { logEntry } from './toolLog';
+import { logEntry, providerSearchEntry } from './toolLog';
 import { setEntry } from './ownEntry';
 import { applyGrants, recordStandingApprovals } from './grants';
 import { AGENT_STATE_VERSION } from './stateSchema';
-import { callUnderSearch, initialToolLoading, offeredTools, type ToolLoadingOptions } from './toolLoading';
+import { callUnderSearch, initialToolLoading, offeredTools, withProviderSearches, type ToolLoadingOptions } from './toolLoading';
 import type { AgentEffect, AgentEvent, AgentState, PlannedCall, RunSettings, RunStatus, ToolInputNeeded, ToolLogEntry, RunToolsPhase } from './types';
 import type { CatalogTool, ModelTurn, StopKind, ToolOutcome, Usage } from '../providers/modelTypes';
 import type { RunningTask } from '../mcp/toolTask';
@@ -36,7 +36,7 @@ export interface RunInit {
 }
 
 export function createRun(init: RunInit): AgentState {
-	const toolLoading = initialToolLoading(init.tools, init.toolLoading, init.settings);
+	const toolLoading = initialToolLoading(init.tools, init.toolLoading, init.settings, init.provider);
 	return {
 		version: AGENT_STATE_VERSION,
 		provider: init.provider,
@@ -238,6 +238,13 @@ function afterModelTurn(previous: AgentState, turn: ModelTurn): AgentState {
 		usage: addUsage(previous.usage, turn.usage),
 		lastText: turn.text || previous.lastText,
 	};
+	const searches = turn.providerSearches;
+	if (searches?.length) {
+		// The provider's own searches ran on its side during the turn: logged at once, what they found recorded as loaded.
+		const searchTool = state.toolLoading?.searchTool ?? 'tool_search';
+		state.toolLog = appended(state.toolLog, searches.map((search) => providerSearchEntry(state.iterations, searchTool, search)));
+		if (state.toolLoading?.strategy === 'provider') state.toolLoading = withProviderSearches(state, state.toolLoading, searches);
+	}
 	const { tokenBudget } = state.settings;
 	const used = budgetedTokens(state.usage);
 	if (tokenBudget > 0 && used > tokenBudget) {

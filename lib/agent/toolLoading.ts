@@ -1,19 +1,22 @@
 /**
  * Tool Loading: which of the catalog's tools the model is sent on a turn. With "All Tools" every
  * catalog tool goes with every request. With search (a catalog larger than the builder's
- * threshold) the model starts with the tools the builder marks as always loaded plus the
- * package's own search tool, and each search loads the definitions it finds for the following
- * turns. The loaded set is part of the run's state, so it survives a pause and a resume on any
- * worker, and the request's tool list keeps one order across turns (always loaded, the search tool,
- * then loaded tools in the order they were loaded) so prompt caches keep hitting.
+ * threshold) the model starts with the tools the builder marks as always loaded, and finds the
+ * others with a search, in one of two ways (the run's strategy, chosen at its start):
  *
+ * - "provider": the API's own tool search (Anthropic Messages, OpenAI Responses). Every offered
+ *   tool is sent on every turn, the ones not always loaded marked deferred, plus the provider's
+ *   search tool; the provider runs the searches on its side and its search blocks stay in the
+ *   transcript. The request's tools never change during the run, so prompt caches keep hitting.
+ * - "search": the package's own search tool, for APIs without one (Chat Completions, Chat Model
+ *   sub-nodes) or when the builder asks for it. Each search loads the definitions it finds for the
+ *   following turns; the request's tool list keeps one order across turns (always loaded, the
+ *   search tool, then loaded tools in the order they were loaded).
+ *
+ * The loaded set is part of the run's state, so it survives a pause and a resume on any worker.
  * A found tool is the catalog tool itself: validated, pinned and scanned when the catalog was
  * built (withheld tools are not in it), judged by the approval rules and reviewed when called, like
- * any other. A tool an approval rule refuses outright is never found, loaded or offered.
- *
- * The strategy is a field of the state: a provider's own tool search (Anthropic's deferred tools,
- * OpenAI Responses' tool search) can be added as another strategy that sends every tool marked
- * deferred through the adapter, with this module deciding which.
+ * any other. A tool an approval rule refuses outright is never found, loaded, offered or sent.
  */
 import { refusesEveryCall } from './approvalRules';
 import { matchesToolPattern, type ApprovalPolicy } from './policy';
@@ -22,7 +25,8 @@ import { ToolSearchIndex } from '../tools/toolSearchIndex';
 import { toolNameProblem } from '../tools/toolNameRule';
 import { adapterFor } from '../providers/registry';
 import { validateArguments } from '../tools/argumentValidator';
-import type { CatalogTool, ModelSettings, ModelTurn, ToolOutcome } from '../providers/modelTypes';
+import type { CatalogTool, ModelSettings, ModelTurn, ProviderSearch, ToolOutcome } from '../providers/modelTypes';
+import type { NativeToolSearch, ProviderId } from '../providers/types';
 import type { AgentState, PlannedCall, ToolKey, ToolLoadingState } from './types';
 
 export type { ToolKey, ToolLoadingState };
@@ -34,6 +38,8 @@ export interface ToolLoadingOptions {
 	threshold: number;
 	/** `server/tool` patterns as in Require Approval For. */
 	alwaysLoaded: string[];
+	/** Search With: the provider's own tool search where the API has one (default), or always the package's search tool. */
+	searchWith?: 'provider' | 'package';
 }
 
 export const SEARCH_TOOL_NAME = 'search_tools';
@@ -73,14 +79,17 @@ export function searchToolEntry(name: string): CatalogTool {
  * The run's tool loading at its start: undefined (every tool, every turn) unless search is on and
  * the catalog is larger than the threshold.
  */
-export function initialToolLoading(tools: CatalogTool[], options: ToolLoadingOptions | undefined, settings: ModelSettings & { approval?: ApprovalPolicy }): ToolLoadingState | undefined {
+export function initialToolLoading(tools: CatalogTool[], options: ToolLoadingOptions | undefined, settings: ModelSettings & { approval?: ApprovalPolicy }, provider?: ProviderId): ToolLoadingState | undefined {
 	if (!options || options.mode !== 'search' || tools.length <= options.threshold) return undefined;
 	const taken = new Set(tools.map((tool) => tool.providerName));
-	let searchTool = SEARCH_TOOL_NAME;
-	for (let n = 2; taken.has(searchTool); n++) searchTool = `${SEARCH_TOOL_NAME}_${n}`;
 	// A tool the model is forced to call must be in the request from the first turn.
 	const forced = settings.toolChoice.type === 'tool' ? forcedToolName(settings.toolChoice.name, tools) : undefined;
 	const always = tools.filter((tool) => tool.providerName === forced || options.alwaysLoaded.some((pattern) => matchesToolPattern(pattern, tool))).map(keyOf);
+	const native = provider !== undefined && options.searchWith !== 'package' ? adapterFor(provider).nativeToolSearch : undefined;
+	// A catalog tool with the provider search tool's name would clash with it: the package's search tool can be renamed, the provider's cannot.
+	if (native && !taken.has(native.toolName)) return { strategy: 'provider', searchTool: native.toolName, always, loaded: [] };
+	let searchTool = SEARCH_TOOL_NAME;
+	for (let n = 2; taken.has(searchTool); n++) searchTool = `${SEARCH_TOOL_NAME}_${n}`;
 	return { strategy: 'search', searchTool, always, loaded: [] };
 }
 
@@ -99,6 +108,7 @@ function searchable(tool: CatalogTool, policy: ApprovalPolicy | undefined): bool
 export function offeredTools(state: { tools: CatalogTool[]; toolLoading?: ToolLoadingState; settings: { approval?: ApprovalPolicy } }): CatalogTool[] {
 	const loading = state.toolLoading;
 	if (!loading) return state.tools;
+	if (loading.strategy === 'provider') return providerOffered(state.tools, loading, state.settings.approval);
 	let byState = offeredCache.get(state.tools);
 	if (!byState) offeredCache.set(state.tools, (byState = new WeakMap()));
 	let offered = byState.get(loading);
@@ -114,6 +124,45 @@ export function offeredTools(state: { tools: CatalogTool[]; toolLoading?: ToolLo
 	offered = [...always, searchToolEntry(loading.searchTool), ...loaded];
 	byState.set(loading, offered);
 	return offered;
+}
+
+const providerOfferedCache = new WeakMap<CatalogTool[], WeakMap<ToolKey[], CatalogTool[]>>();
+const nativeSearchCache = new WeakMap<CatalogTool[], NativeToolSearch>();
+
+/**
+ * Under the provider's own search: the always-loaded tools in catalog order, then every other
+ * tool in catalog order (sent deferred), never a tool an approval rule refuses outright. It does
+ * not depend on what was found, so the request's tools are the same on every turn; one array per
+ * catalog and always-loaded list (kept by reference through the run's state changes).
+ */
+function providerOffered(tools: CatalogTool[], loading: ToolLoadingState, policy: ApprovalPolicy | undefined): CatalogTool[] {
+	let byAlways = providerOfferedCache.get(tools);
+	if (!byAlways) providerOfferedCache.set(tools, (byAlways = new WeakMap()));
+	let offered = byAlways.get(loading.always);
+	if (offered) return offered;
+	const kept = tools.filter((tool) => searchable(tool, policy));
+	const isAlways = (tool: CatalogTool) => loading.always.some((key) => sameKey(key, tool));
+	const always = kept.filter(isAlways);
+	offered = [...always, ...kept.filter((tool) => !isAlways(tool))];
+	nativeSearchCache.set(offered, { deferred: new Set(offered.slice(always.length)) });
+	byAlways.set(loading.always, offered);
+	return offered;
+}
+
+/** What the adapter needs to send the provider's own tool search (undefined under any other loading): the offered tools that go deferred. */
+export function nativeSearchOf(state: { tools: CatalogTool[]; toolLoading?: ToolLoadingState; settings: { approval?: ApprovalPolicy } }): NativeToolSearch | undefined {
+	if (state.toolLoading?.strategy !== 'provider') return undefined;
+	return nativeSearchCache.get(offeredTools(state));
+}
+
+/**
+ * The loading state after the provider's searches of a turn: the tools they found, by provider
+ * name, recorded as loaded (for the output and the stored run; the request does not change).
+ */
+export function withProviderSearches(state: Pick<AgentState, 'tools'>, loading: ToolLoadingState, searches: ProviderSearch[]): ToolLoadingState {
+	const byName = new Map(state.tools.map((tool) => [tool.providerName, tool]));
+	const keys = searches.flatMap((search) => search.found.flatMap((name) => (byName.has(name) ? [keyOf(byName.get(name) as CatalogTool)] : [])));
+	return withLoaded(loading, keys).loading;
 }
 
 /** The loading state with `keys` loaded after the ones already loaded (those and always-loaded ones skipped), within MAX_LOADED_TOOLS. */
@@ -178,7 +227,7 @@ export function toolLoadingProblem(value: unknown): string | undefined {
 	if (value === undefined) return undefined;
 	if (!value || typeof value !== 'object' || Array.isArray(value)) return 'tool loading that is not an object';
 	const loading = value as Record<string, unknown>;
-	if (loading.strategy !== 'search') return `an unknown tool loading strategy ${JSON.stringify(loading.strategy)}`;
+	if (loading.strategy !== 'search' && loading.strategy !== 'provider') return `an unknown tool loading strategy ${JSON.stringify(loading.strategy)}`;
 	if (typeof loading.searchTool !== 'string' || toolNameProblem(loading.searchTool)) return 'a search tool without a valid name';
 	const isKey = (key: unknown) => !!key && typeof key === 'object' && typeof (key as ToolKey).serverId === 'string' && typeof (key as ToolKey).mcpName === 'string';
 	for (const field of ['always', 'loaded'] as const) {
@@ -210,6 +259,8 @@ export function callUnderSearch(
 	call: ModelTurn['toolCalls'][number],
 	tool: CatalogTool | undefined,
 ): SearchTurnCall | undefined {
+	// The provider's own search runs on its side: every call of the turn is a catalog tool's (or unknown), planned as any other.
+	if (loading.strategy === 'provider') return undefined;
 	const base = { id: call.id, providerName: call.name };
 	if (call.name === loading.searchTool) {
 		const searchCall = { ...base, builtIn: 'tool_search' as const };
@@ -236,10 +287,16 @@ export function callUnderSearch(
 }
 
 /** For the node's output: the search tool's name and the tools sent at the end of the run, by provider name. */
-export function toolLoadingSummary(state: Pick<AgentState, 'tools' | 'toolLoading' | 'settings'>): { searchTool: string; alwaysLoaded: string[]; loaded: string[] } | undefined {
+export function toolLoadingSummary(state: Pick<AgentState, 'tools' | 'toolLoading' | 'settings'>): { searchTool: string; searchWith: 'provider' | 'package'; alwaysLoaded: string[]; loaded: string[] } | undefined {
 	const loading = state.toolLoading;
 	if (!loading) return undefined;
+	if (loading.strategy === 'provider') {
+		const offered = offeredTools(state);
+		const found = (key: ToolKey) => offered.find((tool) => sameKey(key, tool));
+		const names = (keys: ToolKey[]) => keys.flatMap((key) => found(key)?.providerName ?? []);
+		return { searchTool: loading.searchTool, searchWith: 'provider', alwaysLoaded: names(loading.always), loaded: names(loading.loaded) };
+	}
 	const offered = offeredTools(state);
 	const at = offered.findIndex((tool) => tool.providerName === loading.searchTool && tool.serverId === '');
-	return { searchTool: loading.searchTool, alwaysLoaded: offered.slice(0, at).map((tool) => tool.providerName), loaded: offered.slice(at + 1).map((tool) => tool.providerName) };
+	return { searchTool: loading.searchTool, searchWith: 'package', alwaysLoaded: offered.slice(0, at).map((tool) => tool.providerName), loaded: offered.slice(at + 1).map((tool) => tool.providerName) };
 }

@@ -1,7 +1,7 @@
 import { answerActions } from './callInput';
 import { isGrantRef } from './grants';
 import type { CallAllowance, PlannedCall, ToolLogEntry } from './types';
-import type { ToolOutcome } from '../providers/modelTypes';
+import type { ProviderSearch, ToolOutcome } from '../providers/modelTypes';
 import type { ToolProgress } from '../mcp/progress';
 import type { TaskSummary } from '../mcp/toolTask';
 
@@ -64,6 +64,16 @@ export function logEntry(iteration: number, call: PlannedCall, outcome: ToolOutc
 	if (progress) entry.progress = { ...progress };
 	if (task) entry.task = { ...task };
 	return entry;
+}
+
+/**
+ * The audit entry of a search the provider ran on its side (its own tool search): what the model
+ * searched for and the tools it found, logged like the Agent's own search_tools calls.
+ */
+export function providerSearchEntry(iteration: number, searchTool: string, search: ProviderSearch): ToolLogEntry {
+	const found = search.found.length ? `Found ${search.found.length} tool${search.found.length === 1 ? '' : 's'}: ${search.found.join(', ')}` : 'No tool found';
+	const text = search.error ? `The provider's tool search failed (${search.error})` : found;
+	return { iteration, id: search.id, tool: searchTool, arguments: search.arguments, isError: search.error !== undefined, resultSummary: summarize({ text, isError: false, images: [], id: search.id }), durationMs: 0, builtIn: 'provider_tool_search' };
 }
 
 /**

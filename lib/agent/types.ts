@@ -120,8 +120,11 @@ export interface ToolLogEntry {
 	isError: boolean;
 	resultSummary: string;
 	durationMs: number;
-	/** The Agent's own tool search (no server): its result names the tools it loaded. */
-	builtIn?: 'tool_search';
+	/**
+	 * No server behind it: the Agent's own tool search ("tool_search"), or the provider's search run
+	 * on its side ("provider_tool_search"); the result names the tools found.
+	 */
+	builtIn?: 'tool_search' | 'provider_tool_search';
 	/** Set when the result was trimmed before it reached the model (Max Tool Result Characters): characters the model saw, of how many. */
 	resultTrimmed?: { shownChars: number; totalChars: number };
 	/** For a call that reached its tool: what let it through. */
@@ -164,13 +167,16 @@ export interface ToolKey {
 
 /** The run's tool loading, when the model searches for tools (absent: every tool on every turn; lib/agent/toolLoading.ts). */
 export interface ToolLoadingState {
-	/** "search": the package's own search tool, for every provider. */
-	strategy: 'search';
-	/** The search tool's provider name, fixed for the run (a catalog tool may already have the usual one). */
+	/**
+	 * "provider": the API's own tool search (Anthropic Messages, OpenAI Responses), every other tool
+	 * sent deferred; "search": the package's own search tool (every provider).
+	 */
+	strategy: 'search' | 'provider';
+	/** The search tool's name, fixed for the run (the package's can be renamed: a catalog tool may already have the usual one). */
 	searchTool: string;
 	/** Tools sent from the first turn: the builder's Always Loaded Tools and the Tool Choice tool. */
 	always: ToolKey[];
-	/** Tools loaded by search (or by a call naming them), in the order they were loaded. */
+	/** Tools loaded by search (or by a call naming them), in the order they were loaded; under "provider", the tools its searches found. */
 	loaded: ToolKey[];
 }
 

@@ -1,6 +1,6 @@
-import type { CatalogTool, ModelTurn, StopKind, ToolOutcome } from './modelTypes';
+import type { CatalogTool, ModelTurn, ProviderSearch, StopKind, ToolOutcome } from './modelTypes';
 import { toAnthropicTool } from '../tools/providerFormats';
-import type { ProviderAdapter } from './types';
+import type { NativeToolSearch, ProviderAdapter } from './types';
 import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, numberOr0, parseJsonArguments, systemWithStructuredOutput, withCallIds } from './shared';
 import { isJsonObject } from '../util/jsonObject';
 
@@ -41,6 +41,36 @@ function cachedAnthropicTools(tools: CatalogTool[]): Array<Record<string, unknow
 	return list;
 }
 
+/** Anthropic's server-side tool search (BM25 over the deferred tools' names, descriptions and arguments). */
+export const ANTHROPIC_SEARCH_TOOL = { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' } as const;
+const SEARCH_TOOL_NAMES = new Set(['tool_search_tool_bm25', 'tool_search_tool_regex']);
+
+/**
+ * The tools under Anthropic's own tool search: the loaded ones, the search tool, then the deferred
+ * ones (defer_loading: kept out of the prompt until a search returns them). With caching the
+ * breakpoint goes on the search tool, the last definition the prompt holds.
+ */
+function deferredAnthropicTools(tools: CatalogTool[], search: NativeToolSearch, caching: boolean): Array<Record<string, unknown>> {
+	const loaded = anthropicTools(tools.filter((tool) => !search.deferred.has(tool)));
+	const deferred = anthropicTools(tools.filter((tool) => search.deferred.has(tool))).map((tool) => ({ ...tool, defer_loading: true }));
+	return [...loaded, caching ? { ...ANTHROPIC_SEARCH_TOOL, cache_control: CACHE } : { ...ANTHROPIC_SEARCH_TOOL }, ...deferred];
+}
+
+/** The turn's server-side tool searches: each server_tool_use of a search tool with its tool_search_tool_result. */
+function searchesOf(content: Array<Record<string, unknown>>): ProviderSearch[] {
+	const searches: ProviderSearch[] = [];
+	for (const block of content) {
+		if (block.type !== 'server_tool_use' || !SEARCH_TOOL_NAMES.has(String(block.name))) continue;
+		const result = content.find((other) => other.type === 'tool_search_tool_result' && other.tool_use_id === block.id);
+		const answer = isJsonObject(result?.content) ? result.content : {};
+		const references = Array.isArray(answer.tool_references) ? answer.tool_references.filter(isJsonObject) : [];
+		const found = references.map((reference) => String(reference.tool_name));
+		const error = !result ? 'no_result' : answer.type === 'tool_search_tool_result_error' ? String(answer.error_code ?? 'error') : undefined;
+		searches.push({ id: String(block.id), arguments: block.input, found, ...(error ? { error } : {}) });
+	}
+	return searches;
+}
+
 /**
  * The conversation with a moving breakpoint on its last block, so each turn reads the one before
  * from the cache (Anthropic's pattern for multi-turn caching: the marker is not part of the cached
@@ -66,9 +96,14 @@ export const anthropicMessages: ProviderAdapter = {
 		return [...prior, { role: 'user', content: userMessage }];
 	},
 
-	buildRequest(settings, tools, transcript) {
+	nativeToolSearch: { toolName: ANTHROPIC_SEARCH_TOOL.name },
+
+	buildRequest(settings, tools, transcript, search) {
 		const system = systemWithStructuredOutput(settings);
-		const toolDefs = settings.promptCaching ? cachedToolList(tools, 'anthropic+cache', cachedAnthropicTools) : cachedToolList(tools, 'anthropic', anthropicTools);
+		const caching = settings.promptCaching;
+		const toolDefs = search
+			? cachedToolList(tools, caching ? 'anthropic+search+cache' : 'anthropic+search', (list) => deferredAnthropicTools(list, search, caching))
+			: caching ? cachedToolList(tools, 'anthropic+cache', cachedAnthropicTools) : cachedToolList(tools, 'anthropic', anthropicTools);
 		const choice = settings.toolChoice;
 		const body: Record<string, unknown> = {
 			model: settings.model,
@@ -103,6 +138,8 @@ export const anthropicMessages: ProviderAdapter = {
 		// Arguments that were not JSON (a streamed answer keeps them as text, streamedResponses.ts) go
 		// back in the transcript as {}: the API takes only an object there; the loop tells the model why.
 		const replayed = content.map((block) => (block.type === 'tool_use' && typeof block.input === 'string' ? { ...block, input: {} } : block));
+		// Server-side searches stay in the transcript as they came (server_tool_use, tool_search_tool_result): the API needs them to know what was loaded.
+		const searches = searchesOf(content);
 		return {
 			// An empty assistant message would be rejected on the next request.
 			transcriptItems: replayed.length > 0 ? [{ role: 'assistant', content: replayed }] : [],
@@ -115,6 +152,7 @@ export const anthropicMessages: ProviderAdapter = {
 				cacheReadTokens: numberOr0(usage.cache_read_input_tokens),
 				cacheWriteTokens: numberOr0(usage.cache_creation_input_tokens),
 			},
+			...(searches.length > 0 ? { providerSearches: searches } : {}),
 		};
 	},
 

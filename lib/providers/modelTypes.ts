@@ -72,6 +72,19 @@ export interface ModelTurn {
 	stop: StopKind;
 	usage: Usage;
 	refusal?: string;
+	/** The searches the provider's own tool search ran in this turn (on its side), for the tool log. */
+	providerSearches?: ProviderSearch[];
+}
+
+/** One search of a provider's own tool search, as its answer reports it. */
+export interface ProviderSearch {
+	id: string;
+	/** What the model searched for, as it sent it (a query, a pattern). */
+	arguments: unknown;
+	/** The provider names of the tools it found (loaded for the model from then on). */
+	found: string[];
+	/** The provider's error code when the search failed. */
+	error?: string;
 }
 
 /** What a provider adapter reads to build a request: the model part of the run's settings. */

@@ -1,11 +1,41 @@
-import type { CatalogTool, ModelTurn, StopKind, ToolOutcome } from './modelTypes';
+import type { CatalogTool, ModelTurn, ProviderSearch, StopKind, ToolOutcome } from './modelTypes';
 import { toOpenAiResponsesTool } from '../tools/providerFormats';
-import type { ProviderAdapter } from './types';
+import type { NativeToolSearch, ProviderAdapter } from './types';
 import { asToolDefinition, cachedToolList, checkHistory, forcedToolName, dataUrl, numberOr0, parseJsonArguments, resultText, withCallIds } from './shared';
 import { isJsonObject } from '../util/jsonObject';
 
 function openAiResponsesTools(tools: CatalogTool[]) {
 	return tools.map((tool) => toOpenAiResponsesTool(asToolDefinition(tool), tool.providerName));
+}
+
+/** The hosted tool search of the Responses API (run by OpenAI over the deferred functions). */
+export const RESPONSES_SEARCH_TOOL = { type: 'tool_search' } as const;
+
+/** The tools under Responses' own tool search: the loaded functions, the search tool, then the deferred functions (defer_loading). */
+function deferredResponsesTools(tools: CatalogTool[], search: NativeToolSearch): unknown[] {
+	const loaded = openAiResponsesTools(tools.filter((tool) => !search.deferred.has(tool)));
+	const deferred = openAiResponsesTools(tools.filter((tool) => search.deferred.has(tool))).map((tool) => ({ ...tool, defer_loading: true }));
+	return [...loaded, { ...RESPONSES_SEARCH_TOOL }, ...deferred];
+}
+
+/** The names of the tools a tool_search_output loaded (functions, and functions inside namespaces). */
+function loadedNames(tools: unknown): string[] {
+	if (!Array.isArray(tools)) return [];
+	return tools.filter(isJsonObject).flatMap((tool) => (Array.isArray(tool.tools) ? loadedNames(tool.tools) : typeof tool.name === 'string' ? [tool.name] : []));
+}
+
+/** The turn's server-side tool searches: each tool_search_call with the tool_search_output that follows it. */
+function searchesOf(output: Array<Record<string, unknown>>): ProviderSearch[] {
+	const searches: ProviderSearch[] = [];
+	output.forEach((item, at) => {
+		if (item.type !== 'tool_search_call') return;
+		// Server-run searches may carry no call_id: the output is the next tool_search_output item.
+		const result = output.slice(at + 1).find((other) => other.type === 'tool_search_output' && (item.call_id ? other.call_id === item.call_id : true));
+		const id = String(item.call_id ?? item.id ?? `search_${searches.length + 1}`);
+		const error = !result ? 'no_result' : result.status === 'incomplete' ? 'incomplete' : undefined;
+		searches.push({ id, arguments: item.arguments, found: loadedNames(result?.tools), ...(error ? { error } : {}) });
+	});
+	return searches;
 }
 
 /**
@@ -19,7 +49,9 @@ export const openAiResponses: ProviderAdapter = {
 		return [...checkHistory(history), { role: 'user', content: userMessage }];
 	},
 
-	buildRequest(settings, tools, transcript) {
+	nativeToolSearch: { toolName: 'tool_search' },
+
+	buildRequest(settings, tools, transcript, search) {
 		const body: Record<string, unknown> = {
 			model: settings.model,
 			input: transcript,
@@ -30,7 +62,7 @@ export const openAiResponses: ProviderAdapter = {
 		};
 		if (settings.system) body.instructions = settings.system;
 		if (tools.length > 0) {
-			body.tools = cachedToolList(tools, 'openaiResponses', openAiResponsesTools);
+			body.tools = search ? cachedToolList(tools, 'openaiResponses+search', (list) => deferredResponsesTools(list, search)) : cachedToolList(tools, 'openaiResponses', openAiResponsesTools);
 			const choice = settings.toolChoice;
 			body.tool_choice = choice.type === 'tool' ? { type: 'function', name: forcedToolName(choice.name, tools) } : choice.type;
 			body.parallel_tool_calls = settings.parallelToolCalls;
@@ -74,6 +106,8 @@ export const openAiResponses: ProviderAdapter = {
 		const replayable = output
 			.filter((item) => item.type !== 'reasoning' || typeof item.encrypted_content === 'string')
 			.map(({ id: _id, ...rest }) => rest);
+		// tool_search_call and tool_search_output items are replayed too: they tell the API which deferred functions were loaded.
+		const searches = searchesOf(output);
 		return {
 			transcriptItems: replayable,
 			text,
@@ -86,6 +120,7 @@ export const openAiResponses: ProviderAdapter = {
 				cacheWriteTokens: 0,
 			},
 			...(refusal ? { refusal } : {}),
+			...(searches.length > 0 ? { providerSearches: searches } : {}),
 		};
 	},
 

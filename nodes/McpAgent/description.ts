@@ -419,7 +419,7 @@ export const agentProperties: INodeProperties[] = [
 					{
 						name: 'Search When More Than N Tools',
 						value: 'search',
-						description: 'Above Tool Search Threshold tools, the model starts with Always Loaded Tools and a search tool, and loads the tools it finds; found tools are reviewed and pinned like any other',
+						description: "Above Tool Search Threshold tools, the model starts with Always Loaded Tools and a search tool, and loads the tools it finds: the provider's own tool search on Anthropic and OpenAI Responses (the other tools sent deferred), the package's search tool on Chat Completions and Chat Model sub-nodes; found tools are reviewed and pinned like any other",
 					},
 				],
 			},
@@ -430,6 +430,25 @@ export const agentProperties: INodeProperties[] = [
 				default: agentDefault('toolSearchThreshold'),
 				typeOptions: { minValue: 0 },
 				description: 'With Tool Loading "Search When More Than N Tools": N, counted over every connected server and n8n tool',
+			},
+			{
+				displayName: 'Search With',
+				name: 'toolSearchWith',
+				type: 'options',
+				default: agentDefault('toolSearchWith'),
+				options: [
+					{
+						name: "Provider's Own Tool Search",
+						value: 'provider',
+						description: 'On Anthropic and OpenAI Responses, the API searches the deferred tools on its side; on Chat Completions and Chat Model sub-nodes, the package\'s search tool',
+					},
+					{
+						name: "Package's Search Tool",
+						value: 'package',
+						description: 'The package\'s search_tools on every provider, e.g. for a model or compatible endpoint without tool search (OpenAI: GPT-5.4 and later only)',
+					},
+				],
+				description: 'With Tool Loading "Search When More Than N Tools": which search finds the tools not loaded yet',
 			},
 		],
 	},
