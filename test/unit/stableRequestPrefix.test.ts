@@ -5,7 +5,9 @@
 // and the previous request's messages are a byte prefix of the next one's; Anthropic's cache_control
 // breakpoints sit on the last tool, the system prompt and the conversation's last block only. A run paused for review, stored as
 // JSON, loaded by a fresh module registry (another worker) and given a freshly built catalog sends
-// the same bytes as the run that never stopped.
+// the same bytes as the run that never stopped. Under the provider's own tool search (Anthropic,
+// Responses) the tools are the same bytes on every turn, and the provider's search blocks stay in
+// the conversation, replayed as they came.
 
 import type { ServerTools } from '../../lib/agent/catalog';
 import { systemWithInstructions } from '../../lib/agent/servers';
@@ -91,18 +93,30 @@ function respond(api: Api, body: Body): Body {
 				: transcript.filter((item) => item.type === 'function_call');
 	const done = made.filter((call: Body) => !String(call.name).startsWith('search_tools')).length;
 	const need = NEEDS[done];
+	// The provider's own search: a deferred tool not found yet in this conversation is searched for on the provider's side, then called in the same answer.
+	const deferred = (body.tools ?? []).some((tool: Body) => tool.defer_loading === true && tool.name === need?.tool);
+	const foundBefore =
+		api === 'anthropic'
+			? JSON.stringify(transcript).includes(`"tool_name":"${need?.tool}"`)
+			: transcript.some((item) => item.type === 'tool_search_output' && item.tools.some((tool: Body) => tool.name === need?.tool));
+	const native = need && deferred && !foundBefore;
 	const call = need && (offeredNames(api, body).includes(need.tool) ? { name: need.tool, arguments: need.arguments } : { name: 'search_tools', arguments: { query: need.query } });
 	const id = `call_${turn}`;
 	const usage = { input_tokens: 10, output_tokens: 5 };
 	if (api === 'anthropic') {
-		return { type: 'message', role: 'assistant', content: call ? [{ type: 'text', text: 'On it.' }, { type: 'tool_use', id, name: call.name, input: call.arguments }] : [{ type: 'text', text: 'All done.' }], stop_reason: call ? 'tool_use' : 'end_turn', usage };
+		const searched = native ? [{ type: 'server_tool_use', id: `srvtoolu_${turn}`, name: 'tool_search_tool_bm25', input: { query: need.query }, caller: { type: 'direct' } }, { type: 'tool_search_tool_result', tool_use_id: `srvtoolu_${turn}`, content: { type: 'tool_search_tool_search_result', tool_references: [{ type: 'tool_reference', tool_name: need.tool }] } }] : [];
+		return { type: 'message', role: 'assistant', content: call ? [{ type: 'text', text: 'On it.' }, ...searched, { type: 'tool_use', id, name: call.name, input: call.arguments }] : [{ type: 'text', text: 'All done.' }], stop_reason: call ? 'tool_use' : 'end_turn', usage };
 	}
 	if (api === 'openaiChat') {
 		const message = call ? { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } }] } : { role: 'assistant', content: 'All done.' };
 		return { choices: [{ index: 0, message, finish_reason: call ? 'tool_calls' : 'stop' }], usage: { prompt_tokens: 10, completion_tokens: 5 } };
 	}
+	const definition = native ? (body.tools as Body[]).find((tool) => tool.name === need.tool)! : undefined;
+	const searched = definition
+		? [{ type: 'tool_search_call', id: `tsc_${turn}`, call_id: null, execution: 'server', status: 'completed', arguments: { query: need.query } }, { type: 'tool_search_output', id: `tso_${turn}`, call_id: null, execution: 'server', status: 'completed', tools: [{ ...definition, defer_loading: undefined }].map(({ defer_loading: _d, ...rest }) => rest) }]
+		: [];
 	const output = call
-		? [{ type: 'function_call', id: `fc_${turn}`, call_id: id, name: call.name, arguments: JSON.stringify(call.arguments), status: 'completed' }]
+		? [...searched, { type: 'function_call', id: `fc_${turn}`, call_id: id, name: call.name, arguments: JSON.stringify(call.arguments), status: 'completed' }]
 		: [{ type: 'message', id: `msg_${turn}`, role: 'assistant', content: [{ type: 'output_text', text: 'All done.' }] }];
 	return { status: 'completed', output, usage };
 }
@@ -129,7 +143,10 @@ const HISTORY = [
 	{ role: 'assistant', content: 'Hello! Tell me the order numbers.' },
 ];
 
-const SEARCH: ToolLoadingOptions = { mode: 'search', threshold: 10, alwaysLoaded: ['ops/*'] };
+const SEARCH: ToolLoadingOptions = { mode: 'search', threshold: 10, alwaysLoaded: ['ops/*'], searchWith: 'package' };
+/** The provider's own tool search where the API has one (Chat Completions: the package's, as SEARCH). */
+const NATIVE: ToolLoadingOptions = { ...SEARCH, searchWith: 'provider' };
+const isNative = (api: Api, loading: ToolLoadingOptions | undefined) => loading?.searchWith === 'provider' && api !== 'openaiChat';
 
 /**
  * Runs the script until it finishes or pauses for review, building each request as runAgent does
@@ -142,7 +159,7 @@ function drive(m: Modules, start: AgentState, requests: string[]): AgentState {
 		const effect = m.step.nextEffect(state);
 		if (effect.type === 'finish' || effect.type === 'request_approval') return state;
 		if (effect.type === 'call_model') {
-			const text = JSON.stringify(adapter.buildRequest(state.settings, m.toolLoading.offeredTools(state), state.transcript));
+			const text = JSON.stringify(adapter.buildRequest(state.settings, m.toolLoading.offeredTools(state), state.transcript, m.toolLoading.nativeSearchOf(state)));
 			requests.push(text);
 			state = m.step.step(state, { type: 'model_turn', turn: adapter.parseResponse(respond(state.provider as Api, JSON.parse(text))) });
 		} else {
@@ -231,13 +248,28 @@ describe.each(APIS)('stable request prefix, %s', (api) => {
 	test.each([
 		['All Tools', undefined],
 		['Search', SEARCH],
+		['Provider Search', NATIVE],
 	] as const)('%s: tools and system byte-identical turn after turn, messages only appended, through a pause and a resume elsewhere', (_name, loading) => {
 		const here = loadModules(false);
 		const uninterrupted: string[] = [];
 		const paused = pausedRun(here, api, loading, uninterrupted);
 		drive(here, approve(here, paused), uninterrupted);
-		expectStablePrefix(api, uninterrupted, Boolean(loading));
-		if (loading) {
+		const native = isNative(api, loading);
+		expectStablePrefix(api, uninterrupted, Boolean(loading) && !native);
+		if (native) {
+			const last = JSON.parse(uninterrupted[uninterrupted.length - 1]) as Body;
+			const tools = parts(api, uninterrupted[uninterrupted.length - 1]).tools;
+			const searchTool = api === 'anthropic' ? 'tool_search_tool_bm25' : undefined;
+			// The always-loaded tool, the provider's search tool, then every other tool deferred (the refund too: it waits for review, it is not refused).
+			expect(tools.slice(0, 2).map((t) => t.name ?? t.type)).toEqual(['get_current_time', searchTool ?? 'tool_search']);
+			expect(tools).toHaveLength(44);
+			expect(tools.slice(2).every((t) => t.defer_loading === true)).toBe(true);
+			expect(tools.slice(0, 2).some((t) => t.defer_loading)).toBe(false);
+			// The provider's search blocks are in the conversation, replayed on every later turn.
+			const replayed = JSON.stringify(api === 'anthropic' ? last.messages : last.input);
+			expect(replayed).toContain(api === 'anthropic' ? '"type":"tool_search_tool_result"' : '"type":"tool_search_output"');
+			expect(replayed.split(api === 'anthropic' ? '"type":"server_tool_use"' : '"type":"tool_search_call"').length - 1).toBe(2);
+		} else if (loading) {
 			const names = parts(api, uninterrupted[uninterrupted.length - 1]).tools.map((t) => t.name ?? t.function.name);
 			// Always-loaded tools first, then the search tool, then the loaded tools in load order.
 			expect(names).toEqual(['get_current_time', 'search_tools', 'lookup_parcel_tracking', 'issue_customer_refund']);
@@ -266,6 +298,7 @@ describe.each(APIS)('the next run of a conversation (memory), %s', (api) => {
 	test.each([
 		['All Tools', undefined],
 		['Search', SEARCH],
+		['Provider Search', NATIVE],
 	] as const)('%s: its first request repeats the first run\'s tools and system prompt byte for byte', (_name, loading) => {
 		const m = loadModules(false);
 		const first: string[] = [];
@@ -308,6 +341,19 @@ describe('Anthropic cache breakpoints', () => {
 		for (const text of requests) {
 			const found = markers(text);
 			expect(found.tools).toEqual([found.toolCount - 1]);
+			expect(found.system).toEqual([true]);
+			expect(found.messages).toEqual([found.lastBlock]);
+		}
+	});
+
+	test('Provider Search, Prompt Caching on: the tools\' breakpoint on the search tool (the last definition in the prompt), one on the system prompt and one on the conversation\'s last block', () => {
+		const m = loadModules(false);
+		const requests: string[] = [];
+		drive(m, approve(m, pausedRun(m, 'anthropic', NATIVE, requests)), requests);
+		for (const text of requests) {
+			const found = markers(text);
+			expect(found.tools).toEqual([1]);
+			expect((JSON.parse(text) as Body).tools[1]).toEqual({ type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25', cache_control: { type: 'ephemeral' } });
 			expect(found.system).toEqual([true]);
 			expect(found.messages).toEqual([found.lastBlock]);
 		}

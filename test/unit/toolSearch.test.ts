@@ -50,7 +50,8 @@ const SETTINGS: RunSettings = {
 	maxToolResultChars: 5000,
 	approval: { mode: 'notReadOnly', listed: [], alwaysAsk: [], neverAsk: [], rules: [{ label: 'no wires', tools: ['GitHub/wire_money'], effect: 'refuse', reason: 'wires are not allowed' }] },
 };
-const SEARCH: ToolLoadingOptions = { mode: 'search', threshold: 30, alwaysLoaded: ['get_metric_1'] };
+/** The package's own search tool (the provider's own search: toolSearchNative.test.ts). */
+const SEARCH: ToolLoadingOptions = { mode: 'search', threshold: 30, alwaysLoaded: ['get_metric_1'], searchWith: 'package' };
 
 function newRun(provider: ApiProviderId = 'anthropic', options: ToolLoadingOptions = SEARCH, tools: CatalogTool[] = CATALOG.tools): AgentState {
 	return createRun({ provider, settings: SETTINGS, tools, userMessage: 'help', toolLoading: options });
