@@ -189,7 +189,7 @@ hardeningCases(e2e, ctx, { plan, call, finalResults, nextMessage, counterLabels,
 inputCases(e2e, ctx, { plan, call, finalResults, reviewPage, assertRecorded, fieldName, inputFieldName, browserForm, submitForm, nextMessage, latestStatus, latestError, ownerSession, credentials });
 ruleCases(e2e, ctx, { plan, call, finalResults, reviewPage, decide, assertRecorded, counterLabels, latestError });
 grantCases(e2e, ctx, { plan, call, finalResults, reviewPage, assertRecorded, submitForm, decisionForm, grantsOnPage, revokeForm, counterLabels, latestError });
-toolSearchCases(e2e, ctx, { plan, call, finalResults, reviewPage, decide, assertRecorded });
+toolSearchCases(e2e, ctx, { plan, call, finalResults, reviewPage, decide, assertRecorded, nextMessage, latestStatus, latestError });
 require('./browserCases')(e2e, ctx, { plan, call, finalResults, reviewPage, counterLabels, latestStatus });
 taskWaitCases(e2e, ctx, { plan, call, finalResults, latestStatus, reviewPage, browserForm, submitForm, assertRecorded, inputFieldName, ownerSession });
 require('./agentCases').credentialTests(e2e, ctx, { credentials, ownerSession });

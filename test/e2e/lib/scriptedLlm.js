@@ -9,6 +9,14 @@
 // Turn k (k = number of assistant turns so far) asks for the calls of round k, in parallel; after
 // the last round the model answers with text "FINAL " + JSON of every tool result it received
 // (in order, with is_error), so tests can assert what reached the model.
+//
+// The providers' own tool search (Anthropic's tool_search_tool_bm25, Responses' hosted tool_search)
+// is emulated when a request carries the search tool: a planned call of it (by the search tool's
+// name, { query }) is answered on the "server side" with the provider's blocks (server_tool_use and
+// tool_search_tool_result; tool_search_call and tool_search_output), the best deferred tool by
+// word overlap with the query found, and the next round's calls follow in the same answer, as a
+// real model continues after a server-side search. A call of a deferred tool no search of the
+// conversation has found is refused with a 400, as the real APIs refuse it.
 
 const http = require('node:http');
 
@@ -54,7 +62,21 @@ const views = {
 			if (m.role !== 'user' || !Array.isArray(m.content)) continue;
 			for (const block of m.content) if (block.type === 'tool_result') results.push({ id: block.tool_use_id, isError: block.is_error === true, text: textOf(block.content) });
 		}
-		return { plan: planFrom(firstUser ? textOf(firstUser.content) : ''), round: messages.filter((m) => m.role === 'assistant').length, results, toolNames: (body.tools ?? []).map((t) => t.name) };
+		const assistants = messages.filter((m) => m.role === 'assistant');
+		// A server-side search and the round after it share one answer: each answer with a search used two rounds of the plan.
+		const searched = assistants.filter((m) => Array.isArray(m.content) && m.content.some((b) => b.type === 'server_tool_use')).length;
+		const found = [];
+		for (const m of assistants) for (const block of Array.isArray(m.content) ? m.content : []) if (block.type === 'tool_search_tool_result') found.push(...(block.content?.tool_references ?? []).map((r) => r.tool_name));
+		const called = assistants.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_use').map((b) => b.name) : []));
+		const tools = body.tools ?? [];
+		const search = tools.find((t) => /^tool_search_tool_(bm25|regex)/.test(String(t.type))) ? 'tool_search_tool_bm25' : undefined;
+		return {
+			plan: planFrom(firstUser ? textOf(firstUser.content) : ''),
+			round: assistants.length + searched,
+			results,
+			toolNames: tools.map((t) => t.name),
+			nativeSearch: search && { tool: search, deferred: tools.filter((t) => t.defer_loading === true).map((t) => ({ name: t.name, description: t.description ?? '' })), found, called },
+		};
 	},
 	chat(body) {
 		const messages = body.messages ?? [];
@@ -69,7 +91,18 @@ const views = {
 		const calls = new Set(input.filter((i) => i.type === 'function_call').map((i) => i.call_id));
 		// Each tool round adds function_call items; the round is how many distinct call batches exist.
 		const round = input.filter((i, index) => i.type === 'function_call' && (index === 0 || input[index - 1].type !== 'function_call')).length;
-		return { plan: planFrom(firstUser ? textOf(firstUser.content) : ''), round: calls.size === 0 ? 0 : round, results, toolNames: (body.tools ?? []).map((t) => t.name) };
+		// A hosted search and the round after it share one answer: each search used a round of the plan.
+		const searched = input.filter((i) => i.type === 'tool_search_call').length;
+		const found = input.filter((i) => i.type === 'tool_search_output').flatMap((i) => (i.tools ?? []).map((t) => t.name));
+		const tools = body.tools ?? [];
+		const search = tools.some((t) => t.type === 'tool_search') ? 'tool_search' : undefined;
+		return {
+			plan: planFrom(firstUser ? textOf(firstUser.content) : ''),
+			round: (calls.size === 0 ? 0 : round) + searched,
+			results,
+			toolNames: tools.map((t) => t.name ?? t.type),
+			nativeSearch: search && { tool: search, deferred: tools.filter((t) => t.defer_loading === true).map((t) => ({ name: t.name, description: t.description ?? '', definition: t })), found, called: input.filter((i) => i.type === 'function_call').map((i) => i.name) },
+		};
 	},
 	// Gemini's generateContent: contents of parts; tool results are functionResponse parts, in whatever role the client puts them.
 	gemini(body) {
@@ -91,28 +124,71 @@ const views = {
 
 /**
  * A planned tool name of "$found" is the first tool the latest search result lists ("- name: ..."
- * lines, lib/agent/toolLoading.ts), so a plan can call what a search found without naming it.
+ * lines, lib/agent/toolLoading.ts), or the tool the provider's latest search found, so a plan can
+ * call what a search found without naming it.
  */
 function toolName(planned, view) {
 	if (planned !== '$found') return planned;
+	if (view.nativeSearch?.found.length) return view.nativeSearch.found.at(-1);
 	const last = view.results.at(-1);
 	return (last && /^- ([^\s:(]+)/m.exec(last.text)?.[1]) ?? '$nothing-found';
 }
 
-function decide(view) {
-	const calls = view.plan.rounds[view.round];
-	if (calls && calls.length) {
-		return { calls: calls.map((c, i) => ({ id: `call_${view.round}_${i}`, name: toolName(c.tool, view), args: c.args ?? {} })) };
+const words = (text) => new Set(String(text).toLowerCase().split(/[^a-z0-9]+/).filter((word) => word.length > 1));
+
+/** The provider's search, emulated: the deferred tool sent whose name and description share the most words with the query. */
+function bestDeferred(query, deferred) {
+	const wanted = words(query);
+	let best;
+	let bestScore = 0;
+	for (const tool of deferred) {
+		const score = [...words(`${tool.name} ${tool.description}`)].filter((word) => wanted.has(word)).length;
+		if (score > bestScore) [best, bestScore] = [tool, score];
 	}
-	return { text: `FINAL ${JSON.stringify(view.results)}` };
+	return best;
+}
+
+function decide(view) {
+	let round = view.round;
+	let calls = view.plan.rounds[round];
+	const native = view.nativeSearch;
+	let search;
+	if (native && calls && calls.length === 1 && calls[0].tool === native.tool) {
+		const query = String(calls[0].args?.query ?? '');
+		const tool = bestDeferred(query, native.deferred);
+		search = { id: `srvtoolu_${round}`, query, tool };
+		if (tool) native.found.push(tool.name);
+		round += 1;
+		calls = view.plan.rounds[round];
+	}
+	const planned = calls && calls.length ? calls.map((c, i) => ({ id: `call_${round}_${i}`, name: toolName(c.tool, view), args: c.args ?? {} })) : undefined;
+	// The real APIs never let the model call a deferred tool it has not found: this fake refuses the request that would.
+	const unfound = native && planned?.find((c) => native.deferred.some((t) => t.name === c.name) && !native.found.includes(c.name));
+	if (unfound) return { refused: `Tool '${unfound.name}' is deferred and was not loaded by a tool search in this conversation` };
+	return { ...(search ? { search } : {}), ...(planned ? { calls: planned } : { text: `FINAL ${JSON.stringify(view.results)}` }) };
+}
+
+/** A request whose transcript calls a deferred tool before any search found it (a dropped search block): refused as the real APIs refuse it. */
+function inconsistentTranscript(view) {
+	const native = view.nativeSearch;
+	if (!native) return undefined;
+	const bad = native.called.find((name) => native.deferred.some((t) => t.name === name) && !native.found.includes(name));
+	return bad && `Tool '${bad}' is called in the conversation but was never loaded by a tool search (the search blocks must be sent back)`;
 }
 
 const usage = { input_tokens: 11, output_tokens: 7 };
 
 function anthropicReply(decision, body) {
-	const content = decision.calls
-		? decision.calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.args }))
-		: [{ type: 'text', text: decision.text }];
+	const search = decision.search
+		? [
+				{ type: 'server_tool_use', id: decision.search.id, name: 'tool_search_tool_bm25', input: { query: decision.search.query }, caller: { type: 'direct' } },
+				{ type: 'tool_search_tool_result', tool_use_id: decision.search.id, content: { type: 'tool_search_tool_search_result', tool_references: decision.search.tool ? [{ type: 'tool_reference', tool_name: decision.search.tool.name }] : [] } },
+			]
+		: [];
+	const content = [
+		...search,
+		...(decision.calls ? decision.calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.args })) : [{ type: 'text', text: decision.text }]),
+	];
 	return { id: 'msg_fake', type: 'message', role: 'assistant', model: body.model, content, stop_reason: decision.calls ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { ...usage, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } };
 }
 
@@ -124,9 +200,19 @@ function chatReply(decision, body) {
 }
 
 function responsesReply(decision, body) {
-	const output = decision.calls
-		? decision.calls.map((c) => ({ type: 'function_call', id: `fc_${c.id}`, call_id: c.id, name: c.name, arguments: JSON.stringify(c.args), status: 'completed' }))
-		: [{ type: 'message', id: 'msg_fake', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: decision.text, annotations: [] }] }];
+	const loaded = decision.search?.tool ? [(({ defer_loading: _deferred, ...definition }) => definition)(decision.search.tool.definition)] : [];
+	const search = decision.search
+		? [
+				{ type: 'tool_search_call', id: `tsc_${decision.search.id}`, call_id: null, execution: 'server', status: 'completed', arguments: { query: decision.search.query } },
+				{ type: 'tool_search_output', id: `tso_${decision.search.id}`, call_id: null, execution: 'server', status: 'completed', tools: loaded },
+			]
+		: [];
+	const output = [
+		...search,
+		...(decision.calls
+			? decision.calls.map((c) => ({ type: 'function_call', id: `fc_${c.id}`, call_id: c.id, name: c.name, arguments: JSON.stringify(c.args), status: 'completed' }))
+			: [{ type: 'message', id: 'msg_fake', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: decision.text, annotations: [] }] }]),
+	];
 	return { id: 'resp_fake', object: 'response', created_at: 0, model: body.model, status: 'completed', output, usage: { input_tokens: 11, output_tokens: 7, total_tokens: 18 } };
 }
 
@@ -150,6 +236,17 @@ function geminiReply(decision) {
 	return { candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 11, candidatesTokenCount: 7, totalTokenCount: 18 } };
 }
 
+/** The answer to a request of an API with its own tool search, or the 400 a real API gives a request it refuses. */
+function nativeAware(res, view, reply, api) {
+	const problem = inconsistentTranscript(view);
+	const decision = problem ? { refused: problem } : decide(view);
+	if (decision.refused) {
+		const error = api === 'anthropic' ? { type: 'error', error: { type: 'invalid_request_error', message: decision.refused } } : { error: { message: decision.refused, type: 'invalid_request_error', param: 'tools', code: null } };
+		return json(res, 400, error);
+	}
+	return json(res, 200, reply(decision));
+}
+
 async function startScriptedLlm({ port = 0 } = {}) {
 	const requests = [];
 	const server = http.createServer(async (req, res) => {
@@ -160,9 +257,9 @@ async function startScriptedLlm({ port = 0 } = {}) {
 			}
 			const body = await readBody(req);
 			requests.push({ url, body, headers: req.headers });
-			if (url.endsWith('/v1/messages')) return json(res, 200, anthropicReply(decide(views.anthropic(body)), body));
+			if (url.endsWith('/v1/messages')) return nativeAware(res, views.anthropic(body), (decision) => anthropicReply(decision, body), 'anthropic');
 			if (url.endsWith('/chat/completions')) return json(res, 200, chatReply(decide(views.chat(body)), body));
-			if (url.endsWith('/responses')) return json(res, 200, responsesReply(decide(views.responses(body)), body));
+			if (url.endsWith('/responses')) return nativeAware(res, views.responses(body), (decision) => responsesReply(decision, body), 'responses');
 			// Ollama's own API: messages and tools in the OpenAI chat shape.
 			if (url === '/api/chat') return ollamaReply(decide(views.chat(body)), body, res);
 			if (url.endsWith(':generateContent')) return json(res, 200, geminiReply(decide(views.gemini(body))));
