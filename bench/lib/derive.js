@@ -299,12 +299,16 @@ function deriveToolTokens(part) {
 	const comparisons = providers.map((provider) => {
 		const all = runs.find((r) => r.provider === provider && r.loading === 'all');
 		const search = runs.find((r) => r.provider === provider && r.loading === 'search');
-		if (!all || !search) return { provider, ratio: NaN, uncachedRatio: NaN, perTurnRatio: NaN };
+		// Search with the provider's own tool search (Anthropic, Responses), against All Tools too.
+		const native = runs.find((r) => r.provider === provider && r.loading === 'native');
+		const nativeFigures = native && all ? { nativeRatio: native.promptTokens / all.promptTokens, nativeUncachedRatio: native.uncachedTokens / all.uncachedTokens } : {};
+		if (!all || !search) return { provider, ratio: NaN, uncachedRatio: NaN, perTurnRatio: NaN, ...nativeFigures };
 		return {
 			provider,
 			ratio: search.promptTokens / all.promptTokens,
 			uncachedRatio: search.uncachedTokens / all.uncachedTokens,
 			perTurnRatio: search.promptTokensPerTurn / all.promptTokensPerTurn,
+			...nativeFigures,
 		};
 	});
 	return { ...part, runs, comparisons };

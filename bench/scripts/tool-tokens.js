@@ -6,8 +6,10 @@
 // five-tool server. The task needs 3 tools of the big server, each twice (6 calls); on each of the
 // three built-in provider APIs, through the real SDK clients (createModelClient) talking to a
 // wire-compatible fake on 127.0.0.1 that tokenizes every request and records cache reads as the
-// provider would (bench/lib/tokenFake.js), twice: Tool Loading "All Tools" and "Search" (the two
-// small servers' tools always loaded, the big server's found through search_tools).
+// provider would (bench/lib/tokenFake.js): Tool Loading "All Tools", "Search" with the package's
+// search_tools (the two small servers' tools always loaded, the big server's found through search),
+// and on Anthropic and Responses also "native": Search with the provider's own tool search (the big
+// server's tools sent deferred, not billed until a search loads them; the fake emulates the search).
 //
 // The scripted model reads the conversation it is sent (stateless, as the APIs are): it calls the
 // next tool the task needs when that tool is offered, else searches with the next query written
@@ -61,14 +63,15 @@ const QUERIES = {
 };
 const SEARCH_TOOL = 'search_tools';
 const PROVIDERS = ['anthropic', 'openaiChat', 'openaiResponses'];
-const LOADINGS = ['all', 'search'];
+/** 'native': Search with the provider's own tool search, on the APIs that have one. */
+const LOADINGS = { anthropic: ['all', 'search', 'native'], openaiChat: ['all', 'search'], openaiResponses: ['all', 'search', 'native'] };
 
-/** The scripted model: the next needed call when its tool is offered, else the next search for it. */
-function decide({ calls, offered }) {
+/** The scripted model: the next needed call when its tool is offered, else the next search for it (the package's search_tools, or the provider's own). */
+function decide({ calls, offered, nativeSearch }) {
 	let need = 0;
 	const searches = new Map();
 	for (const call of calls) {
-		if (call.name === SEARCH_TOOL) {
+		if (call.name === SEARCH_TOOL || call.search) {
 			const tool = NEEDS[need].tool;
 			searches.set(tool, (searches.get(tool) ?? 0) + 1);
 		} else if (need < NEEDS.length && call.name === NEEDS[need].tool) need++;
@@ -78,8 +81,9 @@ function decide({ calls, offered }) {
 	const { tool, arguments: args } = NEEDS[need];
 	if (offered.includes(tool)) return { call: { name: tool, arguments: args } };
 	const tried = searches.get(tool) ?? 0;
-	if (!offered.includes(SEARCH_TOOL)) throw new Error(`${tool} is not offered and there is no ${SEARCH_TOOL}`);
 	if (tried >= QUERIES[tool].length) throw new Error(`${tool} was not found after ${tried} searches (${QUERIES[tool].join(' | ')})`);
+	if (nativeSearch) return { search: { query: QUERIES[tool][tried] } };
+	if (!offered.includes(SEARCH_TOOL)) throw new Error(`${tool} is not offered and there is no ${SEARCH_TOOL}`);
 	return { call: { name: SEARCH_TOOL, arguments: { query: QUERIES[tool][tried] } } };
 }
 
@@ -122,7 +126,11 @@ async function converse({ provider, loading, catalog, instructions, connections,
 	try {
 		const settings = buildRunSettings('bench-tool-tokens', systemWithInstructions(SYSTEM, instructions), { maxIterations: 20 });
 		// The small servers' tools are always loaded (the builder's Always Loaded Tools); the big server's are searched.
-		const toolLoading = buildToolLoading({ toolLoading: loading, alwaysLoadedTools: servers.filter((s) => s.id !== 'shop').map((s) => `${s.name}/*`).join(',') });
+		const toolLoading = buildToolLoading({
+			toolLoading: loading === 'all' ? 'all' : 'search',
+			toolSearchWith: loading === 'native' ? 'provider' : 'package',
+			alwaysLoadedTools: servers.filter((s) => s.id !== 'shop').map((s) => `${s.name}/*`).join(','),
+		});
 		const state = createRun({ provider, settings, tools: catalog, userMessage: TASK, toolLoading });
 		const model = createModelClient({ provider, apiKey: 'bench-not-a-key', baseUrl: fake.baseUrl, maxRetries: 0, timeoutMs: 120_000 });
 		const toolRunnerOptions = { connections, concurrency: 4, timeoutMs: 60_000, limits: { ...DEFAULT_OUTCOME_LIMITS, maxChars: settings.maxToolResultChars } };
@@ -157,7 +165,10 @@ async function converse({ provider, loading, catalog, instructions, connections,
 			if (output.usage[key] !== sum) throw new Error(`${provider} ${loading}: the output's usage.${key} is ${output.usage[key]}, the turns add up to ${sum}`);
 		}
 		const found = {};
+		const foundEntry = (tool, i) => (found[tool] ??= { searches: 0, turn: null, firstNeededTurn: i + 1 });
 		requests.forEach((r, i) => {
+			// The provider's own searches of the answer, before its call.
+			for (const search of r.decision.searches ?? []) foundEntry(Object.keys(QUERIES).find((name) => QUERIES[name].includes(search.query)), i).searches++;
 			const call = r.decision.call;
 			if (!call) return;
 			if (call.name === SEARCH_TOOL) {
@@ -192,7 +203,7 @@ async function converse({ provider, loading, catalog, instructions, connections,
 		if (withheld.length) process.stderr.write(`[toolTokens] withheld: ${withheld.map((w) => `${w.server}/${w.tool}`).join(', ')}\n`);
 		const runs = [];
 		for (const provider of PROVIDERS) {
-			for (const loading of LOADINGS) {
+			for (const loading of LOADINGS[provider]) {
 				const run = await converse({ provider, loading, catalog, instructions, connections, servers: listed });
 				runs.push(run);
 				const sum = run.samples.promptTokens.reduce((a, b) => a + b, 0);

@@ -4,7 +4,7 @@
 
 export {};
 
-const { promptBlocks, openAiCache, anthropicCache } = require('../../bench/lib/tokenFake');
+const { promptBlocks, openAiCache, anthropicCache, searchDeferred, normalizedCalls, offeredNames } = require('../../bench/lib/tokenFake');
 const { deriveToolTokens, deriveToolTokensRun, deriveResults } = require('../../bench/lib/derive');
 const { toolTokensTargets } = require('../../bench/lib/targets');
 const { toolTokensSection } = require('../../bench/lib/toolTokensReport');
@@ -57,7 +57,7 @@ const run = (provider: string, loading: string, promptTokens: number[], cacheRea
 	loading,
 	turns: promptTokens.length,
 	samples: { promptTokens, cacheReadTokens, cacheWriteTokens: promptTokens.map(() => 0), toolsTokens, systemTokens, messagesTokens: promptTokens.map(() => 10), offeredTools: promptTokens.map(() => 3) },
-	found: loading === 'search' ? { lookup_parcel_tracking: { searches: 1, turn: 2, firstNeededTurn: 1 } } : {},
+	found: loading !== 'all' ? { lookup_parcel_tracking: { searches: 1, turn: loading === 'native' ? 1 : 2, firstNeededTurn: 1 } } : {},
 });
 
 function part(): any {
@@ -73,6 +73,51 @@ function part(): any {
 		],
 	};
 }
+
+describe("tokenFake under the provider's own tool search", () => {
+	const parcel = { name: 'lookup_parcel_tracking', description: 'Finds where a parcel is, by tracking number.', input_schema: { type: 'object', properties: { trackingNumber: { type: 'string' } } }, defer_loading: true };
+	const invoice = { name: 'invoice_get_0001', description: 'Gets invoice records of the company account.', input_schema: { type: 'object' }, defer_loading: true };
+	const time = { name: 'get_current_time', description: 'Returns the current time in UTC.', input_schema: { type: 'object' } };
+	const bm25 = { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25', cache_control: { type: 'ephemeral' } };
+
+	test('deferred tools are not in the prompt; a tool_reference is billed as the definition it loads', () => {
+		const before = { tools: [time, bm25, parcel, invoice], messages: [{ role: 'user', content: 'where is my parcel?' }] };
+		const start = promptBlocks('anthropic', before);
+		expect(start.filter((b: any) => b.part === 'tools').map((b: any) => JSON.parse(b.text).name)).toEqual(['get_current_time', 'tool_search_tool_bm25']);
+		const answer = {
+			role: 'assistant',
+			content: [
+				{ type: 'server_tool_use', id: 's1', name: 'tool_search_tool_bm25', input: { query: 'parcel' } },
+				{ type: 'tool_search_tool_result', tool_use_id: 's1', content: { type: 'tool_search_tool_search_result', tool_references: [{ type: 'tool_reference', tool_name: 'lookup_parcel_tracking' }] } },
+			],
+		};
+		const after = promptBlocks('anthropic', { ...before, messages: [...before.messages, answer] });
+		const result = after.find((b: any) => b.text.includes('tool_search_tool_result'));
+		expect(result.text).toContain('"description":"Finds where a parcel is, by tracking number."');
+		expect(result.text).not.toContain('defer_loading');
+		expect(after.some((b: any) => b.text.includes('invoice_get_0001'))).toBe(false);
+		// Responses: the deferred functions left out; the loaded definitions are in the tool_search_output item.
+		const responses = promptBlocks('openaiResponses', { tools: [{ type: 'function', name: 'get_current_time' }, { type: 'tool_search' }, { type: 'function', name: 'lookup_parcel_tracking', defer_loading: true }], input: [{ role: 'user', content: 'u' }] });
+		expect(responses.filter((b: any) => b.part === 'tools').map((b: any) => b.text)).toEqual(['{"type":"function","name":"get_current_time"}', '{"type":"tool_search"}']);
+	});
+
+	test('the emulated search ranks deferred tools by shared words; the conversation\'s searches and what they found are read back', () => {
+		expect(searchDeferred([time, parcel, invoice], 'where is my parcel, by tracking number').map((t: any) => t.name)).toEqual(['lookup_parcel_tracking']);
+		expect(searchDeferred([time, parcel, invoice], 'what time is it')).toEqual([]);
+		const body = {
+			tools: [time, bm25, parcel],
+			messages: [
+				{ role: 'user', content: 'x' },
+				{ role: 'assistant', content: [{ type: 'server_tool_use', id: 's1', name: 'tool_search_tool_bm25', input: { query: 'parcel' } }, { type: 'tool_search_tool_result', tool_use_id: 's1', content: { type: 'tool_search_tool_search_result', tool_references: [{ type: 'tool_reference', tool_name: 'lookup_parcel_tracking' }] } }, { type: 'tool_use', id: 't1', name: 'lookup_parcel_tracking', input: {} }] },
+			],
+		};
+		const calls = normalizedCalls('anthropic', body);
+		expect(calls).toEqual([{ search: { query: 'parcel' }, found: ['lookup_parcel_tracking'] }, { name: 'lookup_parcel_tracking', arguments: {} }]);
+		expect(offeredNames('anthropic', body, calls)).toEqual(['get_current_time', 'tool_search_tool_bm25', 'lookup_parcel_tracking']);
+		const input = [{ type: 'tool_search_call', arguments: { query: 'parcel' } }, { type: 'tool_search_output', tools: [{ type: 'function', name: 'lookup_parcel_tracking' }] }, { type: 'function_call', name: 'lookup_parcel_tracking', arguments: '{}' }];
+		expect(normalizedCalls('openaiResponses', { input })).toEqual([{ search: { query: 'parcel' }, found: ['lookup_parcel_tracking'] }, { name: 'lookup_parcel_tracking', arguments: {} }]);
+	});
+});
 
 describe('toolTokens figures', () => {
 	test('totals and the cached share of the tool + system part come from the per-turn samples', () => {
@@ -108,6 +153,22 @@ describe('toolTokens figures', () => {
 		heavy.runs[1].samples.promptTokens = [20_000, 20_000, 20_000, 20_000];
 		expect(toolTokensTargets(deriveToolTokens(heavy)).find((t: any) => t.id === 'tool-tokens-search-openaiChat').met).toBe(false);
 		expect(toolTokensTargets(undefined)).toEqual([]);
+	});
+
+	test("the provider's own search: compared with All Tools, a target of its own, a row in the report", () => {
+		const withNative = part();
+		withNative.runs.push(run('openaiChat', 'native', [1_000, 1_100, 1_200], [0, 1_024, 1_024], [600, 600, 600], [300, 300, 300]));
+		const derived = deriveToolTokens(withNative);
+		expect(derived.comparisons[0]).toMatchObject({ provider: 'openaiChat', ratio: 8_600 / 150_300, nativeRatio: 3_300 / 150_300 });
+		const target = toolTokensTargets(derived).find((t: any) => t.id === 'tool-tokens-native-openaiChat');
+		expect(target).toMatchObject({ met: true, value: 3_300 / 150_300 });
+		expect(target.measured).toContain('2.2% (3,300 tokens in 3 turns vs 150,300 in 3)');
+		expect(toolTokensTargets(derived).find((t: any) => t.id === 'tool-tokens-cache-openaiChat-native').target).toContain("Search, provider's own");
+		const text = toolTokensSection(derived);
+		expect(text).toContain("| OpenAI Chat Completions | Search, provider's own | 3 | 3,300 |");
+		expect(text).toContain('**2.2%**');
+		expect(text).toContain("OpenAI Chat Completions (provider's own): `lookup_parcel_tracking` 1 turn (1 search, called on turn 1)");
+		expect(toolTokensSection(deriveToolTokens(part()))).not.toContain("provider's own");
 	});
 
 	test("the report section prints this run's numbers, none it did not measure", () => {
