@@ -168,7 +168,7 @@ describe('toolTokens figures', () => {
 		expect(text).toContain("| OpenAI Chat Completions | Search, provider's own | 3 | 3,300 |");
 		expect(text).toContain('**2.2%**');
 		expect(text).toContain("OpenAI Chat Completions (provider's own): `lookup_parcel_tracking` 1 turn (1 search, called on turn 1)");
-		expect(toolTokensSection(deriveToolTokens(part()))).not.toContain("provider's own");
+		expect(toolTokensSection(deriveToolTokens(part()))).not.toContain("Search, provider's own");
 	});
 
 	test("the report section prints this run's numbers, none it did not measure", () => {
