@@ -29,7 +29,7 @@ export const AGENT_DEFAULTS = {
 	/** Tool Loading: 'all' sends every tool on every turn (as before tool search existed); 'search' above toolSearchThreshold tools. */
 	toolLoading: 'all',
 	toolSearchThreshold: 30,
-	/** Search With: the provider's own tool search where the API has one (Anthropic, OpenAI Responses), else the package's search tool. */
+	/** Tool Search With: the provider's own tool search where the API has one (Anthropic, OpenAI Responses), else the package's search tool. */
 	toolSearchWith: 'provider',
 	alwaysLoadedTools: '',
 	approvalTimeoutHours: 24,

@@ -85,12 +85,12 @@ export function buildRunSettings(model: string, system: string | undefined, raw:
 	};
 }
 
-/** Tool Loading, Tool Search Threshold, Search With and Always Loaded Tools as the run uses them (lib/agent/toolLoading.ts). */
+/** Tool Loading, Tool Search Threshold, Tool Search With and Always Loaded Tools as the run uses them (lib/agent/toolLoading.ts). */
 export function buildToolLoading(raw: RawAgentOptions): ToolLoadingOptions {
 	const mode = raw.toolLoading ?? AGENT_DEFAULTS.toolLoading;
 	if (mode !== 'all' && mode !== 'search') throw new SettingsError(`Unknown Tool Loading "${mode}"`);
 	const searchWith = raw.toolSearchWith ?? AGENT_DEFAULTS.toolSearchWith;
-	if (searchWith !== 'provider' && searchWith !== 'package') throw new SettingsError(`Unknown Search With "${searchWith}"`);
+	if (searchWith !== 'provider' && searchWith !== 'package') throw new SettingsError(`Unknown Tool Search With "${searchWith}"`);
 	return {
 		searchWith,
 		mode,

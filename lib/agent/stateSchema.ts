@@ -68,7 +68,7 @@ function shapeProblem(state: Record<string, unknown>): string | undefined {
 	for (const field of ['tools', 'transcript', 'toolLog'] as const) if (!Array.isArray(state[field])) return `no ${field} list`;
 	if (typeof state.iterations !== 'number') return 'no iteration count';
 	if (!isJsonObject(state.usage)) return 'no usage';
-	const loading = toolLoadingProblem(state.toolLoading);
+	const loading = toolLoadingProblem(state.toolLoading, state.provider);
 	if (loading) return loading;
 	const phase = state.phase;
 	if (!isJsonObject(phase)) return 'no phase';

@@ -38,7 +38,7 @@ export interface ToolLoadingOptions {
 	threshold: number;
 	/** `server/tool` patterns as in Require Approval For. */
 	alwaysLoaded: string[];
-	/** Search With: the provider's own tool search where the API has one (default), or always the package's search tool. */
+	/** Tool Search With: the provider's own tool search where the API has one (default), or always the package's search tool. */
 	searchWith?: 'provider' | 'package';
 }
 
@@ -222,13 +222,25 @@ export function searchResultText(query: string, found: CatalogTool[], over: Tool
 	return `Found ${found.length} tool${found.length === 1 ? '' : 's'} for ${JSON.stringify(query)}; their definitions are loaded, call them from your next turn:\n${lines.join('\n')}${have}`;
 }
 
+/** The name of a provider's own search tool, or undefined (an API without one, or a provider this release does not know). */
+function nativeSearchName(provider: string): string | undefined {
+	try {
+		return adapterFor(provider as ProviderId).nativeToolSearch?.toolName;
+	} catch {
+		return undefined;
+	}
+}
+
 /** What is wrong with a stored run's tool loading, or undefined (stateSchema.ts). */
-export function toolLoadingProblem(value: unknown): string | undefined {
+export function toolLoadingProblem(value: unknown, provider?: string): string | undefined {
 	if (value === undefined) return undefined;
 	if (!value || typeof value !== 'object' || Array.isArray(value)) return 'tool loading that is not an object';
 	const loading = value as Record<string, unknown>;
 	if (loading.strategy !== 'search' && loading.strategy !== 'provider') return `an unknown tool loading strategy ${JSON.stringify(loading.strategy)}`;
 	if (typeof loading.searchTool !== 'string' || toolNameProblem(loading.searchTool)) return 'a search tool without a valid name';
+	if (loading.strategy === 'provider' && provider !== undefined && nativeSearchName(provider) !== loading.searchTool) {
+		return `the provider's own tool search "${loading.searchTool}" on a provider that has no such search (${JSON.stringify(provider)})`;
+	}
 	const isKey = (key: unknown) => !!key && typeof key === 'object' && typeof (key as ToolKey).serverId === 'string' && typeof (key as ToolKey).mcpName === 'string';
 	for (const field of ['always', 'loaded'] as const) {
 		const list = loading[field];

@@ -432,7 +432,7 @@ export const agentProperties: INodeProperties[] = [
 				description: 'With Tool Loading "Search When More Than N Tools": N, counted over every connected server and n8n tool',
 			},
 			{
-				displayName: 'Search With',
+				displayName: 'Tool Search With',
 				name: 'toolSearchWith',
 				type: 'options',
 				default: agentDefault('toolSearchWith'),

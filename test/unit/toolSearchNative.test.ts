@@ -5,7 +5,7 @@
  * its side. A tool an approval rule refuses outright is never sent; withheld tools are not in the
  * catalog; a call of a deferred tool is planned, validated and reviewed like any other; the
  * provider's search blocks stay in the transcript, are logged, and survive a stored-state round trip.
- * Chat Completions and Chat Model sub-nodes keep the package's own search tool, as does Search With
+ * Chat Completions and Chat Model sub-nodes keep the package's own search tool, as does Tool Search With
  * "Package's Search Tool".
  */
 import { buildCatalog, type ServerTools } from '../../lib/agent/catalog';
@@ -117,7 +117,7 @@ describe('the request under the provider\'s own tool search', () => {
 		expect(body.tool_choice).toMatchObject({ type: 'tool', name: 'list_issues' });
 	});
 
-	it('Chat Completions and Chat Model sub-nodes keep the package\'s search tool; so does Search With "Package\'s Search Tool"', () => {
+	it('Chat Completions and Chat Model sub-nodes keep the package\'s search tool; so does Tool Search With "Package\'s Search Tool"', () => {
 		expect(newRun('openaiChat').toolLoading).toMatchObject({ strategy: 'search', searchTool: SEARCH_TOOL_NAME });
 		expect(newRun('chatModel').toolLoading).toMatchObject({ strategy: 'search', searchTool: SEARCH_TOOL_NAME });
 		const own = newRun('anthropic', { ...SEARCH, searchWith: 'package' });
@@ -194,6 +194,8 @@ describe('a turn with the provider\'s search', () => {
 		const restored = migrateAgentState(JSON.parse(JSON.stringify(paused)), 'test');
 		expect(restored.toolLoading).toEqual(paused.toolLoading);
 		expect(JSON.stringify(request(restored))).toBe(JSON.stringify(request(paused)));
+		// A stored run that claims the provider's own search on a provider without one is refused (fail closed).
+		expect(() => migrateAgentState({ ...JSON.parse(JSON.stringify(paused)), provider: 'openaiChat' }, 'test')).toThrow(/provider's own tool search .* on a provider that has no such search/);
 		const output = agentRunOutput(restored, false).toolSearch;
 		expect(output).toEqual({ searchTool: provider === 'anthropic' ? 'tool_search_tool_bm25' : 'tool_search', searchWith: 'provider', alwaysLoaded: ['get_metric_1'], loaded: ['create_issue'] });
 	});
