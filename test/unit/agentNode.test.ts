@@ -365,7 +365,7 @@ describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
 
 	it('Tool Loading "Search When More Than N Tools": the model searches, the found tool is sent from the next turn and runs', async () => {
 		scriptModel([toolUse([{ id: 's1', name: 'search_tools', input: { query: 'list files' } }]), toolUse([{ id: 'c1', name: 'list_files', input: { path: '/tmp' } }]), answer('listed')]);
-		const [done] = await run(fakeContext({ items: [{ chatInput: 'list /tmp' }], tools: [filesServer()], params: { options: { toolLoading: 'search', toolSearchThreshold: 0 } } }));
+		const [done] = await run(fakeContext({ items: [{ chatInput: 'list /tmp' }], tools: [filesServer()], params: { options: { toolLoading: 'search', toolSearchThreshold: 0, toolSearchWith: 'package' } } }));
 		const sent = model.requests.map((body) => (body.tools as Array<{ name: string }>).map((tool) => tool.name));
 		expect(sent).toEqual([['search_tools'], ['search_tools', 'list_files'], ['search_tools', 'list_files']]);
 		expect(mcpCalls).toEqual([{ name: 'list_files', args: { path: '/tmp' } }]);
@@ -382,6 +382,23 @@ describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
 		expect(plain[0].json).not.toHaveProperty('toolSearch');
 	});
 
+	it('Tool Loading "Search When More Than N Tools" on Anthropic by default: the provider\'s own search, every other tool deferred, its search logged', async () => {
+		const search = { type: 'server_tool_use', id: 'srv1', name: 'tool_search_tool_bm25', input: { query: 'list files' } };
+		const result = { type: 'tool_search_tool_result', tool_use_id: 'srv1', content: { type: 'tool_search_tool_search_result', tool_references: [{ type: 'tool_reference', tool_name: 'list_files' }] } };
+		scriptModel([{ content: [search, result, { type: 'tool_use', id: 'c1', name: 'list_files', input: { path: '/tmp' } }], stop_reason: 'tool_use', usage } as Reply, answer('listed')]);
+		const [done] = await run(fakeContext({ items: [{ chatInput: 'list /tmp' }], tools: [filesServer()], params: { options: { toolLoading: 'search', toolSearchThreshold: 0 } } }));
+		const sent = model.requests.map((body) => JSON.stringify(body.tools));
+		expect(JSON.parse(sent[0])).toEqual([{ type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25', cache_control: { type: 'ephemeral' } }, expect.objectContaining({ name: 'list_files', defer_loading: true })]);
+		expect(sent[1]).toBe(sent[0]);
+		expect(JSON.stringify(model.requests[1].messages)).toContain('"tool_search_tool_result"');
+		expect(mcpCalls).toEqual([{ name: 'list_files', args: { path: '/tmp' } }]);
+		expect(done[0].json).toMatchObject({ status: 'completed', toolSearch: { searchTool: 'tool_search_tool_bm25', searchWith: 'provider', alwaysLoaded: [], loaded: ['list_files'] } });
+		expect((done[0].json.toolCalls as Array<Record<string, unknown>>).map((c) => [c.tool, c.builtIn])).toEqual([
+			['tool_search_tool_bm25', 'provider_tool_search'],
+			['list_files', undefined],
+		]);
+	});
+
 	it('Tool search across a pause: a search-loaded n8n tool waits for review, and the resumed run sends the same tools', async () => {
 		const code = codeTool(fakeSubNode('Code Tool'));
 		scriptModel([
@@ -389,7 +406,7 @@ describe('MCP Server sub-nodes and n8n tools on one Tools input', () => {
 			toolUse([{ id: 'c1', name: 'calculate', input: { expression: '6*7' } }]),
 			answer('42'),
 		]);
-		const params = { options: { toolLoading: 'search', toolSearchThreshold: 1 } };
+		const params = { options: { toolLoading: 'search', toolSearchThreshold: 1, toolSearchWith: 'package' } };
 		const first = fakeContext({ items: [{ chatInput: 'compute' }], tools: [filesServer(), code], params });
 		const [, needsApproval] = await run(first);
 		expect(code.calls).toEqual([]);
