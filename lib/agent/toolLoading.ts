@@ -126,26 +126,26 @@ export function offeredTools(state: { tools: CatalogTool[]; toolLoading?: ToolLo
 	return offered;
 }
 
-const providerOfferedCache = new WeakMap<CatalogTool[], WeakMap<ToolKey[], CatalogTool[]>>();
+const providerOfferedCache = new WeakMap<CatalogTool[], WeakMap<ToolKey[], { policy: ApprovalPolicy | undefined; offered: CatalogTool[] }>>();
 const nativeSearchCache = new WeakMap<CatalogTool[], NativeToolSearch>();
 
 /**
  * Under the provider's own search: the always-loaded tools in catalog order, then every other
  * tool in catalog order (sent deferred), never a tool an approval rule refuses outright. It does
  * not depend on what was found, so the request's tools are the same on every turn; one array per
- * catalog and always-loaded list (kept by reference through the run's state changes).
+ * catalog, always-loaded list (kept by reference through the run's state changes) and policy.
  */
 function providerOffered(tools: CatalogTool[], loading: ToolLoadingState, policy: ApprovalPolicy | undefined): CatalogTool[] {
 	let byAlways = providerOfferedCache.get(tools);
 	if (!byAlways) providerOfferedCache.set(tools, (byAlways = new WeakMap()));
-	let offered = byAlways.get(loading.always);
-	if (offered) return offered;
+	const cached = byAlways.get(loading.always);
+	if (cached && cached.policy === policy) return cached.offered;
 	const kept = tools.filter((tool) => searchable(tool, policy));
 	const isAlways = (tool: CatalogTool) => loading.always.some((key) => sameKey(key, tool));
 	const always = kept.filter(isAlways);
-	offered = [...always, ...kept.filter((tool) => !isAlways(tool))];
+	const offered = [...always, ...kept.filter((tool) => !isAlways(tool))];
 	nativeSearchCache.set(offered, { deferred: new Set(offered.slice(always.length)) });
-	byAlways.set(loading.always, offered);
+	byAlways.set(loading.always, { policy, offered });
 	return offered;
 }
 
