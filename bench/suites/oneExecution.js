@@ -156,7 +156,7 @@ class OneExecutionBench extends CallToolBench {
 	/** Medians from the samples (bench/lib/derive.js), which are kept beside them. */
 	analyse({ samples, raw }) {
 		const { variants: variantsOut, noN8n } = analyseOneExecution(this.variants, samples, raw);
-		return { variants: variantsOut, noN8n, samples, noN8nSamples: raw, rawCallsPerRound: RAW_CALLS_PER_ROUND, agentModel: AGENT_MODEL };
+		return { variants: variantsOut, noN8n, samples, noN8nSamples: raw, rawCallsPerRound: RAW_CALLS_PER_ROUND, agentModel: AGENT_MODEL, agentModelCalls: AGENT_MODEL_CALLS };
 	}
 }
 
