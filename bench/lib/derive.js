@@ -217,8 +217,18 @@ function deriveScanListing(scan) {
 const ONE_EXECUTION_FIELDS = ['key', 'part', 'kind', 'transport', 'keep'];
 
 /**
+ * The Agent comparisons that go by paired ratios (numerator ÷ denominator, one pair per round):
+ * ours through n8n's OpenAI Chat Model sub-node against n8n's AI Agent on the same sub-node, and
+ * against ours with the built-in OpenAI Chat Completions provider.
+ */
+const AGENT_PAIRS = [
+	{ id: 'chatModelVsN8n', numerator: 'agent-ours-chatmodel-http', denominator: 'agent-n8n-http' },
+	{ id: 'chatModelVsBuiltIn', numerator: 'agent-ours-chatmodel-http', denominator: 'agent-ours-http' },
+];
+
+/**
  * @param defs          [{ key, part, kind, transport, keep }]
- * @param samples       { [key]: [{ nodeMs, wallMs, executionMs, cpuMs, rootSumMs? }] }
+ * @param samples       { [key]: [{ nodeMs, wallMs, executionMs, cpuMs, rootSumMs?, round? }] }
  * @param noN8nSamples  { [key]: [ms, ...] } (scripts/warm-execution.js, once a round)
  */
 function analyseOneExecution(defs, samples, noN8nSamples) {
@@ -243,22 +253,16 @@ function analyseOneExecution(defs, samples, noN8nSamples) {
 	const agentPairs = Object.fromEntries(
 		AGENT_PAIRS.filter(({ numerator, denominator }) => samples[numerator]?.length && samples[denominator]?.length).map(({ id, numerator, denominator }) => [
 			id,
-			{ numerator, denominator, nodeMs: pairedSampleRatio(samples[numerator], samples[denominator], 'nodeMs'), wallMs: pairedSampleRatio(samples[numerator], samples[denominator], 'wallMs') },
+			{
+				numerator,
+				denominator,
+				nodeMs: pairedSampleRatio(samples[numerator], samples[denominator], 'nodeMs'),
+				wallMs: pairedSampleRatio(samples[numerator], samples[denominator], 'wallMs'),
+			},
 		]),
 	);
 	return { variants, noN8n, agentPairs };
 }
-
-/**
- * The Agent comparisons that go by paired ratios (numerator ÷ denominator, one pair per round):
- * ours through n8n's OpenAI Chat Model sub-node against n8n's AI Agent on the same sub-node, and
- * against ours with the built-in OpenAI Chat Completions provider.
- */
-const AGENT_PAIRS = [
-	{ id: 'chatModelVsN8n', numerator: 'agent-ours-chatmodel-http', denominator: 'agent-n8n-http' },
-	{ id: 'chatModelVsBuiltIn', numerator: 'agent-ours-chatmodel-http', denominator: 'agent-ours-http' },
-	{ id: 'n8nVsBuiltIn', numerator: 'agent-n8n-http', denominator: 'agent-ours-http' },
-];
 
 /**
  * Median over rounds of a[field] ÷ b[field], the two samples of a pair taken in the same round (by

@@ -134,7 +134,8 @@ class OneExecutionBench extends CallToolBench {
 		// The OpenAI Chat Model sub-node: n8n's tracing records one run per model call, under either agent.
 		if (variant.kind !== 'agentOurs') {
 			const modelRuns = execution.nodes[`Model ${variant.key}`] ?? [];
-			if (modelRuns.length !== AGENT_MODEL_CALLS) throw new Error(`${variant.key}: OpenAI Chat Model ran ${modelRuns.length} times, expected ${AGENT_MODEL_CALLS}; node runs (ms): ${ran()}`);
+			if (modelRuns.length !== AGENT_MODEL_CALLS)
+				throw new Error(`${variant.key}: OpenAI Chat Model ran ${modelRuns.length} times, expected ${AGENT_MODEL_CALLS}; node runs (ms): ${ran()}`);
 		}
 		const spanRuns = [...runs, ...toolRuns];
 		const start = Math.min(...spanRuns.map((r) => r.startTime));
