@@ -194,7 +194,7 @@ function ourAgent(nodes, connect, measured, variant, ctx, y) {
 		name: server,
 		type: 'n8n-nodes-mcp-agent.mcpServer',
 		typeVersion: 1,
-		position: [300, y + 150],
+		position: [viaSubNode ? 400 : 300, y + 150],
 		parameters: { connection: 'http' },
 		credentials: { mcpServerHttpApi: ctx.ourCredentials.http },
 	});

@@ -8,6 +8,7 @@ export {};
 const { deriveResults, pairedSampleRatio } = require('../../bench/lib/derive');
 const { evaluateTargets } = require('../../bench/lib/targets');
 const { renderMarkdown } = require('../../bench/lib/report');
+const { buildWorkflow } = require('../../bench/lib/workflow');
 
 const run = (nodeMs: number, round: number) => ({ nodeMs, wallMs: nodeMs + 50, executionMs: nodeMs + 5, cpuMs: 10, rootSumMs: nodeMs, round });
 const agentVariant = (key: string, kind: string) => ({ key, part: 'agentN8n', kind, transport: 'http', nodeMs: 1, wallMs: 1 });
@@ -105,5 +106,26 @@ describe('bench agentN8n: paired ratios of the Chat Model sub-node variant', () 
 		expect(markdown).toContain('medians over 3 rounds');
 		expect(markdown).toContain('the OpenAI Chat Model sub-node ran 2 times');
 		expect(markdown).not.toContain('ran ? times');
+	});
+});
+
+describe('bench agentN8n: the Chat Model sub-node variant’s workflow', () => {
+	const ctx = { everythingUrl: 'http://127.0.0.1:1/mcp', ourCredentials: { http: { id: 'h', name: 'H' }, agentOpenAi: { id: 'o', name: 'O' } } };
+	const variant = (key: string, kind: string) => ({ key, kind, transport: 'http', items: 1, model: 'bench:echo*1' });
+	const { workflow, chains } = buildWorkflow([variant('agent-n8n-http', 'agentN8n'), variant('agent-ours-chatmodel-http', 'agentOursChatModel')], ctx);
+	const node = (name: string) => workflow.nodes.find((n: any) => n.name === name);
+
+	it('gives our Agent Provider Chat Model and, on its Chat Model input, the same OpenAI Chat Model node n8n’s AI Agent gets', () => {
+		const agent = node(chains['agent-ours-chatmodel-http'].node);
+		expect(agent.type).toBe('n8n-nodes-mcp-agent.mcpAgent');
+		expect(agent.parameters.provider).toBe('chatModel');
+		expect(agent.parameters.model).toBeUndefined();
+		expect(agent.credentials).toBeUndefined();
+		const ours = node('Model agent-ours-chatmodel-http');
+		const theirs = node('Model agent-n8n-http');
+		expect(ours).toMatchObject({ type: '@n8n/n8n-nodes-langchain.lmChatOpenAi', typeVersion: 1.3, parameters: { responsesApiEnabled: false } });
+		expect({ ...ours, id: 0, name: 0, position: 0 }).toEqual({ ...theirs, id: 0, name: 0, position: 0 });
+		expect(workflow.connections['Model agent-ours-chatmodel-http']).toEqual({ ai_languageModel: [[{ node: agent.name, type: 'ai_languageModel', index: 0 }]] });
+		expect(workflow.connections['Server agent-ours-chatmodel-http'].ai_tool[0][0].node).toBe(agent.name);
 	});
 });
