@@ -217,8 +217,18 @@ function deriveScanListing(scan) {
 const ONE_EXECUTION_FIELDS = ['key', 'part', 'kind', 'transport', 'keep'];
 
 /**
+ * The Agent comparisons that go by paired ratios (numerator ÷ denominator, one pair per round):
+ * ours through n8n's OpenAI Chat Model sub-node against n8n's AI Agent on the same sub-node, and
+ * against ours with the built-in OpenAI Chat Completions provider.
+ */
+const AGENT_PAIRS = [
+	{ id: 'chatModelVsN8n', numerator: 'agent-ours-chatmodel-http', denominator: 'agent-n8n-http' },
+	{ id: 'chatModelVsBuiltIn', numerator: 'agent-ours-chatmodel-http', denominator: 'agent-ours-http' },
+];
+
+/**
  * @param defs          [{ key, part, kind, transport, keep }]
- * @param samples       { [key]: [{ nodeMs, wallMs, executionMs, cpuMs, rootSumMs? }] }
+ * @param samples       { [key]: [{ nodeMs, wallMs, executionMs, cpuMs, rootSumMs?, round? }] }
  * @param noN8nSamples  { [key]: [ms, ...] } (scripts/warm-execution.js, once a round)
  */
 function analyseOneExecution(defs, samples, noN8nSamples) {
@@ -240,7 +250,34 @@ function analyseOneExecution(defs, samples, noN8nSamples) {
 		return out;
 	});
 	const noN8n = Object.fromEntries(Object.entries(noN8nSamples ?? {}).map(([key, ms]) => [key, summary(ms)]));
-	return { variants, noN8n };
+	const agentPairs = Object.fromEntries(
+		AGENT_PAIRS.filter(({ numerator, denominator }) => samples[numerator]?.length && samples[denominator]?.length).map(({ id, numerator, denominator }) => [
+			id,
+			{
+				numerator,
+				denominator,
+				nodeMs: pairedSampleRatio(samples[numerator], samples[denominator], 'nodeMs'),
+				wallMs: pairedSampleRatio(samples[numerator], samples[denominator], 'wallMs'),
+			},
+		]),
+	);
+	return { variants, noN8n, agentPairs };
+}
+
+/**
+ * Median over rounds of a[field] ÷ b[field], the two samples of a pair taken in the same round (by
+ * their `round`, else by position: every variant runs once a round), with its 95% interval: both
+ * runs of a pair met the same state of a shared machine.
+ */
+function pairedSampleRatio(a, b, field) {
+	const byRound = a.every((s) => Number.isInteger(s.round)) && b.every((s) => Number.isInteger(s.round));
+	const other = byRound ? new Map(b.map((s) => [s.round, s])) : null;
+	const ratios = [];
+	a.forEach((s, i) => {
+		const t = byRound ? other.get(s.round) : b[i];
+		if (t && Number.isFinite(s[field]) && Number.isFinite(t[field]) && t[field] > 0) ratios.push(s[field] / t[field]);
+	});
+	return { median: median(ratios), ci: medianCi(ratios), n: ratios.length };
 }
 
 function deriveOneExecution(one) {
@@ -344,6 +381,7 @@ module.exports = {
 	scanSummary,
 	deriveScanListing,
 	analyseOneExecution,
+	pairedSampleRatio,
 	deriveOneExecution,
 	deriveApprovals,
 	deriveToolTokensRun,

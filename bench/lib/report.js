@@ -421,26 +421,45 @@ function oneExecutionSection(one) {
 	}
 	const ours = v('agent-ours-http');
 	const theirs = v('agent-n8n-http');
-	if (ours || theirs) {
+	const viaSubNode = v('agent-ours-chatmodel-http');
+	if (ours || theirs || viaSubNode) {
 		const agentRow = (label, e) => [label, `**${ms(e?.nodeMs)}**`, ms(e?.rootSumMs), ms(e?.wallMs), ms(e?.executionMs)];
+		const rows = [agentRow('**MCP Agent (this package)**, built-in OpenAI Chat Completions provider, MCP Server sub-node, kept connection', ours), agentRow("n8n's AI Agent 3.1, OpenAI Chat Model, MCP Client Tool", theirs)];
+		if (viaSubNode) rows.push(agentRow("**MCP Agent (this package)**, Provider Chat Model with n8n's OpenAI Chat Model sub-node, MCP Server sub-node, kept connection", viaSubNode));
 		out.push(
 			"### A webhook-triggered Agent run with one tool call: MCP Agent vs n8n's AI Agent",
 			'',
-			table(
-				['Agent', 'Root node time', 'Root node executionTime', 'Webhook round trip', 'Execution (n8n start → stop)'],
-				[agentRow('**MCP Agent (this package)**, MCP Server sub-node, kept connection', ours), agentRow("n8n's AI Agent 3.1, OpenAI Chat Model, MCP Client Tool", theirs)],
-				['l'],
-			),
+			table(['Agent', 'Root node time', 'Root node executionTime', 'Webhook round trip', 'Execution (n8n start → stop)'], rows, ['l']),
 			'',
-			`n8n's AI Agent ÷ MCP Agent: ${x(theirs?.nodeMs / ours?.nodeMs)} by root node time, ${x(theirs?.wallMs / ours?.wallMs)} by webhook round trip. ` +
+			`n8n's AI Agent ÷ MCP Agent (built-in provider): ${x(theirs?.nodeMs / ours?.nodeMs)} by root node time, ${x(theirs?.wallMs / ours?.wallMs)} by webhook round trip (ratios of the medians). ` +
+				chatModelPairsText(one) +
 				`Webhook (answering with the last node's output) → the agent, with one MCP server over Streamable HTTP (server-everything, every tool offered) and the same zero-latency fake model on loopback (\`bench/lib/fakeModel.js\`, OpenAI Chat Completions; plan \`${one.agentModel}\`: call \`echo\`, then answer; n8n's chat model sends \`stream: false\`, a streaming request would fail the run). ` +
 				"Ours: provider OpenAI Chat Completions, no review; the server credential keeps its connection (the default). n8n's: AI Agent 3.1, OpenAI Chat Model 1.3 with the Responses API off and its credential's base URL on the fake, MCP Client Tool 1.2 on the same server. " +
-				`Each answer is checked (the final text only comes after a tool result went back to the model; n8n's MCP Client Tool ran once). Medians of ${runsNote([ours, theirs].filter(Boolean))} runs each after a warm-up run, interleaved with the other variants in a shuffled order. ` +
+				(viaSubNode
+					? "Ours through the sub-node: Provider *Chat Model (Connected Sub-Node)* with the same OpenAI Chat Model 1.3 node on its Chat Model input (same credential on the fake, Responses API off), the same MCP Server sub-node. "
+					: '') +
+				`Each answer is checked (the final text only comes after a tool result went back to the model; n8n's MCP Client Tool ran once; our Agent listed exactly one \`echo\` call${viaSubNode ? `; the OpenAI Chat Model sub-node ran ${one.agentModelCalls ?? '?'} times, once per model call, under either agent` : ''}). Medians of ${runsNote([ours, theirs, viaSubNode].filter(Boolean))} runs each after a warm-up run, interleaved with the other variants in a shuffled order. ` +
 				"**Root node time**: the span of the agent node's runs in n8n's execution data, and of its tool node's run when n8n runs the tool as a node of its own (in 2.41.1 the AI Agent runs once and the tool's run lies inside it); **Root node executionTime**: the agent node's own executionTime.",
 			'',
 		);
 	}
 	return out.join('\n');
+}
+
+/** "a× (95% CI l–h)" for a paired ratio of bench/lib/derive.js pairedSampleRatio. */
+function pairedRatioText(r) {
+	return `${x(r.median)}${Number.isFinite(r.ci?.low) ? ` (95% CI ${x(r.ci.low)}–${x(r.ci.high)})` : ''}`;
+}
+
+/** The paired ratios of the Chat Model sub-node variant (issue 30), from this run's samples; '' without them. */
+function chatModelPairsText(one) {
+	const pairs = one.agentPairs ?? {};
+	const sentence = (pair, label) =>
+		pair?.nodeMs.n ? `${label}: ${pairedRatioText(pair.nodeMs)} by root node time, ${pairedRatioText(pair.wallMs)} by webhook round trip, medians over ${pair.nodeMs.n} rounds of the ratio of the two runs in the same round. ` : '';
+	return (
+		sentence(pairs.chatModelVsN8n, "MCP Agent through n8n's OpenAI Chat Model sub-node ÷ n8n's AI Agent with the same sub-node") +
+		sentence(pairs.chatModelVsBuiltIn, 'MCP Agent through the sub-node ÷ MCP Agent with its built-in provider')
+	);
 }
 
 /** Part 'approvals': the workload in n8n against the oracle, and the cost of judging one call (every figure from this run's results). */

@@ -296,9 +296,53 @@ function evaluateTargets(results) {
 				met: ratio >= 3,
 			});
 		}
+		targets.push(...chatModelAgentTargets(one));
 	}
 	targets.push(...approvalTargets(results.approvals));
 	targets.push(...toolTokensTargets(results.toolTokens));
+	return targets;
+}
+
+/** "a× paired over n rounds (95% CI l–h)" for a paired ratio of bench/lib/derive.js pairedSampleRatio. */
+function pairedText(r) {
+	const ci = Number.isFinite(r.ci?.low) ? `, 95% CI ${fmt(r.ci.low)}–${fmt(r.ci.high)}` : '';
+	return `${fmt(r.median)}× paired over ${r.n} rounds${ci}`;
+}
+
+/**
+ * Issue 30: our MCP Agent driving n8n's OpenAI Chat Model sub-node against n8n's AI Agent on the
+ * same sub-node (no slower: paired ratio of root node time ≤ 1.0), and against our built-in
+ * OpenAI Chat Completions provider (supplementary, no target). Paired: one pair per round.
+ */
+function chatModelAgentTargets(one) {
+	const v = (key) => find(one.variants, key);
+	const pairs = one.agentPairs ?? {};
+	const targets = [];
+	const row = (pair) => {
+		const a = v(pair.numerator);
+		const b = v(pair.denominator);
+		return `${pairedText(pair.nodeMs)}; medians ${fmt(a?.nodeMs, 0)} vs ${fmt(b?.nodeMs, 0)} ms; webhook round trip ${pairedText(pair.wallMs)}, medians ${fmt(a?.wallMs, 0)} vs ${fmt(b?.wallMs, 0)} ms`;
+	};
+	const sameModel = pairs.chatModelVsN8n;
+	if (sameModel?.nodeMs.n) {
+		targets.push({
+			id: 'agent-chatmodel-vs-n8n-ai-agent',
+			target: "Webhook-triggered Agent run with one tool call through n8n's OpenAI Chat Model sub-node (zero-latency fake model, MCP server over HTTP): MCP Agent no slower than n8n's AI Agent with the same model node (paired ratio of root node time ≤ 1.0)",
+			measured: row(sameModel),
+			value: sameModel.nodeMs.median,
+			met: sameModel.nodeMs.median <= 1,
+		});
+	}
+	const builtIn = pairs.chatModelVsBuiltIn;
+	if (builtIn?.nodeMs.n) {
+		targets.push({
+			id: 'agent-chatmodel-vs-built-in',
+			target: "supplementary: MCP Agent through n8n's OpenAI Chat Model sub-node ÷ the same Agent with its built-in OpenAI Chat Completions provider, same fake model and server (root node time; no target)",
+			measured: row(builtIn),
+			value: builtIn.nodeMs.median,
+			met: null,
+		});
+	}
 	return targets;
 }
 

@@ -31,7 +31,7 @@ function itemsCode(count) {
 }
 
 /**
- * @param variants  [{ key, items, kind: 'empty'|'ours'|'builtin'|'nodesMcp'|'agentOurs'|'agentN8n', transport, concurrency, credential?, model? }]
+ * @param variants  [{ key, items, kind: 'empty'|'ours'|'builtin'|'nodesMcp'|'agentOurs'|'agentOursChatModel'|'agentN8n', transport, concurrency, credential?, model? }]
  * @param ctx       { everythingUrl, ourCredentials: { stdio: {id,name}, http: {id,name}, [credential]: {id,name} } }
  *                  credential: key in ourCredentials for an 'ours' variant (default: its transport)
  * @returns { workflow, chains: { [key]: { path, node } } }  node = name of the measured node
@@ -56,10 +56,11 @@ function buildWorkflow(variants, ctx) {
 		const webhook = `Webhook ${variant.key}`;
 		let source = `Items ${variant.key}`;
 		const measured = `Measured ${variant.key}`;
-		if (variant.kind === 'agentOurs' || variant.kind === 'agentN8n') {
+		const agent = { agentOurs: ourAgent, agentOursChatModel: ourAgent, agentN8n: n8nAgent }[variant.kind];
+		if (agent) {
 			// No Code node: the webhook's body is the item, as in a user's webhook-triggered agent.
 			nodes.push(webhookNode(webhook, variant.key, path, y));
-			(variant.kind === 'agentOurs' ? ourAgent : n8nAgent)(nodes, connect, measured, variant, ctx, y);
+			agent(nodes, connect, measured, variant, ctx, y);
 			connect(webhook, measured);
 			chains[variant.key] = { path, node: measured };
 			return;
@@ -165,26 +166,35 @@ function webhookNode(name, key, path, y) {
 }
 
 /**
- * Our MCP Agent (OpenAI Chat Completions against the fake model, no review) with one MCP Server
- * sub-node over Streamable HTTP whose credential keeps its connection (the default).
+ * Our MCP Agent (no review) with one MCP Server sub-node over Streamable HTTP whose credential
+ * keeps its connection (the default). Its model: the built-in OpenAI Chat Completions provider on
+ * the fake (agentOurs), or Provider "Chat Model (Connected Sub-Node)" with the same OpenAI Chat
+ * Model node n8n's AI Agent gets (agentOursChatModel).
  */
 function ourAgent(nodes, connect, measured, variant, ctx, y) {
 	const server = `Server ${variant.key}`;
+	const viaSubNode = variant.kind === 'agentOursChatModel';
+	const common = { userMessage: '={{ $json.body.message }}', requireApprovalFor: 'none', options: {} };
 	nodes.push({
 		id: uuid(measured),
 		name: measured,
 		type: 'n8n-nodes-mcp-agent.mcpAgent',
 		typeVersion: 1,
 		position: [300, y],
-		parameters: { provider: 'openaiChat', model: { __rl: true, mode: 'id', value: variant.model }, userMessage: '={{ $json.body.message }}', requireApprovalFor: 'none', options: {} },
-		credentials: { mcpAgentOpenAiApi: ctx.ourCredentials.agentOpenAi },
+		parameters: viaSubNode ? { provider: 'chatModel', ...common } : { provider: 'openaiChat', model: { __rl: true, mode: 'id', value: variant.model }, ...common },
+		...(viaSubNode ? {} : { credentials: { mcpAgentOpenAiApi: ctx.ourCredentials.agentOpenAi } }),
 	});
+	if (viaSubNode) {
+		const model = `Model ${variant.key}`;
+		nodes.push(openAiChatModelNode(model, variant, y));
+		connect.ai(model, measured, 'ai_languageModel');
+	}
 	nodes.push({
 		id: uuid(server),
 		name: server,
 		type: 'n8n-nodes-mcp-agent.mcpServer',
 		typeVersion: 1,
-		position: [300, y + 150],
+		position: [viaSubNode ? 400 : 300, y + 150],
 		parameters: { connection: 'http' },
 		credentials: { mcpServerHttpApi: ctx.ourCredentials.http },
 	});
@@ -206,15 +216,7 @@ function n8nAgent(nodes, connect, measured, variant, ctx, y) {
 		position: [300, y],
 		parameters: { promptType: 'define', text: '={{ $json.body.message }}', options: {} },
 	});
-	nodes.push({
-		id: uuid(model),
-		name: model,
-		type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
-		typeVersion: 1.3,
-		position: [250, y + 150],
-		parameters: { model: { __rl: true, mode: 'id', value: variant.model }, responsesApiEnabled: false, options: {} },
-		credentials: { openAiApi: { id: PEER_CREDENTIALS.openAi, name: 'Bench fake model (n8n OpenAI)' } },
-	});
+	nodes.push(openAiChatModelNode(model, variant, y));
 	nodes.push({
 		id: uuid(tool),
 		name: tool,
@@ -225,6 +227,19 @@ function n8nAgent(nodes, connect, measured, variant, ctx, y) {
 	});
 	connect.ai(model, measured, 'ai_languageModel');
 	connect.ai(tool, measured, 'ai_tool');
+}
+
+/** n8n 2.41.1's OpenAI Chat Model (1.3, the Responses API off: the fake speaks Chat Completions), its credential's base URL on the fake. */
+function openAiChatModelNode(name, variant, y) {
+	return {
+		id: uuid(name),
+		name,
+		type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+		typeVersion: 1.3,
+		position: [250, y + 150],
+		parameters: { model: { __rl: true, mode: 'id', value: variant.model }, responsesApiEnabled: false, options: {} },
+		credentials: { openAiApi: { id: PEER_CREDENTIALS.openAi, name: 'Bench fake model (n8n OpenAI)' } },
+	};
 }
 
 /** The credential n8n-nodes-mcp 0.1.37 uses for stdio servers (args are split on spaces). */

@@ -294,7 +294,8 @@ class CallToolBench {
 				if (round >= variant.reps) continue;
 				for (let i = 0; i < (variant.perRound ?? 1); i++) {
 					const sample = await this.runVariant(variant);
-					samples[variant.key].push(sample);
+					// The round goes with the sample: paired ratios match samples of one round (bench/lib/derive.js).
+					samples[variant.key].push({ ...sample, round });
 					log(`round ${round + 1}/${rounds}: ${variant.key}: node ${sample.nodeMs} ms, wall ${Math.round(sample.wallMs)} ms`);
 				}
 			}

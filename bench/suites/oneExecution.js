@@ -9,7 +9,9 @@
 //             our library on a kept connection, and the raw SDK client's callTool on a warm one).
 //   agentN8n: a webhook-triggered Agent run with one tool call: our MCP Agent (OpenAI Chat
 //             Completions, one MCP Server sub-node over HTTP, kept connection) against n8n's AI
-//             Agent with its OpenAI Chat Model and MCP Client Tool on the same fake model and server.
+//             Agent with its OpenAI Chat Model and MCP Client Tool on the same fake model and server;
+//             and our MCP Agent with Provider "Chat Model (Connected Sub-Node)" driving that same
+//             OpenAI Chat Model node (issue 30), so that both agents use one model node.
 //
 // Same harness as the Call Tool part (suites/callTool.js): one n8n, one webhook chain per variant,
 // every variant once per round in a shuffled order (suites/callTool.js roundOrder), medians over the rounds after a warm-up run.
@@ -30,6 +32,10 @@ const AGENT_ANSWER = 'done after 1 turns';
 const AGENT_BODY = { message: 'Echo something, then say you are done.' };
 /** A oneItem execution: the webhook's body is its one item (bench/lib/workflow.js says why). */
 const ONE_ITEM = { part: 'oneItem', concurrency: 1, items: 1, fromBody: true, body: { message: 'm0' } };
+/** The agent variants' kinds: ours with the built-in provider, n8n's AI Agent, ours on n8n's Chat Model sub-node. */
+const AGENT_KINDS = ['agentOurs', 'agentN8n', 'agentOursChatModel'];
+/** Model calls in one run of AGENT_MODEL: the tool call, then the answer (each one run of a Chat Model sub-node). */
+const AGENT_MODEL_CALLS = 2;
 /** Runs of the library and raw SDK one-call loops per round (one process per round). */
 const RAW_CALLS_PER_ROUND = 40;
 
@@ -48,6 +54,7 @@ function variants(parts, reps) {
 	if (parts.includes('agentN8n')) {
 		list.push({ key: 'agent-ours-http', part: 'agentN8n', kind: 'agentOurs', transport: 'http', items: 1, reps, model: AGENT_MODEL, body: AGENT_BODY });
 		list.push({ key: 'agent-n8n-http', part: 'agentN8n', kind: 'agentN8n', transport: 'http', items: 1, reps, model: AGENT_MODEL, body: AGENT_BODY });
+		list.push({ key: 'agent-ours-chatmodel-http', part: 'agentN8n', kind: 'agentOursChatModel', transport: 'http', items: 1, reps, model: AGENT_MODEL, body: AGENT_BODY });
 	}
 	return list;
 }
@@ -93,11 +100,18 @@ class OneExecutionBench extends CallToolBench {
 	}
 
 	verify(variant, status, body) {
-		if (variant.kind !== 'agentOurs' && variant.kind !== 'agentN8n') return super.verify(variant, status, body);
+		if (!AGENT_KINDS.includes(variant.kind)) return super.verify(variant, status, body);
 		if (status !== 200) throw new Error(`${variant.key}: webhook answered ${status}: ${JSON.stringify(body).slice(0, 500)}`);
 		// Both agents answer { output }; the fake gives this text only after one tool result came back.
 		if (!Array.isArray(body) || body.length !== 1 || body[0].output !== AGENT_ANSWER) {
 			throw new Error(`${variant.key}: expected one item with output "${AGENT_ANSWER}", got ${JSON.stringify(body).slice(0, 500)}`);
+		}
+		// Ours lists its tool calls: exactly the one echo (it calls inside its own run, no tool node runs).
+		if (variant.kind !== 'agentN8n') {
+			const calls = (body[0].toolCalls ?? []).map((c) => c.tool);
+			if (calls.length !== 1 || calls[0] !== 'echo') throw new Error(`${variant.key}: expected one echo call, got ${JSON.stringify(calls)}`);
+			const provider = variant.kind === 'agentOursChatModel' ? 'chatModel' : 'openaiChat';
+			if (body[0].provider !== provider) throw new Error(`${variant.key}: expected provider ${provider}, got ${JSON.stringify(body[0].provider)}`);
 		}
 	}
 
@@ -110,13 +124,19 @@ class OneExecutionBench extends CallToolBench {
 	 * lies inside it). The root's own executionTime (summed over its runs) is kept as rootSumMs.
 	 */
 	nodeTiming(variant, chain, execution) {
-		if (variant.kind !== 'agentOurs' && variant.kind !== 'agentN8n') return super.nodeTiming(variant, chain, execution);
+		if (!AGENT_KINDS.includes(variant.kind)) return super.nodeTiming(variant, chain, execution);
 		const runs = execution.nodes[chain.node] ?? [];
 		const ran = () => JSON.stringify(Object.fromEntries(Object.entries(execution.nodes).map(([name, list]) => [name, list.map((r) => r.executionTime)])));
-		if (runs.length === 0 || (variant.kind === 'agentOurs' && runs.length !== 1)) throw new Error(`${variant.key}: root node ran ${runs.length} times; node runs (ms): ${ran()}`);
+		if (runs.length === 0 || (variant.kind !== 'agentN8n' && runs.length !== 1)) throw new Error(`${variant.key}: root node ran ${runs.length} times; node runs (ms): ${ran()}`);
 		const toolRuns = variant.kind === 'agentN8n' ? (execution.nodes[`MCP Client Tool ${variant.key}`] ?? []) : [];
-		// n8n's tool node must show exactly the one call (ours calls inside its run; the answer text proves it).
+		// n8n's tool node must show exactly the one call (ours calls inside its run; verify() checks its list of calls).
 		if (variant.kind === 'agentN8n' && toolRuns.length !== 1) throw new Error(`${variant.key}: MCP Client Tool ran ${toolRuns.length} times, expected 1; node runs (ms): ${ran()}`);
+		// The OpenAI Chat Model sub-node: n8n's tracing records one run per model call, under either agent.
+		if (variant.kind !== 'agentOurs') {
+			const modelRuns = execution.nodes[`Model ${variant.key}`] ?? [];
+			if (modelRuns.length !== AGENT_MODEL_CALLS)
+				throw new Error(`${variant.key}: OpenAI Chat Model ran ${modelRuns.length} times, expected ${AGENT_MODEL_CALLS}; node runs (ms): ${ran()}`);
+		}
 		const spanRuns = [...runs, ...toolRuns];
 		const start = Math.min(...spanRuns.map((r) => r.startTime));
 		const end = Math.max(...spanRuns.map((r) => r.startTime + r.executionTime));
@@ -137,7 +157,7 @@ class OneExecutionBench extends CallToolBench {
 	/** Medians from the samples (bench/lib/derive.js), which are kept beside them. */
 	analyse({ samples, raw }) {
 		const { variants: variantsOut, noN8n } = analyseOneExecution(this.variants, samples, raw);
-		return { variants: variantsOut, noN8n, samples, noN8nSamples: raw, rawCallsPerRound: RAW_CALLS_PER_ROUND, agentModel: AGENT_MODEL };
+		return { variants: variantsOut, noN8n, samples, noN8nSamples: raw, rawCallsPerRound: RAW_CALLS_PER_ROUND, agentModel: AGENT_MODEL, agentModelCalls: AGENT_MODEL_CALLS };
 	}
 }
 
