@@ -3,6 +3,7 @@ import { storedTokenAuth, type StoredTokenAuth } from '../mcp/oauth/storedTokenA
 import type { InteractiveToolCallOutcome } from '../mcp/inputRequests';
 import type { ConnectionPool } from '../mcp/pool/connectionPool';
 import type { RunningTask, TaskState } from '../mcp/toolTask';
+import type { ToolProgress } from '../mcp/progress';
 
 /**
  * The quick way out of a durable task wait, in the process that paused the run: the tasks go on
@@ -40,8 +41,11 @@ export interface TaskWatchOptions {
 	probeEveryMs?: number;
 }
 
-/** How the followed task ended, and its last status (the check reports it as if it had seen it). */
-type Settled = ({ outcome: InteractiveToolCallOutcome } | { error: unknown }) & { last?: TaskState };
+/**
+ * How the followed task ended, its last status and the last progress its server sent while it was
+ * followed (2025-11-25, kept connections): the check reports them as if it had seen them.
+ */
+type Settled = ({ outcome: InteractiveToolCallOutcome } | { error: unknown }) & { last?: TaskState; progress?: ToolProgress };
 
 /** Outcomes not taken within this are dropped: the run was woken elsewhere, or stopped. */
 const KEEP_MS = 15 * 60_000;
@@ -99,6 +103,7 @@ export function takeWatchedOutcome(
 	server: string,
 	taskId: string,
 	onStatus?: (state: TaskState) => void,
+	onProgress?: (progress: ToolProgress) => void,
 ): Promise<InteractiveToolCallOutcome> | undefined {
 	const key = keyOf(executionId, server, taskId);
 	const entry = settled.get(key);
@@ -107,6 +112,7 @@ export function takeWatchedOutcome(
 	clearTimeout(entry.timer);
 	const { value } = entry;
 	if (value.last) onStatus?.(value.last);
+	if (value.progress) onProgress?.(value.progress);
 	return 'outcome' in value ? Promise.resolve(value.outcome) : Promise.reject(value.error);
 }
 
@@ -152,6 +158,8 @@ async function follow(entry: WatchedTask, options: TaskWatchOptions): Promise<Se
 		return undefined;
 	}
 	let last: TaskState | undefined;
+	let progress: ToolProgress | undefined;
+	const seen = () => ({ ...(last ? { last } : {}), ...(progress ? { progress } : {}) });
 	const stopped = new AbortController();
 	const stopProbing = probeExecution(options, stopped);
 	try {
@@ -161,16 +169,17 @@ async function follow(entry: WatchedTask, options: TaskWatchOptions): Promise<Se
 			timeoutMs: options.timeoutMs,
 			// The execution was stopped: the wait ends as on n8n's Stop, with tasks/cancel.
 			signal: stopped.signal,
+			onProgress: (sent) => (progress = sent),
 			tasks: { mode: 'whenRequired', maxWaitMs: Math.max(1, entry.task.deadline - Date.now()), handOffAfterMs, askPerson: true, onStatus: (state) => (last = state) },
 		});
 		if (outcome.kind === 'task_running') return outcome.task.inputRequests ? ASKS_PERSON : undefined;
-		return { outcome, ...(last ? { last } : {}) };
+		return { outcome, ...seen() };
 	} catch (error) {
 		// Nobody to wake, nothing to keep: the task was cancelled because its execution is gone.
 		if (stopped.signal.aborted) return undefined;
 		// The stored OAuth token stopped working: not the task's failure; the timer wake's check, with a fresh token, tells.
 		if (tokenRefused(entry.config)) return undefined;
-		return { error, ...(last ? { last } : {}) };
+		return { error, ...seen() };
 	} finally {
 		stopProbing();
 		await lease.release().catch(() => undefined);

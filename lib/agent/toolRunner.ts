@@ -64,7 +64,7 @@ export interface ToolRunnerOptions {
 		/** A 2026-07-28 task's questions for a person pause the run for them (TaskCallPolicy.askPerson) instead of being declined. */
 		askPerson?: boolean;
 		/** A check takes the outcome this process already followed to its end (lib/agent/taskWatch.ts), if any, instead of asking the server. */
-		watched?: (server: string, taskId: string, onStatus?: (state: TaskState) => void) => Promise<InteractiveToolCallOutcome> | undefined;
+		watched?: (server: string, taskId: string, onStatus?: (state: TaskState) => void, onProgress?: (progress: ToolProgress) => void) => Promise<InteractiveToolCallOutcome> | undefined;
 	};
 	/** n8n's Stop: calls in flight are cancelled (`notifications/cancelled`, `tasks/cancel` for tasks). */
 	signal?: AbortSignal;
@@ -112,7 +112,7 @@ function callTaskPolicy(tasks: NonNullable<ToolRunnerOptions['tasks']>, serverId
 const taskCheck =
 	(task: RunningTask, server: string, watched: NonNullable<ToolRunnerOptions['tasks']>['watched']): InteractiveToolCall =>
 	(connection, name, _args, options) =>
-		watched?.(server, task.taskId, options.tasks?.onStatus) ?? connection.resumeTask(name, task, options);
+		watched?.(server, task.taskId, options.tasks?.onStatus, options.onProgress) ?? connection.resumeTask(name, task, options);
 
 /**
  * Runs every requested call of a turn (bounded concurrency, per-call timeout). Nothing here

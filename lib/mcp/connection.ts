@@ -146,8 +146,8 @@ export class McpConnection {
 	}
 
 	/** A progress token for a 2025-11-25 task call, routed to `onProgress` until stopped (lib/mcp/taskNotices.ts). */
-	routeTaskProgress(onProgress: (params: unknown) => void): { token: string; stop: () => void } | undefined {
-		return this.taskNotices.routeProgress(onProgress);
+	routeTaskProgress(onProgress: (params: unknown) => void, token?: string): { token: string; stop: () => void } | undefined {
+		return this.taskNotices.routeProgress(onProgress, token);
 	}
 
 	/** What the server declared it offers (tasks for tool calls among others). */

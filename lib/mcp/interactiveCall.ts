@@ -243,7 +243,7 @@ export function resumeTaskInteractively(
 					...(hasRoots(connection.config) ? { roots: connection.config.roots } : {}),
 					...(options.continuation ? { inputResponses: options.continuation.inputResponses } : {}),
 				})
-			: resumeLegacyTask(connection, name, task, waitOptions);
+			: resumeLegacyTask(connection, name, task, options.onProgress ? { ...waitOptions, onProgress: (params: unknown) => deliverProgress(options.onProgress as (progress: ToolProgress) => void, params) } : waitOptions);
 	return following.then(asCompleted, stillRunning);
 }
 

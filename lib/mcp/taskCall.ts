@@ -2,7 +2,7 @@ import { specTypeSchemas, type Client, type StandardSchemaV1 } from '@modelconte
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { quoteToolName } from '../tools/toolNameRule';
 import { toolResultValidator } from './legacyToolCall';
-import { awaitTask, CANCEL_GRACE_MS, lastKnownState, parseTaskState, taskRequestMetadata, type RunningTask, type TaskChannel, type TaskState, type TaskTimers } from './toolTask';
+import { awaitTask, CANCEL_GRACE_MS, TaskHandedOff, lastKnownState, parseTaskState, taskRequestMetadata, type RunningTask, type TaskChannel, type TaskState, type TaskTimers } from './toolTask';
 import type { DeclinedRequest } from './legacyInputRequests';
 import { McpAgentError } from '../errors';
 
@@ -23,7 +23,7 @@ export interface TaskCallChannel {
 	request<T>(phase: string, run: (client: Client) => Promise<T>): Promise<T>;
 	trackLegacyInput<T>(call: () => Promise<T>): Promise<{ value: T; declined?: DeclinedRequest[] }>;
 	watchTask?(taskId: string, wake: () => void): () => void;
-	routeTaskProgress?(onProgress: (params: unknown) => void): { token: string; stop: () => void } | undefined;
+	routeTaskProgress?(onProgress: (params: unknown) => void, token?: string): { token: string; stop: () => void } | undefined;
 }
 
 export interface TaskCallOptions {
@@ -91,10 +91,19 @@ export async function callToolAsTask(
 				});
 			if (isPlainResult(answer)) return answer as Record<string, unknown>;
 			const created = parseTaskState(name, answer, 'tools/call');
-			return await awaitTask(created, legacyTaskChannel(connection, name, options), waitOptions(name, options, '2025-11-25'));
+			return await keepingProgressToken(awaitTask(created, legacyTaskChannel(connection, name, options), waitOptions(name, options, '2025-11-25')), progress?.token);
 		} finally {
 			progress?.stop();
 		}
+	});
+}
+
+/** A task handed off with the progress token of its call, so a later check can route the server's progress again. */
+function keepingProgressToken<T>(waiting: Promise<T>, token: string | undefined): Promise<T> {
+	if (!token) return waiting;
+	return waiting.catch((error: unknown) => {
+		if (TaskHandedOff.isInstance(error)) error.task.progressToken = token;
+		throw error;
 	});
 }
 
@@ -109,9 +118,20 @@ export function resumeLegacyTask(
 	task: RunningTask,
 	options: TaskCallOptions,
 ): Promise<{ value: Record<string, unknown>; declined?: DeclinedRequest[] }> {
-	return connection.trackLegacyInput(() =>
-		awaitTask(lastKnownState(task), legacyTaskChannel(connection, name, options), { ...waitOptions(name, options, '2025-11-25'), resumed: { deadline: task.deadline, limit: task.limit } }),
-	);
+	return connection.trackLegacyInput(async () => {
+		// The server may still send progress with the call's token: on a kept connection (the same
+		// session), it reaches this check as it reached the call.
+		const token = task.progressToken;
+		const progress = token && options.onProgress ? connection.routeTaskProgress?.(options.onProgress, token) : undefined;
+		try {
+			return await keepingProgressToken(
+				awaitTask(lastKnownState(task), legacyTaskChannel(connection, name, options), { ...waitOptions(name, options, '2025-11-25'), resumed: { deadline: task.deadline, limit: task.limit } }),
+				token,
+			);
+		} finally {
+			progress?.stop();
+		}
+	});
 }
 
 /** The requests of a 2025-11-25 task wait, on a connection. */

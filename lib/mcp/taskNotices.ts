@@ -39,13 +39,19 @@ export class TaskNotices {
 	 * A progress token for a 2025-11-25 task call and the route of its notifications, until `stop`.
 	 * The server keeps sending progress with the call's token for the task's whole life (SEP-1686),
 	 * while the SDK forgets a token once the call is answered (here: with the task). Undefined when
-	 * the client could not be given the route (then the call carries no token).
+	 * the client could not be given the route (then the call carries no token). `token`: the one a
+	 * handed-off task's call was sent with (RunningTask.progressToken), routed again while a later
+	 * check waits for the task on this connection.
 	 */
-	routeProgress(onProgress: (params: unknown) => void): { token: string; stop: () => void } | undefined {
+	routeProgress(onProgress: (params: unknown) => void, token = `task-progress-${randomUUID()}`): { token: string; stop: () => void } | undefined {
 		if (!this.routing) return undefined;
-		const token = `task-progress-${randomUUID()}`;
 		this.progressRoutes.set(token, onProgress);
-		return { token, stop: () => this.progressRoutes.delete(token) };
+		return {
+			token,
+			stop: () => {
+				if (this.progressRoutes.get(token) === onProgress) this.progressRoutes.delete(token);
+			},
+		};
 	}
 
 	/**

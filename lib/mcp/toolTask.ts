@@ -86,7 +86,16 @@ export interface RunningTask {
 	 * the requests as the server keyed them; the person's answers go back with tasks/update.
 	 */
 	inputRequests?: Record<string, { method: string; params?: Record<string, unknown> }>;
+	/**
+	 * 2025-11-25: the progress token the call was sent with. The server may go on sending progress
+	 * with it for the task's whole life (SEP-1686), so a later check on a kept connection routes it
+	 * again (our own random token: not a secret).
+	 */
+	progressToken?: string;
 }
+
+/** Longer than any token of ours (`task-progress-` and a UUID): a stored value past it was not written here. */
+const MAX_PROGRESS_TOKEN_CHARS = 64;
 
 /** Whether a stored value has what a check of a running task reads (a paused run's, or a paused MCP Call Tool's). */
 export function isRunningTask(task: unknown): task is RunningTask {
@@ -100,7 +109,8 @@ export function isRunningTask(task: unknown): task is RunningTask {
 		Number.isFinite(deadline) &&
 		typeof pollIntervalMs === 'number' &&
 		Number.isFinite(pollIntervalMs) &&
-		typeof limit === 'string'
+		typeof limit === 'string' &&
+		(task.progressToken === undefined || (typeof task.progressToken === 'string' && task.progressToken.length <= MAX_PROGRESS_TOKEN_CHARS))
 	);
 }
 

@@ -335,7 +335,7 @@ function toolRunnerOptionsFor(shared: Shared, observer: ToolCallObserver, option
 		tasks: {
 			...readTaskPolicy(options),
 			...(shared.canPauseForTasks ? { handOffAfterMs: readTaskPauseAfter(options), handOffServers: shared.servers.durable, askPerson: true } : {}),
-			...(shared.executionId ? { watched: (server: string, taskId: string, onStatus?: (state: TaskState) => void) => takeWatchedOutcome(shared.executionId as string, server, taskId, onStatus) } : {}),
+			...(shared.executionId ? { watched: (server: string, taskId: string, onStatus?: (state: TaskState) => void, onProgress?: (progress: ToolProgress) => void) => takeWatchedOutcome(shared.executionId as string, server, taskId, onStatus, onProgress) } : {}),
 		},
 		...(signal ? { signal } : {}),
 	};

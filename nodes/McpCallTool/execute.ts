@@ -201,10 +201,11 @@ async function checkReturnedItem(
 		const tool = (await tools(wait.tool)).tool ?? { name: wait.tool, inputSchema: { type: 'object' } };
 		// Without a pause (Pause Long Tasks turned off meanwhile) the check waits in place up to the task's deadline.
 		const handOffAfterMs = pause ? 0 : Math.max(0, wait.task.deadline - Date.now()) + 1_000;
-		const followed = followedOutcome(this, wait);
-		answered = await callOrCheck(this, tool, itemIndex, options, { handOffAfterMs }, (callOptions) =>
-			checkToolTask(connection, tool, wait.task, { ...callOptions, ...(followed ? { followed } : {}) }),
-		);
+		answered = await callOrCheck(this, tool, itemIndex, options, { handOffAfterMs }, (callOptions) => {
+			// What the follow-up saw (last status, last progress) goes on n8n's log as a check's would.
+			const followed = followedOutcome(this, wait, callOptions);
+			return checkToolTask(connection, tool, wait.task, { ...callOptions, ...(followed ? { followed } : {}) });
+		});
 	} finally {
 		// A task that ended (result, failure, limit) or a check that failed: nothing more to wait for.
 		if (!answered || !('running' in answered)) delete waits[request.approvalId];

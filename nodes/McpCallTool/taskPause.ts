@@ -7,6 +7,8 @@ import { takeWatchedOutcome } from '../../lib/agent/taskWatch';
 import type { McpConnection } from '../../lib/mcp/connection';
 import type { McpLease } from '../../lib/mcp/pool/connectionPool';
 import type { InteractiveToolCallOutcome } from '../../lib/mcp/inputRequests';
+import type { TaskState } from '../../lib/mcp/toolTask';
+import type { ToolProgress } from '../../lib/mcp/progress';
 import { approvalNodeFollows, inputFromApprovalNode } from '../shared/approvalWiring';
 import { nodeOf } from '../shared/nodeOf';
 import { executionIdOf, followPausedTasks, requestOriginOf, resumeUrlOf } from '../shared/pausedExecution';
@@ -81,10 +83,14 @@ export function waitOfReturnedItem(context: IExecuteFunctions, request: CallTool
 	return wait;
 }
 
-/** The outcome this process already followed the task to (see pauseItems), taken once. */
-export function followedOutcome(context: IExecuteFunctions, wait: StoredTaskWait): Promise<InteractiveToolCallOutcome> | undefined {
+/** The outcome this process already followed the task to (see pauseItems), taken once; `seen` is told its last status and progress. */
+export function followedOutcome(
+	context: IExecuteFunctions,
+	wait: StoredTaskWait,
+	seen: { onTaskStatus?: (state: TaskState) => void; onProgress?: (progress: ToolProgress) => void },
+): Promise<InteractiveToolCallOutcome> | undefined {
 	const executionId = executionIdOf(context);
-	return executionId ? takeWatchedOutcome(executionId, nodeOf(context).name, wait.task.taskId) : undefined;
+	return executionId ? takeWatchedOutcome(executionId, nodeOf(context).name, wait.task.taskId, seen.onTaskStatus, seen.onProgress) : undefined;
 }
 
 /** A new wait for a call that just went on running as a task. */

@@ -319,3 +319,64 @@ describe('following a task of a server signed in with OAuth (host-held tokens)',
 		expect(wakes).toBe(0);
 	}, 30_000);
 });
+
+describe('the progress of a 2025-11-25 task after its call handed it off (SEP-1686: the token stays the task\'s)', () => {
+	const legacy: McpServerConfig = { ...fixtureStdio('task-server.js'), pooling: poolingFor({ type: 'mcpServerStdioApi', id: 'legacy-progress' }, { command: 'node' })! };
+
+	/** quick-task started with a progress token and handed off at once, on the kept connection. */
+	async function handedOff(label: string): Promise<{ task: RunningTask; before: string[] }> {
+		const lease = await pool.acquire(legacy);
+		const before: string[] = [];
+		try {
+			await listAllTools(lease.connection);
+			const outcome = await lease.connection.callToolInteractive('quick-task', { steps: 3, label }, {
+				onProgress: (progress) => before.push(progress.message ?? String(progress.progress)),
+				tasks: { mode: 'whenRequired', maxWaitMs: 60_000, handOffAfterMs: 0 },
+			});
+			if (outcome.kind !== 'task_running') throw new Error(`not handed off: ${outcome.kind}`);
+			return { task: outcome.task, before };
+		} finally {
+			await lease.release();
+		}
+	}
+
+	it('a later check on the kept connection gets the progress the server goes on sending with the call\'s token', async () => {
+		const { task, before } = await handedOff('checked');
+		expect(task.progressToken).toMatch(/^task-progress-/);
+		expect(before).toEqual([]);
+		const lease = await pool.acquire(legacy);
+		const seen: string[] = [];
+		try {
+			const outcome = await lease.connection.resumeTask('quick-task', task, { onProgress: (progress) => seen.push(`${progress.progress}/${progress.total} ${progress.message}`), tasks: { mode: 'whenRequired', maxWaitMs: 60_000, handOffAfterMs: 30_000 } });
+			expect(outcome).toMatchObject({ kind: 'result', result: { content: [{ type: 'text', text: 'done: checked' }] } });
+		} finally {
+			await lease.release();
+		}
+		expect(seen).toEqual(['1/3 Step 1', '2/3 Step 2']);
+	}, 30_000);
+
+	it('a check that hands the task off again keeps the token for the next one', async () => {
+		const { task } = await handedOff('twice');
+		const lease = await pool.acquire(legacy);
+		try {
+			const outcome = await lease.connection.resumeTask('quick-task', task, { onProgress: () => undefined, tasks: { mode: 'whenRequired', maxWaitMs: 60_000, handOffAfterMs: 0 } });
+			expect(outcome.kind).toBe('task_running');
+			if (outcome.kind === 'task_running') expect(outcome.task.progressToken).toMatch(/^task-progress-/);
+			if (outcome.kind === 'task_running') expect(outcome.task.progressToken).toBe(task.progressToken);
+		} finally {
+			await lease.release();
+		}
+	}, 30_000);
+
+	it('the watch of a paused run keeps the last progress it saw for the woken run\'s check', async () => {
+		const { task } = await handedOff('watched');
+		let wakes = 0;
+		watchTasks({ executionId: 'p1', tasks: [{ server: 'Legacy', config: legacy, tool: 'quick-task', task }], pool, timeoutMs: 10_000, wake: async () => (wakes++, true) });
+		const deadline = Date.now() + 20_000;
+		while (wakes === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+		const progress: string[] = [];
+		const outcome = await takeWatchedOutcome('p1', 'Legacy', task.taskId, undefined, (last) => progress.push(`${last.progress}/${last.total} ${last.message}`));
+		expect(outcome).toMatchObject({ kind: 'result', result: { content: [{ type: 'text', text: 'done: watched' }] } });
+		expect(progress).toEqual(['2/3 Step 2']);
+	}, 30_000);
+});

@@ -166,6 +166,28 @@ describe('a run that waits for a task, a review and an input at once', () => {
 		expect(seen[0]).toMatchObject({ continuation: { inputResponses: { seat: { action: 'cancel' } } } });
 	});
 
+	it("a check that takes the watch's outcome also takes the last progress the watch saw, for the run's tool log", async () => {
+		const call = { ...callOf(waitingForAll(), 'c1') };
+		const connection = { resumeTask: async () => Promise.reject(new Error('not asked: the watch had the outcome')) } as unknown as McpConnection;
+		const result = await runToolCalls([call], {
+			connections: new Map([['srv', connection]]),
+			concurrency: 1,
+			timeoutMs: 1_000,
+			limits: DEFAULT_OUTCOME_LIMITS,
+			tasks: {
+				mode: 'whenRequired',
+				maxWaitMs: 60_000,
+				handOffAfterMs: 0,
+				watched: (_server, _taskId, _onStatus, onProgress) => {
+					onProgress?.({ progress: 9, total: 10, message: 'Step 9' });
+					return Promise.resolve({ kind: 'result', result: { content: [{ type: 'text', text: 'found' }] } } as never);
+				},
+			},
+		});
+		expect(result.outcomes).toMatchObject([{ id: 'c1', isError: false, text: 'found' }]);
+		expect(result.progress).toEqual({ c1: { progress: 9, total: 10, message: 'Step 9' } });
+	});
+
 	it("the catalog re-check on resume leaves a running task alone, even when its tool's definition changed", () => {
 		const state = waitingForAll();
 		const changed = tools.map((tool) => (tool.mcpName === 'research' ? { ...tool, fingerprint: 'sha256:changed' } : tool));
