@@ -445,7 +445,7 @@ export const agentProperties: INodeProperties[] = [
 					{
 						name: "Package's Search Tool",
 						value: 'package',
-						description: 'The package\'s search_tools on every provider, e.g. for a model or compatible endpoint without tool search (OpenAI: GPT-5.4 and later only)',
+						description: 'The package\'s search_tools on every provider, e.g. for a model or compatible endpoint without tool search (OpenAI offers tool search on its newer models only)',
 					},
 				],
 				description: 'With Tool Loading "Search When More Than N Tools": which search finds the tools not loaded yet',
