@@ -6,7 +6,7 @@ export {};
 
 const { analyseCallTool, deriveAgentConfig, deriveResults, deriveWarm, medianCi } = require('../../bench/lib/derive');
 const { evaluateTargets, rawBaseline, rawSdkComparisons } = require('../../bench/lib/targets');
-const { renderMarkdown } = require('../../bench/lib/report');
+const { renderMarkdown, renderReadmePerformance } = require('../../bench/lib/report');
 
 const rss = { before: 100 * 2 ** 20, after: 101 * 2 ** 20, peakSampled: 104 * 2 ** 20, peakKernel: null, samples: 1 };
 const sample = (nodeMs: number, cpuMs = 10) => ({ nodeMs, wallMs: nodeMs + 50, executionMs: nodeMs + 5, executionDataChars: 1000, cpuMs, rss });
@@ -202,5 +202,26 @@ describe('bench: the report says what this run measured', () => {
 		// The expression's cost per item: (620 - 125) / 1000 ms, from this run's samples.
 		expect(markdown).toContain('0.495 ms more node time per item');
 		expect(markdown).toContain('5 batches of 4 runs per side after 500 warm-up runs per side');
+	});
+});
+
+describe("the README's Performance block (renderReadmePerformance)", () => {
+	const meta = { date: '2026-12-03T00:00:00Z', machine: { cpu: 'cpu', cores: 2, memoryGb: 24, os: 'linux' }, node: { benchmarks: 'v24' }, n8n: '2.41.1', package: 'p@0', commit: 'abc' };
+	const target = (id: string, met: boolean | null, measured: string, target = `target ${id}`) => ({ id, met, measured, target, value: 1 });
+
+	it('one row per family, counting what was met and naming what was missed; a target of no family keeps its own row; supplementary rows left out', () => {
+		const text = renderReadmePerformance({
+			meta,
+			targets: [
+				target('tool-tokens-cache-anthropic-all', true, 'lowest 100.0% (turn 2); over turns 2–7: 100.0%'),
+				target('tool-tokens-cache-openaiChat-search', false, 'lowest 75.3% (turn 2); over turns 2–10: 92.5%'),
+				target('brand-new-target', true, '7 ms (median)', 'Something new: under 10 ms'),
+				target('agent-overhead-http', false, 'worst 1.17×', 'supplementary: loopback'),
+			],
+		});
+		expect(text).toContain('2 of 3 targets met');
+		expect(text).toContain('| Prompt cache: ≥ 90% of the tool and system part read on every turn after the first | 1 of 2 met; missed: lowest 75.3% (openaiChat-search) | ❌ 1 missed |');
+		expect(text).toContain('| Something new: under 10 ms | 1 of 1 met; 7 ms | ✅ met |');
+		expect(text).not.toContain('1.17×');
 	});
 });
